@@ -1,0 +1,87 @@
+"""The `atlas` command: one dispatcher, one place that turns errors into a line and an exit code.
+
+Each subcommand lives in `atlas_core.commands.<name>` and exposes
+``register(subparsers) -> None``; the parser it adds sets ``func`` to a callable taking the parsed
+namespace and returning an exit code. Modules are imported lazily by name so `atlas lookup` never
+pays for the embedding stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from atlas_core import __version__
+from atlas_core.errors import AtlasError
+
+# subcommand -> module under atlas_core.commands that registers it. Several subcommands may share
+# one module; each module registers all of its own.
+COMMAND_MODULES: tuple[str, ...] = (
+    "build",  # build, verify, info
+    "search",  # search, lookup, symbols, evaluate
+    "demo",  # demo
+    "crawl",  # crawl, crawl-validate
+    "distribution",  # download, backup, restore, publish
+    "doctor",  # doctor, smoke
+)
+
+log = logging.getLogger("atlas_core.cli")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="atlas",
+        description="Collibra developer docs, offline: build, search and serve documentation bundles.",
+    )
+    parser.add_argument("--version", action="version", version=f"atlas {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"atlas_core.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"atlas_core.commands.{name}":
+                continue  # a capability not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def configure_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
+
+
+def report_error(exc: AtlasError) -> None:
+    """Print an expected failure as one line plus a hint, never a traceback."""
+    print(f"atlas: error: {exc.message}", file=sys.stderr)
+    if exc.hint:
+        print(f"  hint: {exc.hint}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    configure_logging(args.verbose)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except AtlasError as exc:
+        report_error(exc)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("atlas: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

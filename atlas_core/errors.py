@@ -1,0 +1,72 @@
+"""The one exception hierarchy of Atlas.
+
+Every error carries a message that says what was wrong and where, and a hint that says what to do
+next. Front ends turn these into one readable line (CLI), a tool error (MCP) or a showMessage (LSP).
+"""
+
+from __future__ import annotations
+
+
+class AtlasError(Exception):
+    """Base of every error Atlas raises on purpose."""
+
+    exit_code: int = 2
+
+    def __init__(self, message: str, *, hint: str | None = None, path: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.path = path
+
+    def __str__(self) -> str:
+        return self.message
+
+    def one_line(self) -> str:
+        """The message and its hint as one line for a terminal or a log."""
+        if self.hint:
+            return f"{self.message} (hint: {self.hint})"
+        return self.message
+
+
+class ConfigError(AtlasError):
+    """A bad flag, environment variable or config-file value."""
+
+
+class SourceError(AtlasError):
+    """A documentation source cannot be read: missing, empty, not UTF-8, bad front matter."""
+
+
+class OpenAPIError(SourceError):
+    """An OpenAPI file that is not valid OpenAPI 3."""
+
+
+class ModelError(AtlasError):
+    """An embedding or reranking model directory that cannot be loaded."""
+
+
+class BackendUnavailable(ModelError):
+    """An embedding backend was asked for explicitly but cannot run here."""
+
+
+class BuildError(AtlasError):
+    """The build pipeline cannot produce a bundle (unwritable output, empty corpus, ...)."""
+
+
+class BundleError(AtlasError):
+    """A bundle that is missing, corrupt, partial, of an unknown version or otherwise unusable."""
+
+
+class BundleVersionError(BundleError):
+    """A bundle whose manifest has a format version this reader does not understand."""
+
+
+class QueryError(AtlasError):
+    """A search, lookup or symbol request with bad arguments (empty query, unknown mode, ...)."""
+
+
+class DistributionError(AtlasError):
+    """Download, install, backup, restore or publish failed; what is installed is unchanged."""
+
+
+class CrawlError(AtlasError):
+    """The crawler cannot start or finish (bad index URL, unwritable output, ...)."""

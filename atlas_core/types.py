@@ -1,0 +1,196 @@
+"""Typed values the engine hands to its front ends.
+
+Every value is a frozen, slotted dataclass so front ends can share them across threads and never
+mutate what the engine owns. Paths in `file` are POSIX paths relative to the document's source root
+(for a crawled mirror, relative to `markdown/`, e.g. ``rest-core/assets-api.md``); the bundle's
+markdown mirror stores each document's text exactly under that path, so `line` numbers (1-based)
+point into the mirror file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+SearchMode = Literal["hybrid", "vector", "keyword"]
+SEARCH_MODES: tuple[str, ...] = ("hybrid", "vector", "keyword")
+
+IdentifierKind = Literal[
+    "endpoint",  # METHOD + path template, e.g. GET /assets/{assetId}
+    "operation",  # operationId, camelCase and snake_case spellings
+    "schema",  # OpenAPI schema / type name, e.g. AddAssetRequest
+    "type",  # Java/Groovy class, bean or interface named in the docs, e.g. AssetApi
+    "json_key",  # Import API JSON key or enum value, e.g. resourceType, continueOnError
+    "cli",  # CLI command, e.g. "lineage-harvester full-sync"
+    "graphql",  # GraphQL field or type
+    "heading",  # an H1-H3 heading of a document
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of an operation (path, query, header or body field)."""
+
+    name: str
+    location: str  # "path" | "query" | "header" | "cookie" | "body"
+    type: str = ""
+    required: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class IdentifierEntry:
+    """One row of the identifier table, produced at build time."""
+
+    name: str  # display name: "GET /assets/{assetId}", "findAssets", "AssetApi", "Heading text"
+    kind: str  # an IdentifierKind
+    file: str
+    line: int  # 1-based line in the mirror file
+    anchor: str = ""  # heading anchor (slug) of the section that documents it
+    url: str = ""  # web URL of that section (with #anchor when known)
+    summary: str = ""  # one paragraph, plain markdown
+    publication: str = ""
+    method: str = ""  # endpoints only: GET, POST, ...
+    path: str = ""  # endpoints only: the path template without the /rest/2.0 prefix
+    operation_id: str = ""
+    params: tuple[Param, ...] = ()
+    request_schema: str = ""
+    response_schema: str = ""
+    deprecated: bool = False
+    replacement: str = ""  # what to use instead, when the docs say
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One documentation page from a source, before chunking."""
+
+    path: str  # stable relative POSIX path, unique within a bundle
+    publication: str  # top-level grouping: the mirror section, the spec title, the folder name
+    title: str
+    url: str  # web URL of the page ("" when unknown)
+    text: str  # cleaned markdown body: no front matter; stored verbatim in the bundle mirror
+    source: str = ""  # the source kind that produced it: local, mirror, git, openapi
+    metadata: Mapping[str, Any] = field(default_factory=dict)  # front matter and source extras
+    identifiers: tuple[IdentifierEntry, ...] = ()  # entries the source already knows (OpenAPI)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One retrievable passage; row i of the chunk table is row i of the vector matrix."""
+
+    chunk_id: str  # content hash (hex), stable while text and location are unchanged
+    file: str
+    publication: str
+    title: str
+    heading: str  # heading path joined with " > ", e.g. "Assets API > Find assets"
+    anchor: str  # slug of the deepest heading, for URLs and editor links
+    url: str  # web URL of the section ("" when unknown)
+    line_start: int  # 1-based, inclusive, in the mirror file
+    line_end: int  # 1-based, inclusive
+    text: str  # the passage as shown to people (markdown, without the overlap)
+    embed_text: str = ""  # what was embedded and indexed: heading path + overlap + text
+    is_code: bool = False
+    cluster_tags: tuple[str, ...] = ()
+    token_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """Optional restrictions on a search."""
+
+    publication: str | None = None  # exact publication (mirror section) name
+    section: str | None = None  # path prefix inside the publication, e.g. "rest-core/"
+    code_only: bool = False
+    min_score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One ranked search result."""
+
+    rank: int  # 1-based
+    score: float
+    chunk_id: str
+    file: str
+    publication: str
+    title: str
+    heading: str
+    url: str
+    snippet: str  # bounded excerpt of the chunk text
+    line_start: int = 0
+    line_end: int = 0
+    is_code: bool = False
+    bundle: str = ""  # the bundle's name when several bundles are searched together
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One answer of identifier resolution, best first; confidence in [0, 1]."""
+
+    name: str
+    kind: str
+    file: str
+    line: int
+    url: str
+    confidence: float
+    summary: str
+    anchor: str = ""
+    publication: str = ""
+    method: str = ""
+    path: str = ""
+    operation_id: str = ""
+    params: tuple[Param, ...] = ()
+    request_schema: str = ""
+    response_schema: str = ""
+    deprecated: bool = False
+    replacement: str = ""
+    match: str = "exact"  # "exact" | "normalized" | "fuzzy" | "keyword"
+    bundle: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One workspace-symbol answer."""
+
+    name: str
+    kind: str  # an IdentifierKind
+    file: str
+    line: int
+    url: str
+    score: float
+    container: str = ""  # publication or enclosing title, shown beside the name
+    bundle: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Deprecation:
+    """A term or endpoint the docs name as deprecated, with its replacement when given."""
+
+    term: str  # as it appears in code or prose, e.g. "Vocabulary" or "GET /rest/1.0/term"
+    replacement: str  # "" when the docs give none
+    file: str
+    line: int
+    url: str = ""
+    note: str = ""  # the sentence of the docs that says so
+    whole_word: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class BundleInfo:
+    """A summary of an opened bundle (manifest plus what the reader measured)."""
+
+    path: str
+    name: str
+    format_version: str
+    built_at: str
+    chunks: int
+    files: int
+    identifiers: int
+    model: str
+    dims: int
+    sources: tuple[Mapping[str, Any], ...]
+    backend: str = ""  # embedding backend in use, "" until the model loads
+    backend_reason: str = ""
+    load_ms: float = 0.0
+    extra: Mapping[str, Any] = field(default_factory=dict)
