@@ -1,0 +1,288 @@
+"""Fielded BM25, precomputed at build time into one term-by-chunk sparse matrix.
+
+Build time (`write_keyword_index`): every chunk is tokenized per field (text, title, heading, file
+path); the BM25F pseudo term frequency ``sum_f w_f * tf_f / (1 - b + b * len_f / avglen_f)`` is
+saturated with ``k1`` and multiplied by the term's idf, so each stored value is the term's whole
+contribution to the chunk's score. The matrix is stored in CSR form, one row per vocabulary term:
+
+    keyword/indptr.npy   int64   (n_terms + 1,)
+    keyword/indices.npy  int32   (nnz,)   chunk rows, increasing within a term's row
+    keyword/data.npy     float32 (nnz,)   idf * saturated weighted tf
+    keyword/vocab.txt    UTF-8, one term per line, line i = matrix row i (sorted)
+
+Query time (`KeywordIndex`) needs numpy only: a query adds its terms' rows into one dense score
+vector. Because the parameters are folded in, changing k1, b or a field weight means rewriting the
+index (cheap: no embedding involved).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol
+
+import numpy as np
+
+from atlas_core.errors import BundleError
+from atlas_core.tokenize import TOKENIZER_VERSION, expand_query, query_terms, tokenize
+from atlas_core.types import Chunk
+
+log = logging.getLogger(__name__)
+
+KEYWORD_DIR = "keyword"
+FILES = ("indptr.npy", "indices.npy", "data.npy", "vocab.txt")
+DEFAULT_K1 = 2.0
+DEFAULT_B = 0.7
+DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
+    "text": 1.0,
+    "title": 3.0,
+    "heading": 2.0,
+    "path": 2.5,
+}
+# Query-side inflections (assets for asset) count less than the word the user typed.
+VARIANT_WEIGHT = 0.5
+
+
+def _field_texts(chunk: Chunk) -> dict[str, str]:
+    path = PurePosixPath(chunk.file)
+    return {
+        "text": chunk.text or chunk.embed_text,
+        "title": chunk.title,
+        "heading": chunk.heading,
+        # the extension says nothing about the topic; the folder and stem do
+        "path": str(path.with_suffix("")) if path.suffix else chunk.file,
+    }
+
+
+def build_matrix(
+    chunks: Sequence[Chunk],
+    *,
+    k1: float = DEFAULT_K1,
+    b: float = DEFAULT_B,
+    field_weights: Mapping[str, float] = DEFAULT_FIELD_WEIGHTS,
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Vocabulary and CSR arrays (indptr, indices, data) for `chunks` with the given parameters."""
+    fields = [f for f, w in field_weights.items() if w > 0]
+    per_chunk: list[dict[str, Counter[str]]] = []
+    total_len = dict.fromkeys(fields, 0)
+    for chunk in chunks:
+        texts = _field_texts(chunk)
+        counts = {f: Counter(tokenize(texts[f])) for f in fields}
+        for f in fields:
+            total_len[f] += sum(counts[f].values())
+        per_chunk.append(counts)
+    n = len(chunks)
+    avg_len = {f: (total_len[f] / n if n else 0.0) or 1.0 for f in fields}
+
+    vocab: dict[str, int] = {}
+    rows: list[int] = []
+    cols: list[int] = []
+    tfs: list[float] = []
+    for col, counts in enumerate(per_chunk):
+        weighted: dict[str, float] = {}
+        for f in fields:
+            field_counts = counts[f]
+            if not field_counts:
+                continue
+            length = sum(field_counts.values())
+            norm = field_weights[f] / (1.0 - b + b * length / avg_len[f])
+            for term, tf in field_counts.items():
+                weighted[term] = weighted.get(term, 0.0) + tf * norm
+        for term, wtf in weighted.items():
+            rows.append(vocab.setdefault(term, len(vocab)))
+            cols.append(col)
+            tfs.append(wtf)
+
+    # Rows sorted by term so the vocabulary file is deterministic and binary-searchable.
+    terms = sorted(vocab)
+    remap = np.empty(len(vocab), dtype=np.int64)
+    for new, term in enumerate(terms):
+        remap[vocab[term]] = new
+    row_arr = remap[np.asarray(rows, dtype=np.int64)] if rows else np.zeros(0, np.int64)
+    col_arr = np.asarray(cols, dtype=np.int32)
+    tf_arr = np.asarray(tfs, dtype=np.float64)
+
+    df = np.bincount(row_arr, minlength=len(terms)).astype(np.float64)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    values = idf[row_arr] * tf_arr * (k1 + 1.0) / (k1 + tf_arr)
+
+    order = np.argsort(row_arr, kind="stable")  # columns stay increasing within a row
+    indptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(df.astype(np.int64), out=indptr[1:])
+    return (
+        terms,
+        indptr,
+        np.ascontiguousarray(col_arr[order], dtype="<i4"),
+        np.ascontiguousarray(values[order], dtype="<f4"),
+    )
+
+
+def _save_npy(path: Path, array: np.ndarray) -> None:
+    with open(path, "wb") as fh:
+        np.save(fh, array, allow_pickle=False)
+
+
+def write_keyword_index(
+    chunks: Sequence[Chunk],
+    out_dir: Path,
+    *,
+    k1: float = DEFAULT_K1,
+    b: float = DEFAULT_B,
+    field_weights: Mapping[str, float] = DEFAULT_FIELD_WEIGHTS,
+) -> dict[str, Any]:
+    """Write ``out_dir/keyword/`` for `chunks` and return the manifest's ``keyword`` section."""
+    terms, indptr, indices, data = build_matrix(chunks, k1=k1, b=b, field_weights=field_weights)
+    target = Path(out_dir) / KEYWORD_DIR
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Build beside the target and rename, so a crash never leaves a half-written index behind.
+    staging = Path(tempfile.mkdtemp(prefix=".keyword-", dir=target.parent))
+    _save_npy(staging / "indptr.npy", indptr.astype("<i8"))
+    _save_npy(staging / "indices.npy", indices)
+    _save_npy(staging / "data.npy", data)
+    (staging / "vocab.txt").write_text("".join(t + "\n" for t in terms), encoding="utf-8")
+    if target.exists():
+        for name in os.listdir(target):
+            (target / name).unlink()
+        target.rmdir()
+    staging.rename(target)
+    log.info("keyword index: %d terms, %d chunks, %d entries", len(terms), len(chunks), data.size)
+    return {
+        "format": "bm25f-csr-1",
+        "tokenizer": TOKENIZER_VERSION,
+        "k1": float(k1),
+        "b": float(b),
+        "field_weights": {k: float(v) for k, v in field_weights.items()},
+        "variant_weight": VARIANT_WEIGHT,
+        "n_terms": len(terms),
+        "n_chunks": len(chunks),
+        "nnz": int(data.size),
+        "files": [f"{KEYWORD_DIR}/{name}" for name in FILES],
+    }
+
+
+class _BundleLike(Protocol):
+    manifest: Mapping[str, Any]
+
+    def array(self, relpath: str) -> np.ndarray: ...
+
+    def file(self, relpath: str) -> Path: ...
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordResult:
+    """Top chunk rows (best first) and their BM25 scores."""
+
+    rows: np.ndarray  # int64
+    scores: np.ndarray  # float32
+    terms: tuple[tuple[str, float], ...]  # the weighted terms that were looked up
+
+
+class KeywordIndex:
+    """Query side of the keyword index: memory-mapped CSR arrays and the vocabulary."""
+
+    def __init__(
+        self,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+        terms: list[str],
+        n_chunks: int,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        if indptr.shape != (len(terms) + 1,) or indices.shape != data.shape:
+            raise BundleError(
+                "keyword index arrays do not match its vocabulary",
+                hint="rebuild the bundle with `atlas build`",
+            )
+        self.indptr = indptr
+        self.indices = indices
+        self.data = data
+        self.terms = terms
+        self.vocab: dict[str, int] = {t: i for i, t in enumerate(terms)}
+        self.n_chunks = n_chunks
+        self.params: Mapping[str, Any] = params or {}
+        self.variant_weight = float(self.params.get("variant_weight", VARIANT_WEIGHT))
+
+    @classmethod
+    def open(cls, bundle: _BundleLike) -> KeywordIndex:
+        """Load from an opened bundle (arrays memory-mapped and checked by the bundle reader)."""
+        section = dict(bundle.manifest.get("keyword") or {})
+        indptr = bundle.array(f"{KEYWORD_DIR}/indptr.npy")
+        indices = bundle.array(f"{KEYWORD_DIR}/indices.npy")
+        data = bundle.array(f"{KEYWORD_DIR}/data.npy")
+        terms = _read_vocab(bundle.file(f"{KEYWORD_DIR}/vocab.txt"))
+        n_chunks = int(
+            section.get("n_chunks") or (bundle.manifest.get("counts") or {}).get("chunks", 0)
+        )
+        return cls(indptr, indices, data, terms, n_chunks, section)
+
+    @classmethod
+    def from_dir(
+        cls, root: Path, n_chunks: int, params: Mapping[str, Any] | None = None
+    ) -> KeywordIndex:
+        """Load ``root/keyword/`` directly (tests, benchmarks, tuning)."""
+        base = Path(root) / KEYWORD_DIR
+        arrays = [np.load(base / name, mmap_mode="r", allow_pickle=False) for name in FILES[:3]]
+        return cls(*arrays, _read_vocab(base / "vocab.txt"), n_chunks, params)
+
+    def weighted_terms(self, query: str) -> list[tuple[str, float]]:
+        return [
+            (t, w)
+            for t, w in expand_query(query_terms(query), self.vocab, self.variant_weight)
+            if t in self.vocab
+        ]
+
+    def scores(self, terms: Iterable[tuple[str, float]]) -> np.ndarray:
+        """Dense score vector over all chunks for weighted terms."""
+        scores = np.zeros(self.n_chunks, dtype=np.float32)
+        for term, weight in terms:
+            row = self.vocab.get(term)
+            if row is None:
+                continue
+            start, end = int(self.indptr[row]), int(self.indptr[row + 1])
+            # a row holds each chunk at most once, so fancy-index add needs no np.add.at
+            cols = self.indices[start:end]
+            values = self.data[start:end]
+            if weight == 1.0:
+                scores[cols] += values
+            else:
+                scores[cols] += values * np.float32(weight)
+        return scores
+
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> KeywordResult:
+        terms = self.weighted_terms(query)
+        scores = self.scores(terms)
+        if mask is not None:
+            scores[~mask] = 0.0
+        rows = top_k(scores, k)
+        rows = rows[scores[rows] > 0]
+        return KeywordResult(rows, scores[rows], tuple(terms))
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Row numbers of the k highest scores, best first (ties: lower row first)."""
+    n = scores.shape[0]
+    if k <= 0 or n == 0:
+        return np.zeros(0, dtype=np.int64)
+    part = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+    order = np.lexsort((part, -scores[part]))
+    return part[order].astype(np.int64)
+
+
+def _read_vocab(path: Path) -> list[str]:
+    text = Path(path).read_text(encoding="utf-8")
+    terms = text.split("\n")
+    if terms and terms[-1] == "":
+        terms.pop()
+    return terms
+
+
+def idf(n: int, df: int) -> float:
+    """The idf used in the index (exposed for tests)."""
+    return math.log1p((n - df + 0.5) / (df + 0.5))
