@@ -1,0 +1,96 @@
+"""`atlas crawl-validate`: is a mirror clean enough to build from?
+
+Checks the layout (``markdown/<section>/**/*.md``, a readable ``crawl_meta.json`` when present),
+that every page has front matter with a title and a source URL, and that no GitBook syntax or stray
+HTML survived outside code fences and inline code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from atlas_core.crawl.crawler import META_FILE, split_front_matter
+
+_GITBOOK = re.compile(r"\{%-?\s*[a-z-]+|\{\{\s*[a-z]")
+_HTML_TAG = re.compile(
+    r"</?(div|span|table|thead|tbody|tr|td|th|mark|figure|figcaption|img|details|summary|"
+    r"i|p|br|hr|a|ul|ol|li|section|iframe|script|style|font|center|sup|sub)\b[^>]*>",
+    re.IGNORECASE,
+)
+_INLINE_CODE = re.compile(r"`+[^`]*`+")
+REQUIRED_KEYS = ("title", "source_url")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    file: str  # relative to the mirror root
+    line: int  # 1-based; 0 when the finding is about the whole file
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.message}"
+
+
+def validate_mirror(root: Path) -> list[Finding]:
+    findings: list[Finding] = []
+    markdown = root / "markdown"
+    if not markdown.is_dir():
+        return [Finding("markdown", 0, "missing markdown/ folder: not a crawl mirror")]
+    meta_path = root / META_FILE
+    if meta_path.exists():
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            if not isinstance(meta, dict) or "sections" not in meta:
+                findings.append(Finding(META_FILE, 0, "has no 'sections' object"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            findings.append(Finding(META_FILE, 0, f"unreadable: {exc}"))
+    pages = sorted(markdown.rglob("*"))
+    if not any(p.suffix == ".md" for p in pages):
+        findings.append(Finding("markdown", 0, "no .md pages"))
+    for path in pages:
+        rel = path.relative_to(root).as_posix()
+        if path.is_dir():
+            continue
+        if path.suffix != ".md":
+            findings.append(Finding(rel, 0, "not a markdown page (.md)"))
+            continue
+        if len(path.relative_to(markdown).parts) < 2:
+            findings.append(Finding(rel, 0, "page outside a section folder (markdown/<section>/)"))
+        findings.extend(_check_page(path, rel))
+    return findings
+
+
+def _check_page(path: Path, rel: str) -> list[Finding]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return [Finding(rel, 0, f"not UTF-8 (byte {exc.start})")]
+    findings: list[Finding] = []
+    meta, body = split_front_matter(text)
+    if not meta:
+        findings.append(Finding(rel, 1, "no front matter (--- title/source_url ---)"))
+    for key in REQUIRED_KEYS:
+        if meta and not meta.get(key):
+            findings.append(Finding(rel, 1, f"front matter lacks {key!r}"))
+    offset = text.count("\n", 0, len(text) - len(body)) if meta else 0
+    fence: str | None = None
+    for number, line in enumerate(body.split("\n"), start=offset + 1):
+        stripped = line.lstrip()
+        if fence is None and stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        if fence is not None:
+            if stripped.startswith(fence):
+                fence = None
+            continue
+        prose = _INLINE_CODE.sub("", line)
+        if _GITBOOK.search(prose):
+            findings.append(Finding(rel, number, "GitBook syntax left: " + prose.strip()[:80]))
+        tag = _HTML_TAG.search(prose)
+        if tag:
+            findings.append(Finding(rel, number, f"stray HTML {tag.group(0)[:60]}"))
+    return findings
