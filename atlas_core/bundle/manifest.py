@@ -1,0 +1,247 @@
+"""The bundle manifest: format version, schema validation, file entries and `.npy` headers.
+
+Everything here reads only what it must: a manifest, a file's metadata or a `.npy` header. Hashing
+whole files is left to the writer and to `verify_bundle`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import math
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import numpy as np
+
+from atlas_core.errors import BundleError, BundleVersionError
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = "1.0"
+FORMAT_MAJOR = 1
+FORMAT_MINOR = 0
+MANIFEST = "manifest.json"
+CHUNKS = "chunks.parquet"
+VECTORS = "vectors.npy"
+MIRROR = "mirror"
+MODEL = "model"
+VECTOR_DTYPE = "<f2"
+
+# A bundle comes from the internet; these suffixes mean pickled Python objects.
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".dill")
+
+REPAIR_HINT = "re-download it with `atlas download` or rebuild it with `atlas build`"
+
+_VERSION_RE = re.compile(r"^([0-9]+)\.([0-9]+)$")
+_SCHEMA_FILE = "manifest.schema.json"
+
+
+def parse_version(text: object) -> tuple[int, int] | None:
+    """``"1.0"`` -> ``(1, 0)``; None for anything that is not ``"MAJOR.MINOR"``."""
+    if not isinstance(text, str):
+        return None
+    match = _VERSION_RE.match(text)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _schema_text() -> str:
+    # A wheel carries a copy inside the package (hatch force-include); a checkout has only the
+    # one in bundle_spec/, which stays the single source of truth.
+    packaged = resources.files("atlas_core.bundle").joinpath(_SCHEMA_FILE)
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    spec = Path(__file__).resolve().parents[2] / "bundle_spec" / _SCHEMA_FILE
+    return spec.read_text(encoding="utf-8")
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    """The manifest JSON schema (draft 2020-12) from ``bundle_spec/manifest.schema.json``."""
+    return json.loads(_schema_text())
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(schema())
+    return jsonschema.Draft202012Validator(schema())
+
+
+def schema_errors(manifest: dict[str, Any], *, limit: int = 5) -> list[str]:
+    """Human-readable schema violations, each naming the JSON path of the offending value."""
+    errors = sorted(_validator().iter_errors(manifest), key=lambda e: list(e.absolute_path))
+    out = []
+    for error in errors[:limit]:
+        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+        out.append(f"{where}: {error.message}")
+    return out
+
+
+def check_version(manifest: dict[str, Any], where: Path) -> None:
+    """Refuse versions this reader cannot read; note newer minors (see SPEC "Versioning")."""
+    raw = manifest.get("format_version")
+    version = parse_version(raw)
+    if version is None:
+        raise BundleError(
+            f"{where}: format_version {raw!r} is not a bundle format version (expected 'MAJOR.MINOR')",
+            hint=f"this is not an Atlas bundle, or its manifest is damaged; {REPAIR_HINT}",
+            path=str(where),
+        )
+    major, minor = version
+    if major > FORMAT_MAJOR:
+        built_by = manifest.get("atlas_version")
+        need = (
+            f"atlas-docs {built_by} or later" if isinstance(built_by, str) else "a newer atlas-docs"
+        )
+        raise BundleVersionError(
+            f"{where}: bundle format {raw} is newer than this Atlas reads "
+            f"(format {FORMAT_MAJOR}.x)",
+            hint=f"install {need} (`uv tool upgrade atlas-docs` or "
+            f"`pip install -U atlas-docs`), or download a bundle in format {FORMAT_MAJOR}.x",
+            path=str(where),
+        )
+    if major < FORMAT_MAJOR:
+        raise BundleVersionError(
+            f"{where}: bundle format {raw} is older than this Atlas reads (format {FORMAT_MAJOR}.x)",
+            hint="rebuild it with `atlas build` or re-download a current one with `atlas download`",
+            path=str(where),
+        )
+    if minor > FORMAT_MINOR:
+        log.info(
+            "%s: bundle format %s is newer than this reader (%s); opening it and ignoring what "
+            "this version does not know",
+            where,
+            raw,
+            FORMAT_VERSION,
+        )
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """Load and check ``manifest.json`` (JSON, version, schema); raise BundleError naming it."""
+    path = root / MANIFEST
+    if not root.is_dir():
+        raise BundleError(
+            f"{root}: no bundle here (not a directory)",
+            hint="pass a bundle directory built with `atlas build` or installed by `atlas download`",
+            path=str(root),
+        )
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise BundleError(
+            f"{path}: missing; {root} is not an Atlas bundle or is incomplete",
+            hint=REPAIR_HINT,
+            path=str(path),
+        ) from None
+    except OSError as exc:
+        raise BundleError(f"{path}: cannot read: {exc.strerror}", path=str(path)) from exc
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BundleError(
+            f"{path}: not valid UTF-8 JSON ({exc})", hint=REPAIR_HINT, path=str(path)
+        ) from exc
+    if not isinstance(manifest, dict):
+        raise BundleError(f"{path}: not a JSON object", hint=REPAIR_HINT, path=str(path))
+    check_version(manifest, path)
+    problems = schema_errors(manifest)
+    if problems:
+        raise BundleError(
+            f"{path}: does not match the manifest schema: {'; '.join(problems)}",
+            hint=REPAIR_HINT,
+            path=str(path),
+        )
+    return manifest
+
+
+def safe_relpath(rel: str) -> bool:
+    """A POSIX path that stays inside the bundle (SPEC "Encodings", paths inside the bundle)."""
+    if not rel or "\\" in rel or "\x00" in rel or rel.startswith("/"):
+        return False
+    parts = rel.split("/")
+    return all(part not in ("", ".", "..") for part in parts)
+
+
+def has_pickle_suffix(name: str) -> bool:
+    return name.lower().endswith(PICKLE_SUFFIXES)
+
+
+def sha256_file(path: Path, *, block: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class NpyHeader:
+    """What a `.npy` header says, read without touching the data."""
+
+    dtype: np.dtype[Any]
+    shape: tuple[int, ...]
+    fortran_order: bool
+    data_offset: int
+
+    @property
+    def data_bytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
+
+
+def read_npy_header(path: Path) -> NpyHeader:
+    """Parse only the header of a `.npy` file; ValueError with a reason when it is not one."""
+    fmt = np.lib.format
+    with path.open("rb") as fh:
+        try:
+            version = fmt.read_magic(fh)
+        except ValueError as exc:
+            raise ValueError(f"not a .npy file ({exc})") from None
+        try:
+            if version == (1, 0):
+                shape, fortran, dtype = fmt.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, fortran, dtype = fmt.read_array_header_2_0(fh)
+            else:
+                raise ValueError(f".npy format version {version[0]}.{version[1]} is not allowed")
+        except (ValueError, SyntaxError, TypeError) as exc:
+            raise ValueError(f"unreadable .npy header ({exc})") from None
+        return NpyHeader(
+            dtype=dtype,
+            shape=tuple(int(n) for n in shape),
+            fortran_order=fortran,
+            data_offset=fh.tell(),
+        )
+
+
+def npy_dtype_problem(dtype: np.dtype[Any]) -> str | None:
+    """Why an array dtype is not allowed in a bundle, or None."""
+    if dtype.hasobject:
+        return "holds Python objects (object dtype, i.e. pickle); bundles never contain pickle"
+    if dtype.names is not None or dtype.subdtype is not None:
+        return f"has a structured dtype {dtype}; only plain numeric dtypes are allowed"
+    if dtype.str[0] not in "<|":
+        return f"is big-endian ({dtype.str}); bundle arrays are little-endian"
+    if dtype.kind not in "biufc":
+        return f"has dtype {dtype.str}; only numeric and boolean dtypes are allowed"
+    return None
+
+
+def file_entry(path: Path) -> dict[str, Any]:
+    """The manifest entry of one file: size, SHA-256, and dtype/shape for `.npy` arrays."""
+    entry: dict[str, Any] = {"sha256": sha256_file(path), "size": path.stat().st_size}
+    if path.suffix == ".npy":
+        header = read_npy_header(path)
+        entry["dtype"] = header.dtype.str
+        entry["shape"] = list(header.shape)
+    return entry
+
+
+def relpath_of(path: PurePosixPath | Path, root: Path) -> str:
+    return Path(path).relative_to(root).as_posix()

@@ -1,0 +1,239 @@
+"""Integrity checks of a bundle directory (SPEC "What a reader checks").
+
+`structural_problems` is what `Bundle.open` runs: metadata, `.npy` headers and the Parquet footer,
+never whole files. `verify_bundle` adds a SHA-256 of every file and a search for unlisted files, and
+reports every problem instead of stopping at the first.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from atlas_core.bundle.manifest import (
+    CHUNKS,
+    MANIFEST,
+    REPAIR_HINT,
+    VECTOR_DTYPE,
+    VECTORS,
+    has_pickle_suffix,
+    npy_dtype_problem,
+    read_manifest,
+    read_npy_header,
+    safe_relpath,
+    sha256_file,
+)
+from atlas_core.errors import BundleError
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a bundle, about one file (bundle-relative path)."""
+
+    file: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"
+
+
+def _check_file(root: Path, rel: str, entry: dict[str, Any], problems: list[Problem]) -> bool:
+    """Check one listed file's presence, type, size and `.npy` header; False when unusable."""
+    if not safe_relpath(rel):
+        problems.append(Problem(rel, "path escapes the bundle or is not a plain relative path"))
+        return False
+    if has_pickle_suffix(rel):
+        problems.append(Problem(rel, "is a pickle file; bundles never contain pickle"))
+        return False
+    path = root / rel
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        problems.append(Problem(rel, "missing (listed in manifest.json)"))
+        return False
+    except OSError as exc:
+        problems.append(Problem(rel, f"cannot be read: {exc.strerror}"))
+        return False
+    if path.is_symlink():
+        problems.append(Problem(rel, "is a symbolic link; bundles hold plain files only"))
+        return False
+    if not path.is_file():
+        problems.append(Problem(rel, "is not a regular file"))
+        return False
+    # A link in a parent directory could still lead outside the bundle.
+    if not path.resolve().is_relative_to(root.resolve()):
+        problems.append(Problem(rel, "resolves outside the bundle"))
+        return False
+    if st.st_size != entry["size"]:
+        problems.append(
+            Problem(
+                rel,
+                f"size is {st.st_size} bytes, manifest.json says {entry['size']} (truncated or altered)",
+            )
+        )
+        return False
+    if rel.endswith(".npy"):
+        return _check_npy(path, rel, entry, st.st_size, problems)
+    return True
+
+
+def _check_npy(
+    path: Path, rel: str, entry: dict[str, Any], size: int, problems: list[Problem]
+) -> bool:
+    try:
+        header = read_npy_header(path)
+    except (ValueError, OSError) as exc:
+        problems.append(Problem(rel, str(exc)))
+        return False
+    why = npy_dtype_problem(header.dtype)
+    if why:
+        problems.append(Problem(rel, why))
+        return False
+    if header.fortran_order:
+        problems.append(Problem(rel, "is in Fortran order; bundle arrays are C order"))
+        return False
+    if "dtype" not in entry:
+        problems.append(Problem(rel, "manifest.json lists no dtype/shape for this array"))
+        return False
+    if header.dtype.str != entry["dtype"] or list(header.shape) != list(entry["shape"]):
+        problems.append(
+            Problem(
+                rel,
+                f"header says {header.dtype.str} {list(header.shape)}, manifest.json says "
+                f"{entry['dtype']} {list(entry['shape'])}",
+            )
+        )
+        return False
+    expected = header.data_offset + header.data_bytes
+    if size != expected:
+        problems.append(
+            Problem(rel, f"is {size} bytes but its header needs {expected} (truncated or padded)")
+        )
+        return False
+    return True
+
+
+def _check_tables(
+    root: Path, manifest: dict[str, Any], usable: set[str], problems: list[Problem]
+) -> None:
+    """The chunk table, the vectors, the counts and the model must describe the same chunks."""
+    files = manifest["files"]
+    chunks = manifest["counts"]["chunks"]
+    dims = manifest["model"]["dims"]
+    if VECTORS in usable:
+        entry = files[VECTORS]
+        if entry["dtype"] != VECTOR_DTYPE or len(entry["shape"]) != 2:
+            problems.append(
+                Problem(
+                    VECTORS,
+                    f"must be {VECTOR_DTYPE} with 2 dimensions, is {entry['dtype']} {entry['shape']}",
+                )
+            )
+        else:
+            rows, width = entry["shape"]
+            if rows != chunks:
+                problems.append(
+                    Problem(VECTORS, f"has {rows} rows but manifest.json counts {chunks} chunks")
+                )
+            if width != dims:
+                problems.append(
+                    Problem(
+                        VECTORS,
+                        f"has {width} dimensions but the bundle's model "
+                        f"{manifest['model']['name']!r} has {dims}",
+                    )
+                )
+    if CHUNKS in usable:
+        import pyarrow.parquet as pq
+
+        try:
+            rows = pq.read_metadata(root / CHUNKS).num_rows
+        except Exception as exc:  # pyarrow raises several types for a damaged footer
+            problems.append(Problem(CHUNKS, f"not a readable Parquet file ({exc})"))
+            return
+        if rows != chunks:
+            problems.append(
+                Problem(CHUNKS, f"has {rows} rows but manifest.json counts {chunks} chunks")
+            )
+
+
+def _walk(root: Path) -> list[str]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        base = Path(dirpath)
+        for name in sorted(filenames):
+            found.append((base / name).relative_to(root).as_posix())
+    return found
+
+
+def structural_problems(
+    root: Path, manifest: dict[str, Any], *, full: bool = False
+) -> list[Problem]:
+    """Problems of a bundle whose manifest already passed `read_manifest`.
+
+    `full` adds the SHA-256 of every listed file and reports unlisted files.
+    """
+    problems: list[Problem] = []
+    files: dict[str, Any] = manifest["files"]
+    usable: set[str] = set()
+    for rel in sorted(files):
+        entry = files[rel]
+        if _check_file(root, rel, entry, problems):
+            if full and sha256_file(root / rel) != entry["sha256"]:
+                problems.append(
+                    Problem(
+                        rel,
+                        "SHA-256 differs from manifest.json (the file is corrupt or was altered)",
+                    )
+                )
+                continue
+            usable.add(rel)
+    _check_tables(root, manifest, usable, problems)
+    for rel in _walk(root):
+        if rel == MANIFEST or rel in files:
+            continue
+        if has_pickle_suffix(rel):
+            problems.append(Problem(rel, "is a pickle file; bundles never contain pickle"))
+        elif full:
+            problems.append(Problem(rel, "is not listed in manifest.json"))
+    return problems
+
+
+def first_problem_error(root: Path, problems: list[Problem]) -> BundleError:
+    """One BundleError for `Bundle.open`: the first problem, and how many more there are."""
+    first = problems[0]
+    more = (
+        f" (and {len(problems) - 1} more problems; run `atlas verify {root}`)"
+        if len(problems) > 1
+        else ""
+    )
+    return BundleError(
+        f"{root / first.file}: {first.message}{more}", hint=REPAIR_HINT, path=str(root / first.file)
+    )
+
+
+def verify_bundle(path: str | Path) -> list[str]:
+    """Every problem of the bundle at `path`, one line each naming the file; [] when intact."""
+    root = Path(path)
+    try:
+        manifest = read_manifest(root)
+    except BundleError as exc:
+        return [_manifest_line(root, exc)]
+    return [str(problem) for problem in structural_problems(root, manifest, full=True)]
+
+
+def _manifest_line(root: Path, exc: BundleError) -> str:
+    # read_manifest names the absolute path; a verify line starts with the bundle-relative one.
+    message = exc.message
+    prefix = f"{root / MANIFEST}: "
+    if message.startswith(prefix):
+        message = message[len(prefix) :]
+        line = f"{MANIFEST}: {message}"
+    else:
+        line = message
+    if exc.hint:
+        line += f" ({exc.hint})"
+    return line
