@@ -1,0 +1,318 @@
+"""The build pipeline: sources -> documents -> chunks -> vectors + indexes -> one bundle.
+
+`build_bundle` is what `atlas build` runs. It fails fast on bad input (before loading a model),
+stages everything through `BundleWriter` so an interrupted or failed build leaves the output as it
+was, and with ``reuse=`` copies the vectors of unchanged chunks from a previous bundle.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from atlas_core.bundle.manifest import MODEL, VECTOR_DTYPE, file_entry
+from atlas_core.bundle.reader import Bundle
+from atlas_core.bundle.writer import BundleWriter, check_output
+from atlas_core.errors import BuildError, BundleError
+from atlas_core.types import Chunk, Document
+
+if TYPE_CHECKING:
+    from atlas_core.embed import Embedder
+
+log = logging.getLogger(__name__)
+
+# The model facts that decide what a document vector is; equal facts + equal model files means a
+# previous bundle's vectors are interchangeable with fresh ones.
+_MODEL_IDENTITY = ("name", "kind", "dims", "pooling", "normalize", "max_length", "document_prefix")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What a build did, for the CLI summary and benchmarks."""
+
+    output: Path
+    name: str
+    documents: int
+    chunks: int
+    reused: int
+    embedded: int
+    seconds: float
+    embed_seconds: float
+    model: str
+    backend: str
+    files: int
+    size: int
+    reuse_note: str = ""  # why nothing was reused, when a previous bundle was given
+
+    @property
+    def chunks_per_s(self) -> float:
+        return self.chunks / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def embedded_per_s(self) -> float:
+        return self.embedded / self.embed_seconds if self.embed_seconds > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "output": str(self.output),
+            "name": self.name,
+            "documents": self.documents,
+            "chunks": self.chunks,
+            "reused": self.reused,
+            "embedded": self.embedded,
+            "seconds": round(self.seconds, 3),
+            "embed_seconds": round(self.embed_seconds, 3),
+            "chunks_per_s": round(self.chunks_per_s, 2),
+            "embedded_per_s": round(self.embedded_per_s, 2),
+            "model": self.model,
+            "backend": self.backend,
+            "files": self.files,
+            "size": self.size,
+            "reuse_note": self.reuse_note,
+        }
+
+
+def _index_writer(module: str, attr: str) -> Callable[..., dict[str, Any]] | None:
+    """The search part's index writer, or None while that module does not exist yet."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        log.warning("%s is not available: building without its index (%s)", module, attr)
+        return None
+    return getattr(mod, attr)
+
+
+class _Stages:
+    """Stage lines on stderr, so a long build says what it is doing."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.started = time.perf_counter()
+
+    def __call__(self, message: str) -> None:
+        log.info(message)
+        if self.enabled:
+            elapsed = time.perf_counter() - self.started
+            print(f"atlas build [{elapsed:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Previous:
+    """Vectors of a previous bundle, keyed by (chunk_id, embed_text)."""
+
+    rows: dict[tuple[str, str], int]
+    vectors: np.ndarray
+    name: str
+
+
+def _open_previous(reuse: Path) -> tuple[Bundle, dict[str, str]]:
+    try:
+        previous = Bundle.open(reuse)
+    except BundleError as exc:
+        raise BuildError(
+            f"--reuse {reuse}: {exc.message}",
+            hint="pass a bundle that `atlas verify` accepts, or build without --reuse",
+            path=str(reuse),
+        ) from exc
+    model_files = {
+        rel: entry["sha256"] for rel, entry in previous.files.items() if rel.startswith(f"{MODEL}/")
+    }
+    return previous, model_files
+
+
+def _reusable(
+    previous: Bundle, previous_model_files: dict[str, str], model: dict[str, Any], staging: Path
+) -> tuple[_Previous | None, str]:
+    """The previous bundle's vectors when its model is this build's model, else (None, why)."""
+    for key in _MODEL_IDENTITY:
+        if previous.model.get(key) != model.get(key):
+            return None, (
+                f"model differs ({key}: {previous.model.get(key)!r} there, {model.get(key)!r} now)"
+            )
+    staged = {
+        path.relative_to(staging).as_posix(): file_entry(path)["sha256"]
+        for path in sorted((staging / MODEL).rglob("*"))
+        if path.is_file()
+    }
+    if staged != previous_model_files:
+        return None, "model files differ (different SHA-256)"
+    table = previous.chunks().select(["chunk_id", "embed_text"])
+    ids = table.column("chunk_id").to_pylist()
+    texts = table.column("embed_text").to_pylist()
+    rows = {(cid, text): i for i, (cid, text) in enumerate(zip(ids, texts, strict=True))}
+    return _Previous(rows=rows, vectors=previous.vectors(), name=previous.name), ""
+
+
+def _plan(chunks: Sequence[Chunk], previous: _Previous | None) -> dict[int, int]:
+    """Chunk row -> previous vector row, for every chunk whose vector can be reused."""
+    if previous is None:
+        return {}
+    plan = {}
+    for row, chunk in enumerate(chunks):
+        old = previous.rows.get((chunk.chunk_id, chunk.embed_text))
+        if old is not None:
+            plan[row] = old
+    return plan
+
+
+def _embed(
+    chunks: Sequence[Chunk],
+    embedder: Embedder,
+    previous: _Previous | None,
+    plan: dict[int, int],
+    *,
+    progress: bool,
+) -> tuple[np.ndarray, float]:
+    """float16 (len(chunks), dims) vectors, copying the planned rows; (vectors, embed seconds)."""
+    out = np.empty((len(chunks), embedder.info.dims), dtype=VECTOR_DTYPE)
+    if previous is not None and plan:
+        new_rows = np.fromiter(plan.keys(), dtype=np.int64, count=len(plan))
+        old_rows = np.fromiter(plan.values(), dtype=np.int64, count=len(plan))
+        out[new_rows] = previous.vectors[old_rows]
+    fresh = [row for row in range(len(chunks)) if row not in plan]
+    started = time.perf_counter()
+    if fresh:
+        texts = [chunks[i].embed_text or chunks[i].text for i in fresh]
+        vectors = embedder.embed_documents(texts, progress=progress)
+        out[np.asarray(fresh, dtype=np.int64)] = vectors.astype(VECTOR_DTYPE)
+    return out, time.perf_counter() - started
+
+
+def _check_documents(documents: Sequence[Document], sources: Sequence[str]) -> None:
+    if not documents:
+        raise BuildError(
+            f"the sources ({', '.join(sources)}) yielded no documents",
+            hint="point --source at folders with markdown files or at an OpenAPI spec",
+        )
+
+
+def build_bundle(
+    sources: Sequence[str],
+    output: str | Path,
+    *,
+    model: str | Path = "default",
+    prefer: str | None = None,
+    limit: int | None = None,
+    reuse: str | Path | None = None,
+    clean_gitbook: bool | None = None,
+    progress: bool = True,
+    name: str | None = None,
+) -> BuildReport:
+    """Build a bundle at `output` from ``KIND=PATH[@REF]`` source specs (see bundle_spec/SPEC.md)."""
+    started = time.perf_counter()
+    stage = _Stages(progress)
+    if not sources:
+        raise BuildError("no --source given", hint="add --source KIND=PATH, e.g. mirror=./docs")
+    if limit is not None and limit < 1:
+        raise BuildError(f"--limit must be at least 1, got {limit}")
+    target = check_output(Path(output))
+
+    from atlas_core.chunker import chunk_documents
+    from atlas_core.embed import load_embedder
+    from atlas_core.sources import load_sources
+
+    stage(f"reading {len(sources)} source(s)")
+    source_set = load_sources(list(sources), clean_gitbook=clean_gitbook, limit=limit)
+    documents = list(source_set.documents)
+    _check_documents(documents, sources)
+    previous = _open_previous(Path(reuse)) if reuse is not None else None
+
+    stage(f"loading embedding model {model}")
+    embedder = load_embedder(str(model), prefer=prefer)
+    stage(
+        f"model {embedder.info.name} ({embedder.info.dims} dims) on {embedder.backend}: {embedder.backend_reason}"
+    )
+
+    stage(f"chunking {len(documents)} documents")
+    chunks = chunk_documents(
+        documents, count_tokens=embedder.count_tokens, max_tokens=embedder.info.max_length
+    )
+    if not chunks:
+        raise BuildError(
+            f"the {len(documents)} documents produced no chunks (they have no text)",
+            hint="check that the sources hold markdown with body text",
+        )
+
+    write_keyword_index = _index_writer("atlas_core.bm25", "write_keyword_index")
+    write_identifier_table = _index_writer("atlas_core.identifiers", "write_identifier_table")
+
+    try:
+        with embedder, BundleWriter(target, name=name) as writer:
+            model_section = embedder.stage(writer.staging / MODEL)
+            reuse_from: _Previous | None = None
+            reuse_note = ""
+            if previous is not None:
+                reuse_from, reuse_note = _reusable(*previous, model_section, writer.staging)
+                if reuse_note:
+                    stage(f"not reusing vectors from {reuse}: {reuse_note}")
+            stage(
+                f"writing the mirror ({len(documents)} files) and chunk table ({len(chunks)} rows)"
+            )
+            writer.write_mirror(documents)
+            writer.write_chunks(chunks)
+
+            plan = _plan(chunks, reuse_from)
+            reused = len(plan)
+            stage(f"embedding {len(chunks) - reused} of {len(chunks)} chunks ({reused} reused)")
+            vectors, embed_seconds = _embed(chunks, embedder, reuse_from, plan, progress=progress)
+            writer.write_vectors(vectors)
+
+            if write_keyword_index is not None:
+                stage("writing the keyword index")
+                writer.set_section("keyword", write_keyword_index(chunks, writer.staging))
+            if write_identifier_table is not None:
+                stage("writing the identifier table")
+                writer.set_section(
+                    "identifiers", write_identifier_table(documents, chunks, writer.staging)
+                )
+
+            stage("hashing files, writing the manifest, moving the bundle into place")
+            written = writer.commit(
+                model=model_section,
+                sources=list(source_set.descriptions),
+                counts={"documents": len(documents)},
+                build={
+                    "seconds": round(time.perf_counter() - started, 3),
+                    "backend": embedder.backend,
+                    "limit": limit,
+                    "clean_gitbook": clean_gitbook,
+                    "reused": reused,
+                    "embedded": len(chunks) - reused,
+                    "reused_from": reuse_from.name if reuse_from else None,
+                },
+            )
+    except OSError as exc:
+        # Disk full, permissions changed mid-build: the writer has already removed its staging.
+        raise BuildError(
+            f"cannot write the bundle at {target}: {exc.strerror or exc}",
+            hint="free some space or choose an --output in a writable directory",
+            path=str(target),
+        ) from exc
+    bundle = Bundle.open(written)
+    seconds = time.perf_counter() - started
+    stage(f"done: {bundle.path}")
+    return BuildReport(
+        output=bundle.path,
+        name=bundle.name,
+        documents=len(documents),
+        chunks=len(chunks),
+        reused=reused,
+        embedded=len(chunks) - reused,
+        seconds=seconds,
+        embed_seconds=embed_seconds,
+        model=embedder.info.name,
+        backend=embedder.backend,
+        files=len(bundle.files),
+        size=bundle.size,
+        reuse_note=reuse_note,
+    )
