@@ -1,0 +1,628 @@
+"""The engine facade every front end uses: search, identifier lookup, symbols, chunks, info.
+
+`Engine.open` reads only manifests. Each capability loads what it needs on first use: the identifier
+table for lookup and symbols, the chunk table and keyword index for keyword search, the vectors and
+the embedding model for vector search. Lookup therefore never imports the embedding stack,
+onnxruntime, pyarrow or scipy, and this module imports nothing heavy at import time.
+
+Several bundles can be opened together (Collibra's docs beside a team's own): each is searched on
+its own and the answers are merged by score, each tagged with its bundle's name.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from atlas_core.errors import BundleError, ModelError, QueryError
+from atlas_core.types import (
+    SEARCH_MODES,
+    BundleInfo,
+    Candidate,
+    Chunk,
+    Deprecation,
+    Hit,
+    SearchFilters,
+    Symbol,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from atlas_core.bm25 import KeywordIndex
+    from atlas_core.dense import DenseIndex
+    from atlas_core.rerank import Reranker
+    from atlas_core.symbols import IdentifierIndex
+
+log = logging.getLogger(__name__)
+
+MAX_TOP_K = 100  # every list a client can receive is bounded
+MAX_LIMIT = 100
+MAX_QUERY_CHARS = 1000  # past this a query is a pasted document; the model reads ~256 tokens anyway
+SNIPPET_CHARS = 320
+RERANK_ENV = "ATLAS_RERANKER"
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(slots=True)
+class SearchSettings:
+    """Ranking knobs; the defaults are the values tuned on the development set."""
+
+    fusion: str = "score"  # "score" | "rrf"
+    vector_weight: float = 0.5  # share of the vector list in fusion (keyword gets the rest)
+    rrf_k: int = 60
+    file_penalty: float = 0.85  # per earlier chunk of the same file
+    tag_boost: float = 0.0  # relative boost when a chunk's cluster_tags meet the query's tokens
+    candidates: int = 50  # per list, before fusion and diversification
+    rerank_depth: int = 30  # candidates the cross-encoder re-scores
+
+
+def clean_query(query: object) -> str:
+    """A query as the engine searches it: printable, single-spaced, bounded; else QueryError."""
+    if not isinstance(query, str):
+        raise QueryError(
+            f"query must be text, got {type(query).__name__}", hint="pass the words to search for"
+        )
+    text = " ".join(_CONTROL.sub(" ", query).split())
+    if not text:
+        raise QueryError("empty query", hint="type a few words or an identifier to search for")
+    if len(text) > MAX_QUERY_CHARS:
+        cut = text.rfind(" ", 0, MAX_QUERY_CHARS)
+        text = text[: cut if cut > MAX_QUERY_CHARS // 2 else MAX_QUERY_CHARS]
+        log.info("query truncated to %d characters", len(text))
+    return text
+
+
+def check_mode(mode: object) -> str:
+    if mode not in SEARCH_MODES:
+        raise QueryError(
+            f"unknown search mode {mode!r}", hint=f"use one of: {', '.join(SEARCH_MODES)}"
+        )
+    return str(mode)
+
+
+def clamp_count(value: object, name: str, maximum: int) -> int:
+    """1..maximum; a non-integer or a value below 1 is a QueryError, above the maximum is cut."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise QueryError(f"{name} must be a whole number, got {value!r}", hint=f"e.g. {name}=10")
+    if value < 1:
+        raise QueryError(f"{name} must be at least 1, got {value}", hint=f"e.g. {name}=10")
+    return min(value, maximum)
+
+
+def make_snippet(text: str, words: Sequence[str], limit: int = SNIPPET_CHARS) -> str:
+    """A bounded excerpt of `text`, starting near the first query word it contains."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    lower = flat.lower()
+    positions = [p for w in words if len(w) > 2 and (p := lower.find(w)) >= 0]
+    start = 0
+    if positions:
+        start = max(0, min(positions) - limit // 4)
+        space = flat.rfind(" ", 0, start)
+        start = space + 1 if start and space > start - 30 else start
+        start = min(start, max(0, len(flat) - limit))
+    body = flat[start : start + limit]
+    end_space = body.rfind(" ")
+    if start + limit < len(flat) and end_space > limit * 2 // 3:
+        body = body[:end_space]
+    return ("…" if start > 0 else "") + body + ("…" if start + len(body) < len(flat) else "")
+
+
+class _ChunkTable:
+    """The columns of chunks.parquet the engine needs, as Python lists plus a few numpy arrays."""
+
+    COLUMNS = (
+        "chunk_id",
+        "file",
+        "publication",
+        "title",
+        "heading",
+        "anchor",
+        "url",
+        "line_start",
+        "line_end",
+        "text",
+        "embed_text",
+        "is_code",
+        "cluster_tags",
+        "token_count",
+    )
+
+    def __init__(self, source: Any) -> None:
+        import numpy as np
+
+        columns = _to_columns(source)
+        n = len(columns["chunk_id"])
+        self.n = n
+        self.cols: dict[str, list[Any]] = {
+            name: list(columns.get(name) or [_default(name)] * n) for name in self.COLUMNS
+        }
+        self.file_ids: dict[str, int] = {}
+        file_codes = [self.file_ids.setdefault(f, len(self.file_ids)) for f in self.cols["file"]]
+        self.file_code = np.asarray(file_codes, dtype=np.int64)
+        self.is_code = np.asarray([bool(v) for v in self.cols["is_code"]], dtype=bool)
+        self.by_id: dict[str, int] | None = None
+        self._masks: dict[tuple[str, str, bool], np.ndarray | None] = {}
+
+    def mask(self, filters: SearchFilters) -> np.ndarray | None:
+        """Rows allowed by the filters, or None when every row is."""
+        import numpy as np
+
+        key = (
+            (filters.publication or "").strip().lower(),
+            (filters.section or "").strip().lstrip("/"),
+            bool(filters.code_only),
+        )
+        if key in self._masks:
+            return self._masks[key]
+        publication, section, code_only = key
+        mask: np.ndarray | None = None
+        if publication:
+            pubs = self.cols["publication"]
+            mask = np.fromiter((p.lower() == publication for p in pubs), dtype=bool, count=self.n)
+        if section:
+            allowed = np.array([f.startswith(section) for f in self.file_ids], dtype=bool).reshape(
+                -1
+            )
+            by_file = allowed[self.file_code] if self.n else np.zeros(0, bool)
+            mask = by_file if mask is None else mask & by_file
+        if code_only:
+            mask = self.is_code.copy() if mask is None else mask & self.is_code
+        if len(self._masks) < 64:
+            self._masks[key] = mask
+        return mask
+
+    def row_of(self, chunk_id: str) -> int | None:
+        if self.by_id is None:
+            self.by_id = {cid: i for i, cid in enumerate(self.cols["chunk_id"])}
+        return self.by_id.get(chunk_id)
+
+    def chunk(self, row: int) -> Chunk:
+        c = self.cols
+        return Chunk(
+            chunk_id=c["chunk_id"][row],
+            file=c["file"][row],
+            publication=c["publication"][row],
+            title=c["title"][row],
+            heading=c["heading"][row],
+            anchor=c["anchor"][row] or "",
+            url=c["url"][row] or "",
+            line_start=int(c["line_start"][row] or 0),
+            line_end=int(c["line_end"][row] or 0),
+            text=c["text"][row] or "",
+            embed_text=c["embed_text"][row] or "",
+            is_code=bool(c["is_code"][row]),
+            cluster_tags=tuple(c["cluster_tags"][row] or ()),
+            token_count=int(c["token_count"][row] or 0),
+        )
+
+
+def _default(name: str) -> Any:
+    if name in ("line_start", "line_end", "token_count"):
+        return 0
+    if name == "is_code":
+        return False
+    if name == "cluster_tags":
+        return ()
+    return ""
+
+
+def _to_columns(source: Any) -> dict[str, list[Any]]:
+    """Accept what `Bundle.chunks()` returns: a pyarrow Table, a dict of columns or Chunk objects."""
+    if hasattr(source, "to_pydict"):
+        return source.to_pydict()
+    if isinstance(source, dict):
+        return {k: list(v) for k, v in source.items()}
+    rows = list(source)
+    return {name: [getattr(r, name) for r in rows] for name in _ChunkTable.COLUMNS}
+
+
+@dataclass(eq=False)
+class _Part:
+    """One opened bundle and whatever of it has been loaded so far."""
+
+    bundle: Any
+    name: str
+    prefer: str | None
+    opened_ms: float
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    _table: _ChunkTable | None = None
+    _keyword: KeywordIndex | None = None
+    _dense: DenseIndex | None = None
+    _embedder: Any = None
+    _ids: IdentifierIndex | None = None
+
+    def table(self) -> _ChunkTable:
+        if self._table is None:
+            with self.lock:
+                if self._table is None:
+                    self._table = _ChunkTable(self.bundle.chunks())
+        return self._table
+
+    def keyword(self) -> KeywordIndex:
+        if self._keyword is None:
+            with self.lock:
+                if self._keyword is None:
+                    from atlas_core.bm25 import KeywordIndex
+
+                    if not self.bundle.manifest.get("keyword"):
+                        raise BundleError(
+                            f"bundle {self.name} has no keyword index",
+                            hint="rebuild it with `atlas build`, or search with --mode vector",
+                            path=str(self.bundle.path),
+                        )
+                    self._keyword = KeywordIndex.open(self.bundle)
+        return self._keyword
+
+    def dense(self) -> DenseIndex:
+        if self._dense is None:
+            with self.lock:
+                if self._dense is None:
+                    from atlas_core.dense import DenseIndex
+
+                    self._dense = DenseIndex.open(self.bundle)
+        return self._dense
+
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            with self.lock:
+                if self._embedder is None:
+                    from atlas_core.embed import load_bundle_embedder
+
+                    started = time.perf_counter()
+                    self._embedder = load_bundle_embedder(self.bundle.model_dir, self.prefer)
+                    log.info(
+                        "bundle %s: embedding model loaded in %.0f ms (%s)",
+                        self.name,
+                        (time.perf_counter() - started) * 1000,
+                        self._embedder.backend,
+                    )
+        return self._embedder
+
+    def identifiers(self) -> IdentifierIndex:
+        if self._ids is None:
+            with self.lock:
+                if self._ids is None:
+                    from atlas_core.symbols import IdentifierIndex
+
+                    self._ids = IdentifierIndex.open(self.bundle)
+        return self._ids
+
+    def close(self) -> None:
+        for resource in (self._dense, self._embedder, self._ids):
+            close = getattr(resource, "close", None)
+            if close is not None:
+                close()
+        self._dense = self._embedder = self._ids = None
+        self._keyword = None
+        self._table = None
+
+
+class Engine:
+    """Search and identifier resolution over one or more opened bundles."""
+
+    def __init__(
+        self,
+        parts: list[_Part],
+        *,
+        reranker_dir: Path | None = None,
+        settings: SearchSettings | None = None,
+    ) -> None:
+        if not parts:
+            raise BundleError("no bundle to open", hint="pass at least one bundle directory")
+        self._parts = parts
+        self.settings = settings or SearchSettings()
+        self.reranker_dir = reranker_dir
+        self._reranker: Reranker | None = None
+        self._lock = threading.Lock()
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+        prefer: str | None = None,
+        *,
+        reranker: str | os.PathLike[str] | None = None,
+        settings: SearchSettings | None = None,
+    ) -> Engine:
+        """Open one bundle directory or several (results merged, tagged with bundle names)."""
+        from atlas_core.bundle import Bundle
+
+        paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+        if not paths:
+            raise BundleError("no bundle to open", hint="pass at least one bundle directory")
+        parts: list[_Part] = []
+        names: set[str] = set()
+        for item in paths:
+            started = time.perf_counter()
+            bundle = Bundle.open(Path(item))
+            name = str(bundle.manifest.get("name") or Path(item).name)
+            base, n = name, 2
+            while name in names:
+                name, n = f"{base}-{n}", n + 1
+            names.add(name)
+            ms = (time.perf_counter() - started) * 1000
+            parts.append(_Part(bundle=bundle, name=name, prefer=prefer, opened_ms=ms))
+        reranker_dir = reranker or os.environ.get(RERANK_ENV) or None
+        return cls(
+            parts,
+            reranker_dir=Path(reranker_dir) if reranker_dir else None,
+            settings=settings,
+        )
+
+    @property
+    def bundles(self) -> list[Any]:
+        return [p.bundle for p in self._parts]
+
+    @property
+    def mirror_dir(self) -> Path:
+        return Path(self._parts[0].bundle.mirror_dir)
+
+    def close(self) -> None:
+        for part in self._parts:
+            part.close()
+        if self._reranker is not None:
+            self._reranker.close()
+            self._reranker = None
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- search --------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        top_k: int = 10,
+        filters: SearchFilters | None = None,
+        rerank: bool = False,
+    ) -> list[Hit]:
+        """Ranked passages for a question or an identifier; at most `MAX_TOP_K`."""
+        text = clean_query(query)
+        mode = check_mode(mode)
+        k = clamp_count(top_k, "top_k", MAX_TOP_K)
+        filters = filters or SearchFilters()
+        found: list[tuple[float, int, int]] = []  # (score, part index, row)
+        for index, part in enumerate(self._parts):
+            depth = max(k, self.settings.rerank_depth) if rerank else k
+            for row, score in self._search_part(part, text, mode, depth, filters):
+                found.append((score, index, row))
+        found.sort(key=lambda item: (-item[0], item[1], item[2]))
+        if rerank and found:
+            found = self._rerank(text, found[: max(k, self.settings.rerank_depth)])
+        if filters.min_score:
+            found = [item for item in found if item[0] >= filters.min_score]
+        words = [w.lower() for w in _WORD.findall(text)]
+        multi = len(self._parts) > 1
+        hits = []
+        for rank, (score, index, row) in enumerate(found[:k], start=1):
+            part = self._parts[index]
+            table = part.table()
+            c = table.cols
+            hits.append(
+                Hit(
+                    rank=rank,
+                    score=round(float(score), 6),
+                    chunk_id=c["chunk_id"][row],
+                    file=c["file"][row],
+                    publication=c["publication"][row],
+                    title=c["title"][row],
+                    heading=c["heading"][row],
+                    url=c["url"][row] or "",
+                    snippet=make_snippet(c["text"][row] or c["embed_text"][row] or "", words),
+                    line_start=int(c["line_start"][row] or 0),
+                    line_end=int(c["line_end"][row] or 0),
+                    is_code=bool(c["is_code"][row]),
+                    bundle=part.name if multi else "",
+                )
+            )
+        return hits
+
+    def _search_part(
+        self, part: _Part, text: str, mode: str, k: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        import numpy as np
+
+        from atlas_core.fusion import Ranked, diversify, fuse
+
+        table = part.table()
+        if table.n == 0:
+            return []
+        mask = table.mask(filters)
+        if mask is not None and not mask.any():
+            return []
+        depth = max(self.settings.candidates, 3 * k)
+        keyword = vector = None
+        if mode in ("keyword", "hybrid"):
+            result = part.keyword().search(text, depth, mask)
+            keyword = Ranked(result.rows, result.scores)
+        if mode in ("vector", "hybrid"):
+            query_vector = part.embedder().embed_query(text)
+            rows, scores = part.dense().search(query_vector, depth, mask)
+            vector = Ranked(rows, scores)
+        if keyword is not None and vector is not None:
+            if keyword.rows.size == 0:
+                ranked = vector  # nothing matched a word: the vector list alone, scores kept
+            else:
+                s = self.settings
+                ranked = fuse(
+                    keyword, vector, method=s.fusion, vector_weight=s.vector_weight, rrf_k=s.rrf_k
+                )
+        else:
+            ranked = keyword if keyword is not None else vector
+        assert ranked is not None
+        rows_list = ranked.rows.tolist()
+        scores = np.asarray(ranked.scores, dtype=np.float64)
+        if self.settings.tag_boost and rows_list:
+            scores = scores * self._tag_factors(table, rows_list, text)
+            order = np.argsort(-scores, kind="stable")
+            rows_list = [rows_list[i] for i in order]
+            scores = scores[order]
+        files = [table.file_code[r] for r in rows_list]
+        headings = [table.cols["heading"][r] for r in rows_list]
+        return diversify(
+            rows_list, scores.tolist(), files, headings, penalty=self.settings.file_penalty
+        )
+
+    def _tag_factors(self, table: _ChunkTable, rows: list[int], text: str) -> np.ndarray:
+        import numpy as np
+
+        from atlas_core.tokenize import query_terms
+
+        terms = set(query_terms(text))
+        factors = np.ones(len(rows))
+        for i, row in enumerate(rows):
+            tags = table.cols["cluster_tags"][row] or ()
+            if any(t in terms for tag in tags for t in query_terms(tag)):
+                factors[i] += self.settings.tag_boost
+        return factors
+
+    def _rerank(
+        self, text: str, found: list[tuple[float, int, int]]
+    ) -> list[tuple[float, int, int]]:
+        reranker = self.reranker()
+        passages = []
+        for _, index, row in found:
+            c = self._parts[index].table().cols
+            heading = c["heading"][row] or c["title"][row]
+            passages.append(f"{heading}\n{c['text'][row] or c['embed_text'][row]}")
+        scores = reranker.score(text, passages)
+        rescored = [
+            (float(s), index, row) for s, (_, index, row) in zip(scores, found, strict=True)
+        ]
+        rescored.sort(key=lambda item: -item[0])
+        return rescored
+
+    def reranker(self) -> Reranker:
+        if self._reranker is None:
+            with self._lock:
+                if self._reranker is None:
+                    directory = self.reranker_dir
+                    if directory is None:
+                        from atlas_core.config import load_config
+
+                        configured = load_config().get("rerank", "model")
+                        directory = Path(configured).expanduser() if configured else None
+                    if directory is None:
+                        raise ModelError(
+                            "reranking asked for, but no cross-encoder is configured",
+                            hint=f'set {RERANK_ENV}=DIR or [rerank] model = "DIR" in the config '
+                            "file (DIR holds model.onnx and tokenizer.json)",
+                        )
+                    from atlas_core.rerank import load_reranker
+
+                    self._reranker = load_reranker(directory, prefer=self._parts[0].prefer)
+        return self._reranker
+
+    # -- identifiers ---------------------------------------------------------------------------
+
+    def lookup(self, identifier: str, limit: int = 10) -> list[Candidate]:
+        """Where an identifier is documented: candidates best first (confidence in [0, 1])."""
+        if not isinstance(identifier, str) or not identifier.strip():
+            raise QueryError(
+                "empty identifier", hint="pass an endpoint, operation, type or JSON key name"
+            )
+        text = _CONTROL.sub(" ", identifier).strip()[:MAX_QUERY_CHARS]
+        limit = clamp_count(limit, "limit", MAX_LIMIT)
+        merged: list[tuple[int, Candidate]] = []
+        multi = len(self._parts) > 1
+        for index, part in enumerate(self._parts):
+            for candidate in part.identifiers().lookup(text, limit):
+                merged.append((index, replace(candidate, bundle=part.name) if multi else candidate))
+        merged.sort(key=lambda item: (-item[1].confidence, item[0]))
+        return [candidate for _, candidate in merged[:limit]]
+
+    def symbols(self, query: str, limit: int = 50) -> list[Symbol]:
+        """Workspace-symbol search: identifiers and headings fuzzy-matched, best first."""
+        if not isinstance(query, str):
+            raise QueryError(f"symbol query must be text, got {type(query).__name__}")
+        text = _CONTROL.sub(" ", query).strip()[:MAX_QUERY_CHARS]
+        limit = clamp_count(limit, "limit", MAX_LIMIT)
+        merged: list[tuple[int, Symbol]] = []
+        multi = len(self._parts) > 1
+        for index, part in enumerate(self._parts):
+            for symbol in part.identifiers().symbols(text, limit):
+                merged.append((index, replace(symbol, bundle=part.name) if multi else symbol))
+        merged.sort(key=lambda item: (-item[1].score, item[0]))
+        return [symbol for _, symbol in merged[:limit]]
+
+    def deprecations(self) -> list[Deprecation]:
+        out: list[Deprecation] = []
+        for part in self._parts:
+            out.extend(part.identifiers().deprecations())
+        return out
+
+    def endpoints(self, prefix: str = "", limit: int = 50) -> list[Candidate]:
+        """Endpoints whose path starts with `prefix` (for completion), at most `limit`."""
+        limit = clamp_count(limit, "limit", MAX_LIMIT)
+        text = _CONTROL.sub(" ", prefix or "").strip()[:MAX_QUERY_CHARS]
+        out: list[Candidate] = []
+        multi = len(self._parts) > 1
+        for part in self._parts:
+            for candidate in part.identifiers().endpoints(text, limit):
+                out.append(replace(candidate, bundle=part.name) if multi else candidate)
+        return out[:limit]
+
+    # -- chunks and info -----------------------------------------------------------------------
+
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        if not isinstance(chunk_id, str) or not chunk_id:
+            return None
+        for part in self._parts:
+            table = part.table()
+            row = table.row_of(chunk_id)
+            if row is not None:
+                return table.chunk(row)
+        return None
+
+    def info(self) -> BundleInfo:
+        """The first bundle's summary; `extra["bundles"]` lists every opened bundle."""
+        part = self._parts[0]
+        manifest = part.bundle.manifest
+        counts = manifest.get("counts") or {}
+        model = manifest.get("model") or {}
+        embedder = part._embedder
+        return BundleInfo(
+            path=str(part.bundle.path),
+            name=part.name,
+            format_version=str(manifest.get("format_version", "")),
+            built_at=str(manifest.get("built_at", "")),
+            chunks=int(counts.get("chunks", 0)),
+            files=int(counts.get("mirror_files", counts.get("documents", 0))),
+            identifiers=int(counts.get("identifiers", 0)),
+            model=str(model.get("name", "")),
+            dims=int(model.get("dims", 0)),
+            sources=tuple(manifest.get("sources") or ()),
+            backend=getattr(embedder, "backend", "") if embedder is not None else "",
+            backend_reason=getattr(embedder, "backend_reason", "") if embedder else "",
+            load_ms=round(part.opened_ms, 3),
+            extra={
+                "bundles": [
+                    {"name": p.name, "path": str(p.bundle.path), "chunks": _count(p)}
+                    for p in self._parts
+                ],
+                "keyword": dict(manifest.get("keyword") or {}),
+                "atlas_version": manifest.get("atlas_version", ""),
+            },
+        )
+
+
+def _count(part: _Part) -> int:
+    return int((part.bundle.manifest.get("counts") or {}).get("chunks", 0))
