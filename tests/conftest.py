@@ -18,8 +18,52 @@ def shared_dir() -> Path:
     return SHARED
 
 
+FIXTURE_CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+
+
+@pytest.fixture(scope="session")
+def fixture_corpus() -> Path:
+    """The small corpus the tests write themselves: ``mirror/`` (crawler layout) + ``openapi.yaml``."""
+    return FIXTURE_CORPUS
+
+
+def fixture_sources(corpus: Path = FIXTURE_CORPUS) -> list[str]:
+    """The ``--source`` specs the shared bundles are built from."""
+    return [f"mirror={corpus / 'mirror'}", f"openapi={corpus / 'openapi.yaml'}"]
+
+
+def _build_fixture_bundle(tmp_path_factory: pytest.TempPathFactory, model: str) -> Path:
+    from atlas_core.build import build_bundle
+
+    out = tmp_path_factory.mktemp(f"{model}-bundle") / "fixture"
+    base = tmp_path_factory.getbasetemp() / "atlas-home"
+    # Session fixtures run before the autouse isolation; keep the build away from real dirs too.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ATLAS_CONFIG", str(base / "config" / "atlas.toml"))
+        mp.setenv("ATLAS_DATA_DIR", str(base / "data"))
+        mp.setenv("ATLAS_CACHE_DIR", str(base / "cache"))
+        mp.delenv("ATLAS_EMBED_BACKEND", raising=False)
+        build_bundle(fixture_sources(), out, model=model, progress=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def hash_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture corpus built with the hash test embedder, once per session. Read-only: copy it
+    (``shutil.copytree``) before changing anything."""
+    return _build_fixture_bundle(tmp_path_factory, "hash")
+
+
+@pytest.fixture(scope="session")
+def model_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture corpus built with the default model (real inference; slower). Read-only."""
+    return _build_fixture_bundle(tmp_path_factory, "default")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Keep every test away from the user's real config, data and cache dirs."""
     base = tmp_path_factory.getbasetemp() / "atlas-home"
     monkeypatch.setenv("ATLAS_CONFIG", str(base / "config" / "atlas.toml"))
