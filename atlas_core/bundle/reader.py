@@ -50,7 +50,9 @@ class Bundle:
     def open(cls, path: str | Path) -> Bundle:
         """Open the bundle at `path`; BundleError (or BundleVersionError) naming what is wrong."""
         started = time.perf_counter()
-        root = Path(path).expanduser().absolute()
+        # Resolved once: an install's `current` link may flip later, and every lazy read of this
+        # bundle must keep coming from the release it was opened on.
+        root = Path(path).expanduser().resolve()
         manifest = read_manifest(root)
         problems = structural_problems(root, manifest)
         if problems:
