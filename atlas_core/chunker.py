@@ -1,0 +1,551 @@
+"""Split documents into retrievable chunks: one per section, sized for the embedding model.
+
+A document is cut at its structural headings (H2, or whatever level the page uses instead), each
+chunk carries its heading path, and a section that is too long for `max_chars` or for the model's
+token window is packed into pieces on paragraph, then sentence, then line boundaries. The text a
+chunk shows is an exact slice of `Document.text`, so `line_start`/`line_end` point into the bundle
+mirror; only `embed_text` adds the title, the heading path and a little overlap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from atlas_core.types import Chunk, Document
+
+log = logging.getLogger(__name__)
+
+CLUSTER_TAG_CAP = 12
+CHUNK_ID_HEX = 20
+
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_NOT_PARAGRAPH_RE = re.compile(r"^ {0,3}(?:[-*+>|<]|\d+[.)]\s|#|$)")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?:;])\s+")
+_TABLE_LINE_RE = re.compile(r"^\s*\|")
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    text: str  # plain text: inline markdown removed
+    line: int  # 0-based index of the heading's text line
+    end: int  # 0-based index of its last line (the underline of a setext heading)
+    anchor: str
+
+
+# --- markdown structure -------------------------------------------------------------------------
+
+
+def fence_ids(lines: Sequence[str]) -> list[int]:
+    """For each line, the index of the fenced code block it belongs to (fence lines included),
+    or -1 outside fences. An unclosed fence runs to the end, as in CommonMark."""
+    ids = [-1] * len(lines)
+    opener: str | None = None
+    block = -1
+    for i, line in enumerate(lines):
+        m = _FENCE_RE.match(line)
+        if opener is None:
+            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+                opener = m.group(1)
+                block += 1
+                ids[i] = block
+        else:
+            ids[i] = block
+            closes = m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
+            if closes and not m.group(2).strip():
+                opener = None
+    return ids
+
+
+def fence_mask(lines: Sequence[str]) -> list[bool]:
+    """True for each line that belongs to a fenced code block, the fence lines included."""
+    return [n >= 0 for n in fence_ids(lines)]
+
+
+_INLINE_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_INLINE_MARK_RE = re.compile(r"[`*]|(?<!\w)_+|_+(?!\w)|</?[a-zA-Z][^>]*>")
+
+
+def plain_heading(text: str) -> str:
+    """Heading text as a reader sees it: links, emphasis and code marks removed."""
+    text = _INLINE_LINK_RE.sub(r"\1", text)
+    text = _INLINE_MARK_RE.sub("", text)
+    text = text.replace("\\", "")
+    return " ".join(text.split())
+
+
+def github_slug(text: str) -> str:
+    """GitHub's heading anchor: lowercase, punctuation dropped, spaces to hyphens."""
+    text = plain_heading(text).lower()
+    text = "".join(ch for ch in text if ch.isalnum() or ch in " -_")
+    return text.replace(" ", "-")
+
+
+class Slugger:
+    """Unique anchors within one page, numbered the way GitHub numbers repeated headings."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def slug(self, text: str) -> str:
+        base = github_slug(text)
+        count = self._seen.get(base)
+        if count is None:
+            self._seen[base] = 0
+            return base
+        count += 1
+        while f"{base}-{count}" in self._seen:
+            count += 1
+        self._seen[base] = count
+        self._seen[f"{base}-{count}"] = 0
+        return f"{base}-{count}"
+
+
+def scan_headings(lines: Sequence[str], mask: Sequence[bool] | None = None) -> list[Heading]:
+    """ATX and setext headings outside code fences, in order, with unique GitHub anchors."""
+    mask = fence_mask(lines) if mask is None else mask
+    slugger = Slugger()
+    found: list[Heading] = []
+    for i, line in enumerate(lines):
+        if mask[i]:
+            continue
+        m = _ATX_RE.match(line)
+        if m:
+            text = plain_heading(m.group(2) or "")
+            if text:
+                found.append(Heading(len(m.group(1)), text, i, i, slugger.slug(text)))
+            continue
+        if i == 0 or not _SETEXT_RE.match(line):
+            continue
+        prev = lines[i - 1]
+        if mask[i - 1] or _NOT_PARAGRAPH_RE.match(prev) or (found and found[-1].end == i - 1):
+            continue
+        # Only a one-line paragraph becomes a setext heading here; a longer paragraph followed
+        # by a rule is rare in docs and reads as text either way.
+        if i >= 2 and lines[i - 2].strip() and not mask[i - 2] and not _ATX_RE.match(lines[i - 2]):
+            continue
+        text = plain_heading(prev)
+        if text:
+            level = 1 if line.strip().startswith("=") else 2
+            found.append(Heading(level, text, i - 1, i, slugger.slug(text)))
+    return found
+
+
+def heading_anchors(text: str) -> dict[int, str]:
+    """1-based line number of each heading -> its anchor, exactly as the chunker assigns them."""
+    return {h.line + 1: h.anchor for h in scan_headings(text.split("\n"))}
+
+
+def split_level(headings: Sequence[Heading]) -> int:
+    """The heading level a page is cut at: H2 when present, else the page's own structure."""
+    counts: dict[int, int] = defaultdict(int)
+    for h in headings:
+        counts[h.level] += 1
+    if not counts:
+        return 0
+    if 2 in counts:
+        return 2
+    repeated = [level for level in sorted(counts) if counts[level] >= 2]
+    return repeated[0] if repeated else max(counts)
+
+
+# --- section packing ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Unit:
+    """The smallest piece packing moves around: a paragraph, a fence, a table, or part of one."""
+
+    text: str
+    start: int  # 0-based first line
+    end: int  # 0-based last line
+    whole_lines: bool = True  # False for sentence/word pieces of a longer line
+    code: bool = False
+    heading: Heading | None = None  # set when the unit begins with a sub-heading
+    tokens: int = 0
+    path: list[str] = field(default_factory=list)  # heading path in force at this unit
+    anchor: str = ""
+
+
+@dataclass(slots=True)
+class _Section:
+    path: list[str]
+    anchor: str
+    start: int
+    end: int  # inclusive
+    sub_headings: dict[int, Heading] = field(default_factory=dict)
+
+
+def _sections(lines: list[str], headings: list[Heading]) -> list[_Section]:
+    level = split_level(headings)
+    cuts = [h for h in headings if h.level <= level]
+    sections: list[_Section] = []
+    first = cuts[0].line if cuts else len(lines)
+    if any(line.strip() for line in lines[:first]):
+        sections.append(_Section([], "", 0, first - 1))
+    stack: list[Heading] = []
+    for n, h in enumerate(cuts):
+        stack = [s for s in stack if s.level < h.level] + [h]
+        end = cuts[n + 1].line - 1 if n + 1 < len(cuts) else len(lines) - 1
+        sections.append(_Section([s.text for s in stack], h.anchor, h.line, end))
+    for h in headings:
+        if h.level > level:
+            for sec in sections:
+                if sec.start < h.line <= sec.end:
+                    sec.sub_headings[h.line] = h
+                    break
+    return sections
+
+
+def _blocks(lines: list[str], ids: list[int], sec: _Section) -> list[_Unit]:
+    """Paragraph-level units of a section; a fence or a table stays one unit."""
+    units: list[_Unit] = []
+    i = sec.start
+    while i <= sec.end:
+        if ids[i] < 0 and not lines[i].strip():
+            i += 1
+            continue
+        j = i
+        if ids[i] >= 0:
+            while j + 1 <= sec.end and ids[j + 1] == ids[i]:
+                j += 1
+        else:
+            table = bool(_TABLE_LINE_RE.match(lines[i]))
+            if i in sec.sub_headings:
+                j = sec.sub_headings[i].end
+            while j + 1 <= sec.end and lines[j + 1].strip() and ids[j + 1] < 0:
+                if j + 1 in sec.sub_headings or _ATX_RE.match(lines[j + 1]):
+                    break
+                if bool(_TABLE_LINE_RE.match(lines[j + 1])) != table:
+                    break
+                j += 1
+        units.append(
+            _Unit(
+                "\n".join(lines[i : j + 1]),
+                i,
+                j,
+                code=ids[i] >= 0,
+                heading=sec.sub_headings.get(i),
+            )
+        )
+        i = j + 1
+    return units
+
+
+def _split_unit(unit: _Unit, fits: Callable[[str], bool]) -> list[_Unit]:
+    """Break one oversized unit: code and tables on lines, prose on lines, sentences, words."""
+    if fits(unit.text):
+        return [unit]
+    lines = unit.text.split("\n")
+    pieces: list[_Unit] = []
+    if unit.code or _TABLE_LINE_RE.match(lines[0]):
+        pieces = _pack_lines(unit, lines, fits)
+    elif len(lines) > 1:
+        for k, line in enumerate(lines):
+            if line.strip():
+                pieces.extend(_split_unit(_Unit(line, unit.start + k, unit.start + k), fits))
+    else:
+        parts = [p for p in _SENTENCE_END_RE.split(unit.text) if p.strip()]
+        if len(parts) <= 1:
+            parts = [p for p in unit.text.split(" ") if p]
+        if len(parts) <= 1:
+            pieces = _hard_split(unit, fits)
+        else:
+            for group in _greedy(parts, " ", fits):
+                piece = _Unit(group, unit.start, unit.end, whole_lines=False, code=unit.code)
+                pieces.extend([piece] if fits(group) else _split_unit(piece, fits))
+    if pieces:
+        pieces[0].heading = unit.heading
+    return pieces
+
+
+def _pack_lines(unit: _Unit, lines: list[str], fits: Callable[[str], bool]) -> list[_Unit]:
+    """Consecutive lines up to the budget; a single line still too long is halved."""
+    out: list[_Unit] = []
+    buf: list[str] = []
+    start = unit.start
+    for k, line in enumerate(lines):
+        if buf and not fits("\n".join([*buf, line])):
+            out.append(_Unit("\n".join(buf), start, start + len(buf) - 1, code=unit.code))
+            buf, start = [], unit.start + k
+        buf.append(line)
+    if buf:
+        out.append(_Unit("\n".join(buf), start, start + len(buf) - 1, code=unit.code))
+    final: list[_Unit] = []
+    for piece in out:
+        final.extend([piece] if fits(piece.text) else _hard_split(piece, fits))
+    return final
+
+
+def _hard_split(unit: _Unit, fits: Callable[[str], bool]) -> list[_Unit]:
+    """Last resort for an unbreakable run of characters: halve until each half fits."""
+    text = unit.text
+    if fits(text) or len(text) <= 1:
+        return [_Unit(text, unit.start, unit.end, whole_lines=False, code=unit.code)]
+    mid = len(text) // 2
+    left = _Unit(text[:mid], unit.start, unit.end, whole_lines=False, code=unit.code)
+    right = _Unit(text[mid:], unit.start, unit.end, whole_lines=False, code=unit.code)
+    return _hard_split(left, fits) + _hard_split(right, fits)
+
+
+def _greedy(parts: list[str], sep: str, fits: Callable[[str], bool]) -> Iterable[str]:
+    buf: list[str] = []
+    for part in parts:
+        if buf and not fits(sep.join([*buf, part])):
+            yield sep.join(buf)
+            buf = []
+        buf.append(part)
+    if buf:
+        yield sep.join(buf)
+
+
+# --- public API -----------------------------------------------------------------------------------
+
+
+def embed_text_for(title: str, heading: str, overlap: str, text: str) -> str:
+    """What is embedded and indexed: the title, the heading path, the overlap, then the text."""
+    head = heading if heading == title or heading.startswith(title + " > ") else ""
+    lines = [heading] if head else [title, heading] if heading else [title]
+    prefix = "\n".join(x for x in lines if x)
+    body = f"{overlap}\n\n{text}" if overlap else text
+    return f"{prefix}\n\n{body}" if prefix else body
+
+
+def _overlap_tail(text: str, size: int) -> str:
+    if size <= 0 or not text:
+        return ""
+    tail = text[-size:]
+    if len(text) > size:
+        cut = re.search(r"\s", tail)
+        if cut and cut.start() < len(tail) - 1:
+            tail = tail[cut.start() + 1 :]
+    return tail.strip()
+
+
+def cluster_tags_for(
+    paths: Iterable[str], cap: int = CLUSTER_TAG_CAP
+) -> dict[str, tuple[str, ...]]:
+    """Each file's sibling stems; in a big folder, the `cap` nearest siblings in name order."""
+    folders: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        folders[str(PurePosixPath(path).parent)].append(path)
+    tags: dict[str, tuple[str, ...]] = {}
+    for files in folders.values():
+        files.sort()
+        for i, path in enumerate(files):
+            others = files[:i] + files[i + 1 :]
+            if len(others) > cap:
+                lo = max(0, min(i - cap // 2, len(others) - cap))
+                others = others[lo : lo + cap]
+            tags[path] = tuple(PurePosixPath(p).stem for p in others)
+    return tags
+
+
+def chunk_id_for(file: str, heading: str, text: str) -> str:
+    digest = hashlib.sha256(f"{file}\n{heading}\n{text}".encode()).hexdigest()
+    return digest[:CHUNK_ID_HEX]
+
+
+def chunk_documents(
+    documents: Sequence[Document],
+    *,
+    count_tokens: Callable[[str], int],
+    max_tokens: int = 256,
+    max_chars: int = 8000,
+    overlap: int = 150,
+) -> list[Chunk]:
+    """Chunks of every document, in document order, with unique content-hash ids."""
+    tags = cluster_tags_for(doc.path for doc in documents)
+    chunks: list[Chunk] = []
+    seen: set[str] = set()
+    for doc in documents:
+        for chunk in _chunk_document(
+            doc, tags.get(doc.path, ()), count_tokens, max_tokens, max_chars, overlap
+        ):
+            if chunk.chunk_id in seen:
+                # The same heading and text twice in one file: disambiguate by line so the
+                # table keeps one row per id; still stable while the file is unchanged.
+                new_id = chunk_id_for(chunk.file, f"{chunk.heading}@{chunk.line_start}", chunk.text)
+                chunk = _replace_id(chunk, new_id)
+            seen.add(chunk.chunk_id)
+            chunks.append(chunk)
+    return chunks
+
+
+def _replace_id(chunk: Chunk, new_id: str) -> Chunk:
+    from dataclasses import replace
+
+    return replace(chunk, chunk_id=new_id)
+
+
+def _chunk_document(
+    doc: Document,
+    cluster_tags: tuple[str, ...],
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+    max_chars: int,
+    overlap: int,
+) -> list[Chunk]:
+    lines = doc.text.split("\n")
+    ids = fence_ids(lines)
+    headings = scan_headings(lines, [n >= 0 for n in ids])
+    sections = _sections(lines, headings)
+    # Heading-only sections (an H1 right before its first H2) carry no content of their own; their
+    # heading still reaches the index through the heading path of the sections below.
+    content = [s for s in sections if _has_body(lines, s, headings)]
+    if not content and sections:
+        content = sections[:1]
+
+    chunks: list[Chunk] = []
+    previous = ""
+    for sec in content:
+        queue = list(_pieces(doc, lines, ids, sec, count_tokens, max_tokens, max_chars, overlap))
+        while queue:
+            units = queue.pop(0)
+            text, start, end = _assemble(lines, units)
+            if not text.strip():
+                continue
+            path, anchor = units[0].path, units[0].anchor
+            heading = " > ".join(path) if path else doc.title
+            tail = _overlap_tail(previous, overlap)
+            embed = embed_text_for(doc.title, heading, tail, text)
+            tokens = count_tokens(embed)
+            if tokens > max_tokens and len(units) > 1:
+                # The packing estimate was short (token counts are not additive): give the
+                # last unit to the next piece and try again.
+                queue[:0] = [units[:-1], units[-1:]]
+                continue
+            if tokens > max_tokens and tail:
+                embed = embed_text_for(doc.title, heading, "", text)
+                tokens = count_tokens(embed)
+            url = doc.url
+            if doc.url and anchor:
+                url = f"{doc.url.split('#', 1)[0]}#{anchor}"
+            chunks.append(
+                Chunk(
+                    chunk_id=chunk_id_for(doc.path, heading, text),
+                    file=doc.path,
+                    publication=doc.publication,
+                    title=doc.title,
+                    heading=heading,
+                    anchor=anchor,
+                    url=url,
+                    line_start=start + 1,
+                    line_end=end + 1,
+                    text=text,
+                    embed_text=embed,
+                    is_code=_is_code(units),
+                    cluster_tags=cluster_tags,
+                    token_count=tokens,
+                )
+            )
+            previous = text
+    return chunks
+
+
+def _has_body(lines: list[str], sec: _Section, headings: list[Heading]) -> bool:
+    heading_lines = {n for h in headings for n in range(h.line, h.end + 1)}
+    return (
+        any(lines[i].strip() and i not in heading_lines for i in range(sec.start, sec.end + 1))
+        or not sec.path
+    )
+
+
+def _pieces(
+    doc: Document,
+    lines: list[str],
+    ids: list[int],
+    sec: _Section,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+    max_chars: int,
+    overlap: int,
+) -> Iterable[list[_Unit]]:
+    """Groups of units, one group per chunk of the section, each unit tagged with its path."""
+    units = _blocks(lines, ids, sec)
+    if not units:
+        return
+    for unit in units:
+        unit.path, unit.anchor = list(sec.path), sec.anchor
+    heading = " > ".join(sec.path) if sec.path else doc.title
+    whole = "\n".join(lines[units[0].start : units[-1].end + 1])
+    # Overlap is not known yet; reserve a typical amount of prose for it.
+    filler = ("word " * (overlap // 5)).strip()
+    if (
+        len(whole) <= max_chars
+        and count_tokens(embed_text_for(doc.title, heading, filler, whole)) <= max_tokens
+    ):
+        yield units
+        return
+
+    longest = max((len(h.text) for h in sec.sub_headings.values()), default=0)
+    header = embed_text_for(doc.title, heading + " > " + "x" * longest, filler, "")
+    budget = max(16, max_tokens - count_tokens(header) - 4)
+
+    def fits(text: str) -> bool:
+        return len(text) <= max_chars and count_tokens(text) <= budget
+
+    flat: list[_Unit] = []
+    for unit in units:
+        flat.extend(_split_unit(unit, fits))
+
+    path, anchor = list(sec.path), sec.anchor
+    current: list[_Unit] = []
+    used_tokens = used_chars = 0
+    for unit in flat:
+        unit.tokens = count_tokens(unit.text)
+        if unit.heading is not None:
+            path = _sub_path(sec.path, unit.heading, sec.sub_headings)
+            anchor = unit.heading.anchor
+            # Prefer cutting at a sub-heading once the current piece holds real content.
+            if current and used_tokens >= budget // 2:
+                yield current
+                current, used_tokens, used_chars = [], 0, 0
+        unit.path, unit.anchor = path, anchor
+        over = used_tokens + unit.tokens + 1 > budget or used_chars + len(unit.text) + 2 > max_chars
+        if current and over:
+            yield current
+            current, used_tokens, used_chars = [], 0, 0
+        current.append(unit)
+        used_tokens += unit.tokens + 1
+        used_chars += len(unit.text) + 2
+    if current:
+        yield current
+
+
+def _sub_path(base: list[str], heading: Heading, subs: dict[int, Heading]) -> list[str]:
+    stack: list[Heading] = []
+    for line in sorted(subs):
+        if line > heading.line:
+            break
+        h = subs[line]
+        stack = [s for s in stack if s.level < h.level] + [h]
+    return base + [h.text for h in stack]
+
+
+def _assemble(lines: list[str], units: list[_Unit]) -> tuple[str, int, int]:
+    start, end = units[0].start, units[-1].end
+    if all(u.whole_lines for u in units):
+        return "\n".join(lines[start : end + 1]).strip("\n"), start, end
+    parts: list[str] = []
+    for prev, unit in zip([None, *units[:-1]], units, strict=True):
+        if prev is not None:
+            same_line = not prev.whole_lines and not unit.whole_lines and prev.end == unit.start
+            parts.append(" " if same_line else "\n\n")
+        parts.append(unit.text)
+    return "".join(parts).strip(), start, end
+
+
+def _is_code(units: list[_Unit]) -> bool:
+    code_chars = sum(len(u.text) for u in units if u.code)
+    total = sum(len(u.text) for u in units) or 1
+    has_fence = any(u.code and _FENCE_RE.match(u.text.split("\n", 1)[0]) for u in units)
+    return has_fence or code_chars / total >= 0.5

@@ -1,0 +1,116 @@
+"""Documentation sources: each turns a `KIND=PATH` spec into Documents for the build.
+
+Kinds: ``local`` (a folder of markdown), ``mirror`` (the crawler's output), ``git`` (markdown of a
+repository at a pinned commit: ``git=PATH_OR_URL#REF`` or ``#REF:SUBDIR``; ``@REF`` is also
+accepted where it cannot be confused with a user name) and ``openapi`` (an OpenAPI 3 file rendered
+as reference pages with identifier entries).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from atlas_core.errors import SourceError
+from atlas_core.types import Document
+
+log = logging.getLogger(__name__)
+
+SOURCE_KINDS: tuple[str, ...] = ("local", "mirror", "git", "openapi")
+# GitBook cleaning is on by default only where GitBook exports are expected.
+CLEAN_BY_DEFAULT: dict[str, bool] = {"local": False, "mirror": True, "git": False, "openapi": False}
+
+
+@dataclass(slots=True)
+class SourceSet:
+    """Documents of all sources (sorted by path, paths unique) and one description per source."""
+
+    documents: list[Document] = field(default_factory=list)
+    descriptions: list[dict[str, Any]] = field(default_factory=list)
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """`KIND=PATH` -> (kind, path); an unknown kind or a missing `=` is a SourceError."""
+    kind, sep, value = spec.partition("=")
+    kind = kind.strip().lower()
+    if not sep or not value.strip():
+        raise SourceError(
+            f"source {spec!r}: expected KIND=PATH",
+            hint=f"e.g. --source mirror=./collibra-docs; KIND is one of {', '.join(SOURCE_KINDS)}",
+        )
+    if kind not in SOURCE_KINDS:
+        raise SourceError(
+            f"source {spec!r}: unknown kind {kind!r}",
+            hint=f"KIND is one of {', '.join(SOURCE_KINDS)}",
+        )
+    return kind, value.strip()
+
+
+def load_source(
+    kind: str, value: str, clean_gitbook: bool | None = None
+) -> tuple[list[Document], dict[str, Any]]:
+    clean = CLEAN_BY_DEFAULT[kind] if clean_gitbook is None else clean_gitbook
+    if kind == "local":
+        from atlas_core.sources.local import load_local
+
+        return load_local(Path(value).expanduser(), clean_gitbook=clean)
+    if kind == "mirror":
+        from atlas_core.sources.mirror import load_mirror
+
+        return load_mirror(Path(value).expanduser(), clean_gitbook=clean)
+    if kind == "git":
+        from atlas_core.sources.git import load_git
+
+        return load_git(value, clean_gitbook=clean)
+    from atlas_core.sources.openapi import load_openapi
+
+    return load_openapi(Path(value).expanduser())
+
+
+def load_sources(
+    specs: list[str], clean_gitbook: bool | None = None, limit: int | None = None
+) -> SourceSet:
+    """Load every `KIND=PATH` source. `clean_gitbook=None` uses each kind's default (on for
+    mirror only); `limit` keeps the first N documents in path order (for quick builds)."""
+    if not specs:
+        raise SourceError(
+            "no sources given", hint="add --source KIND=PATH (local, mirror, git or openapi)"
+        )
+    owner: dict[str, str] = {}
+    documents: list[Document] = []
+    descriptions: list[dict[str, Any]] = []
+    for spec in specs:
+        kind, value = parse_spec(spec)
+        docs, description = load_source(kind, value, clean_gitbook)
+        for doc in docs:
+            if doc.path in owner:
+                raise SourceError(
+                    f"document path {doc.path!r} comes from two sources: {owner[doc.path]} and "
+                    f"{spec}",
+                    hint="give each source distinct file paths (e.g. put one in a subfolder)",
+                    path=doc.path,
+                )
+            owner[doc.path] = spec
+        documents.extend(docs)
+        descriptions.append(description)
+    documents.sort(key=lambda d: d.path)
+    if limit is not None and limit >= 0 and len(documents) > limit:
+        kept = {d.path for d in documents[:limit]}
+        log.info("keeping %d of %d documents (limit)", limit, len(documents))
+        documents = documents[:limit]
+        for description, spec in zip(descriptions, specs, strict=True):
+            description["documents"] = sum(1 for p in kept if owner[p] == spec)
+            description["limited"] = True
+    return SourceSet(documents=documents, descriptions=descriptions)
+
+
+__all__ = [
+    "CLEAN_BY_DEFAULT",
+    "SOURCE_KINDS",
+    "SourceSet",
+    "load_source",
+    "load_sources",
+    "parse_spec",
+]

@@ -1,0 +1,150 @@
+"""Reading markdown files: strict UTF-8, YAML front matter split off, a title found."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from atlas_core.chunker import plain_heading
+from atlas_core.errors import SourceError
+from atlas_core.types import Document
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+_H1_RE = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def decode_utf8(data: bytes, name: str) -> str:
+    """Bytes as text with LF line ends; a non-UTF-8 file is an error naming the byte offset."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(
+            f"{name}: not UTF-8 (invalid byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            hint="convert the file to UTF-8 (e.g. `iconv -f latin1 -t utf-8`) or remove it",
+            path=name,
+        ) from None
+    text = text.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_text(path: Path, name: str | None = None) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(
+            f"{name or path}: cannot read ({exc.strerror})",
+            hint="check that the file exists and is readable",
+            path=str(path),
+        ) from None
+    return decode_utf8(data, name or str(path))
+
+
+def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str]:
+    """(front matter mapping, body). Front matter is a leading `---` block closed by `---`/`...`."""
+    if not text.startswith("---\n"):
+        return {}, text
+    lines = text.split("\n")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if end is None:
+        return {}, text  # a thematic break at the top, not front matter
+    block = "\n".join(lines[1:end])
+    try:
+        meta = yaml.safe_load(block) if block.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc).split("\n", 1)[0]
+        raise SourceError(
+            f"{name}:{line}: front matter is not valid YAML ({problem})",
+            hint="fix the YAML between the leading `---` lines (quote values containing ': ')",
+            path=name,
+        ) from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise SourceError(
+            f"{name}:2: front matter is a {type(meta).__name__}, expected `key: value` pairs",
+            hint="write front matter as a YAML mapping, e.g. `title: My page`",
+            path=name,
+        )
+    body = "\n".join(lines[end + 1 :]).lstrip("\n")
+    return {str(k): _plain(v) for k, v in meta.items()}, body
+
+
+def _plain(value: Any) -> Any:
+    """YAML values as JSON-friendly ones (dates become ISO strings) for the manifest and Parquet."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def first_h1(text: str) -> str:
+    """The first ATX H1 outside code fences, or ""."""
+    fence: str | None = None
+    for line in text.split("\n"):
+        m = _FENCE_RE.match(line)
+        if m:
+            if fence is None:
+                fence = m.group(1)
+            elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            continue
+        if fence is None:
+            h = _H1_RE.match(line)
+            if h:
+                return plain_heading(h.group(1))
+    return ""
+
+
+def title_for(meta: dict[str, Any], body: str, stem: str) -> str:
+    title = meta.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    return first_h1(body) or stem
+
+
+def is_markdown(name: str) -> bool:
+    return name.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+def markdown_document(
+    rel_path: str,
+    text: str,
+    *,
+    source: str,
+    publication: str,
+    clean_gitbook: bool,
+    display_name: str,
+    url: str = "",
+    extra: dict[str, Any] | None = None,
+) -> Document:
+    """A Document from a markdown file's text: front matter to metadata, body optionally cleaned."""
+    meta, body = split_front_matter(text, display_name)
+    if clean_gitbook:
+        from atlas_core.gitbook import clean
+
+        body = clean(body)
+    source_url = meta.get("source_url") or meta.get("url")
+    if isinstance(source_url, str) and source_url.strip():
+        url = source_url.strip()
+    metadata = dict(extra or {})
+    metadata.update(meta)
+    stem = rel_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return Document(
+        path=rel_path,
+        publication=publication,
+        title=title_for(meta, body, stem),
+        url=url,
+        text=body,
+        source=source,
+        metadata=metadata,
+    )

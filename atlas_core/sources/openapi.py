@@ -1,0 +1,575 @@
+"""`openapi` source: an OpenAPI 3 file becomes reference pages and identifier entries.
+
+Each tag becomes one page (H1 the tag, one H2 per operation) and all component schemas one more
+page (one H2 per schema), so the chunker cuts one chunk per operation or schema and the identifier
+table points at the exact section. `$ref`s are followed by JSON pointer with a guard against cycles;
+every local `$ref` is checked up front so a broken one is reported by its pointer, not as a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import yaml
+
+from atlas_core.errors import OpenAPIError
+from atlas_core.sources.frontmatter import decode_utf8
+from atlas_core.sources.openapi_pages import render_schema_page, render_tag_page, slug
+from atlas_core.types import Document, IdentifierEntry, Param
+
+log = logging.getLogger(__name__)
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+UNTAGGED = "untagged"
+_JSON_TYPES = ("application/json", "application/*+json", "*/*")
+
+
+@dataclass(slots=True)
+class Operation:
+    method: str
+    path: str
+    operation_id: str
+    summary: str
+    description: str
+    tags: list[str]
+    params: list[Param]
+    request_schema: str
+    request_media: str
+    request_required: bool
+    request_description: str
+    responses: list[tuple[str, str, str]]  # (status, description, schema name)
+    response_schema: str
+    deprecated: bool
+    replacement: str
+    external_url: str = ""
+
+
+@dataclass(slots=True)
+class SchemaInfo:
+    name: str
+    description: str
+    type: str
+    properties: list[Param] = field(default_factory=list)
+    enum: list[str] = field(default_factory=list)
+    composed_of: list[str] = field(default_factory=list)
+    deprecated: bool = False
+
+
+# --- loading and validation -----------------------------------------------------------------------
+
+
+def parse_spec(path: Path) -> dict[str, Any]:
+    """The spec as a mapping; JSON or YAML syntax errors name the file and line."""
+    if not path.is_file():
+        raise OpenAPIError(
+            f"openapi source {path}: no such file",
+            hint="pass --source openapi=FILE with an OpenAPI 3 .json or .yaml file",
+            path=str(path),
+        )
+    text = decode_utf8(path.read_bytes(), str(path))
+    if not text.strip():
+        raise OpenAPIError(
+            f"{path}: empty file", hint="export the OpenAPI 3 spec again", path=str(path)
+        )
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            spec = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise OpenAPIError(
+                f"{path}:{exc.lineno}: not valid JSON ({exc.msg})",
+                hint="fix the JSON syntax or export the spec again",
+                path=str(path),
+            ) from None
+    else:
+        try:
+            spec = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f":{mark.line + 1}" if mark is not None else ""
+            raise OpenAPIError(
+                f"{path}{line}: not valid YAML ({getattr(exc, 'problem', None) or exc})",
+                hint="fix the YAML syntax or export the spec again",
+                path=str(path),
+            ) from None
+    if not isinstance(spec, dict):
+        raise OpenAPIError(
+            f"{path}: not an OpenAPI document (top level is not a mapping)",
+            hint="pass an OpenAPI 3 JSON or YAML file",
+            path=str(path),
+        )
+    version = str(spec.get("openapi", ""))
+    if not version.startswith("3."):
+        found = f"swagger {spec['swagger']}" if "swagger" in spec else f"openapi {version or '?'}"
+        raise OpenAPIError(
+            f"{path}: not OpenAPI 3 (found {found})",
+            hint="convert Swagger 2 with swagger2openapi, or pass an OpenAPI 3.x file",
+            path=str(path),
+        )
+    paths = spec.get("paths")
+    if not isinstance(paths, dict) or not paths:
+        raise OpenAPIError(
+            f"{path}: no paths (the spec documents no operations)",
+            hint="pass a spec with a non-empty `paths` object",
+            path=str(path),
+        )
+    check_refs(spec, path)
+    return spec
+
+
+def _walk(node: Any, pointer: str = "#") -> Iterator[tuple[str, Any]]:
+    stack: list[tuple[str, Any]] = [(pointer, node)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            yield where, value
+            for key, child in value.items():
+                stack.append((f"{where}/{str(key).replace('~', '~0').replace('/', '~1')}", child))
+        elif isinstance(value, list):
+            stack.extend((f"{where}/{i}", child) for i, child in enumerate(value))
+
+
+def lookup_pointer(spec: dict[str, Any], ref: str) -> Any:
+    """The node a local `#/...` pointer names; KeyError when it names nothing."""
+    node: Any = spec
+    for raw in ref[1:].split("/")[1:] if ref.startswith("#/") else []:
+        token = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise KeyError(ref)
+    return node
+
+
+def check_refs(spec: dict[str, Any], path: Path) -> None:
+    for where, node in _walk(spec):
+        ref = node.get("$ref")
+        if ref is None:
+            continue
+        if not isinstance(ref, str):
+            raise OpenAPIError(
+                f"{path}: $ref at {where} is not a string", hint="fix the $ref", path=str(path)
+            )
+        if ref.startswith("#"):
+            try:
+                lookup_pointer(spec, ref)
+            except KeyError:
+                raise OpenAPIError(
+                    f"{path}: broken $ref {ref!r} at {where}",
+                    hint="define the target under components or correct the pointer",
+                    path=str(path),
+                ) from None
+        else:
+            log.warning("%s: external $ref %r at %s is shown by name only", path, ref, where)
+
+
+class Resolver:
+    """Follows `$ref` chains; a chain that loops back is an error naming the pointer."""
+
+    def __init__(self, spec: dict[str, Any], path: Path) -> None:
+        self.spec = spec
+        self.path = path
+
+    def resolve(self, node: Any) -> Any:
+        seen: list[str] = []
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if not ref.startswith("#"):
+                return {}
+            if ref in seen:
+                raise OpenAPIError(
+                    f"{self.path}: circular $ref {' -> '.join([*seen, ref])}",
+                    hint="a $ref must end at a definition, not loop",
+                    path=str(self.path),
+                )
+            seen.append(ref)
+            node = lookup_pointer(self.spec, ref)
+        return node
+
+    def type_name(self, schema: Any, depth: int = 0) -> str:
+        """A short type: a schema name, `array[Item]`, `map[string, V]`, `string (uuid)`."""
+        if not isinstance(schema, dict) or depth > 6:
+            return "any" if not isinstance(schema, dict) else "object"
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            return ref.rsplit("/", 1)[-1]
+        for key, joiner in (("allOf", " & "), ("oneOf", " | "), ("anyOf", " | ")):
+            parts = schema.get(key)
+            if isinstance(parts, list) and parts:
+                names = [self.type_name(p, depth + 1) for p in parts]
+                return joiner.join(dict.fromkeys(names))
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kind = "|".join(str(k) for k in kind if k != "null") or "null"
+        if kind == "array":
+            return f"array[{self.type_name(schema.get('items'), depth + 1)}]"
+        extra = schema.get("additionalProperties")
+        if (kind in (None, "object")) and isinstance(extra, dict) and not schema.get("properties"):
+            return f"map[string, {self.type_name(extra, depth + 1)}]"
+        if kind is None:
+            return "object" if schema.get("properties") else "any"
+        fmt = schema.get("format")
+        return f"{kind} ({fmt})" if fmt else str(kind)
+
+
+# --- extraction -------------------------------------------------------------------------------------
+
+_REPLACEMENT_RES = (
+    re.compile(r"\b[Uu]se\s+`?((?:GET|POST|PUT|PATCH|DELETE|HEAD)\s+/[^\s`,;]*[^\s`,;.])`?"),
+    re.compile(r"\b[Uu]se\s+`([^`]+)`\s+instead"),
+    re.compile(r"\b(?:[Rr]eplaced by|[Ss]uperseded by)\s+`?([\w./{}-]*\w)`?"),
+)
+
+
+def replacement_in(text: str) -> str:
+    for pattern in _REPLACEMENT_RES:
+        m = pattern.search(text)
+        if m:
+            return " ".join(m.group(1).split())
+    return ""
+
+
+def _media(content: Any) -> tuple[str, Any]:
+    if not isinstance(content, dict) or not content:
+        return "", None
+    for media in _JSON_TYPES:
+        if media in content:
+            return media, content[media]
+    for media, value in content.items():
+        if "json" in media:
+            return media, value
+    media = next(iter(content))
+    return media, content[media]
+
+
+def _params(resolver: Resolver, raw: list[Any]) -> list[Param]:
+    merged: dict[tuple[str, str], Param] = {}
+    for item in raw:
+        param = resolver.resolve(item)
+        if not isinstance(param, dict) or "name" not in param:
+            continue
+        schema = param.get("schema")
+        if schema is None and isinstance(param.get("content"), dict):
+            schema = (_media(param["content"])[1] or {}).get("schema")
+        location = str(param.get("in", "query"))
+        merged[(str(param["name"]), location)] = Param(
+            name=str(param["name"]),
+            location=location,
+            type=resolver.type_name(schema) if schema is not None else "",
+            required=bool(param.get("required", location == "path")),
+            description=str(param.get("description") or ""),
+        )
+    return list(merged.values())
+
+
+def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operation]:
+    operations: list[Operation] = []
+    top_url = (
+        (spec.get("externalDocs") or {}).get("url", "")
+        if isinstance(spec.get("externalDocs"), dict)
+        else ""
+    )
+    for api_path, item in spec["paths"].items():
+        item = resolver.resolve(item)
+        if not isinstance(item, dict):
+            continue
+        shared = item.get("parameters") if isinstance(item.get("parameters"), list) else []
+        for method in HTTP_METHODS:
+            op = item.get(method)
+            if not isinstance(op, dict):
+                continue
+            own = op.get("parameters") if isinstance(op.get("parameters"), list) else []
+            params = _params(resolver, [*shared, *own])
+            body = resolver.resolve(op.get("requestBody")) if op.get("requestBody") else None
+            request_schema = request_media = request_description = ""
+            request_required = False
+            if isinstance(body, dict):
+                request_media, media = _media(body.get("content"))
+                if isinstance(media, dict) and "schema" in media:
+                    request_schema = resolver.type_name(media["schema"])
+                request_required = bool(body.get("required"))
+                request_description = str(body.get("description") or "")
+                params.append(
+                    Param("body", "body", request_schema, request_required, request_description)
+                )
+            responses: list[tuple[str, str, str]] = []
+            raw_responses = op.get("responses") if isinstance(op.get("responses"), dict) else {}
+            for status, raw in raw_responses.items():
+                response = resolver.resolve(raw)
+                if not isinstance(response, dict):
+                    continue
+                _, media = _media(response.get("content"))
+                name = (
+                    resolver.type_name(media["schema"])
+                    if isinstance(media, dict) and "schema" in media
+                    else ""
+                )
+                responses.append((str(status), str(response.get("description") or ""), name))
+            success = [r for r in responses if r[0].startswith("2") and r[2]]
+            success = success or [r for r in responses if r[0] == "default" and r[2]]
+            description = str(op.get("description") or "")
+            tags = [str(t) for t in op.get("tags") or [] if str(t).strip()]
+            external = op.get("externalDocs")
+            operations.append(
+                Operation(
+                    method=method.upper(),
+                    path=str(api_path),
+                    operation_id=str(op.get("operationId") or ""),
+                    summary=" ".join(str(op.get("summary") or "").split()),
+                    description=description,
+                    tags=tags or [UNTAGGED],
+                    params=params,
+                    request_schema=request_schema,
+                    request_media=request_media,
+                    request_required=request_required,
+                    request_description=request_description,
+                    responses=responses,
+                    response_schema=success[0][2] if success else "",
+                    deprecated=bool(op.get("deprecated")),
+                    replacement=replacement_in(description) if op.get("deprecated") else "",
+                    external_url=str(external.get("url", ""))
+                    if isinstance(external, dict)
+                    else top_url,
+                )
+            )
+    return operations
+
+
+def extract_schemas(spec: dict[str, Any], resolver: Resolver) -> list[SchemaInfo]:
+    components = spec.get("components") if isinstance(spec.get("components"), dict) else {}
+    raw = components.get("schemas") if isinstance(components.get("schemas"), dict) else {}
+    schemas: list[SchemaInfo] = []
+    for name, node in raw.items():
+        schema = resolver.resolve(node)
+        if not isinstance(schema, dict):
+            continue
+        info = SchemaInfo(
+            name=str(name),
+            description=str(schema.get("description") or ""),
+            type=_schema_kind(schema),
+            deprecated=bool(schema.get("deprecated")),
+        )
+        parts = [schema]
+        for part in schema.get("allOf") or []:
+            if isinstance(part, dict) and "$ref" in part:
+                info.composed_of.append(resolver.type_name(part))
+            else:
+                parts.append(resolver.resolve(part))
+        required: set[str] = set()
+        for part in parts:
+            if not isinstance(part, dict):
+                continue
+            required.update(str(r) for r in part.get("required") or [])
+            props = part.get("properties") if isinstance(part.get("properties"), dict) else {}
+            for prop, prop_schema in props.items():
+                resolved = resolver.resolve(prop_schema)
+                description = resolved.get("description", "") if isinstance(resolved, dict) else ""
+                if isinstance(prop_schema, dict) and prop_schema.get("description"):
+                    description = prop_schema["description"]
+                info.properties.append(
+                    Param(
+                        str(prop),
+                        "body",
+                        resolver.type_name(prop_schema),
+                        False,
+                        str(description or ""),
+                    )
+                )
+        info.properties = [
+            Param(p.name, p.location, p.type, p.name in required, p.description)
+            for p in info.properties
+        ]
+        if isinstance(schema.get("enum"), list):
+            info.enum = [str(v) for v in schema["enum"]]
+        schemas.append(info)
+    return schemas
+
+
+def _schema_kind(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = "|".join(str(k) for k in kind if k != "null")
+    if not kind:
+        kind = "object" if schema.get("properties") or schema.get("allOf") else "any"
+    if schema.get("enum"):
+        return f"{kind} (enum)"
+    return f"{kind} ({schema['format']})" if schema.get("format") else str(kind)
+
+
+# --- documents ------------------------------------------------------------------------------------
+
+
+def base_path(spec: dict[str, Any]) -> str:
+    servers = spec.get("servers")
+    if isinstance(servers, list) and servers and isinstance(servers[0], dict):
+        url = str(servers[0].get("url") or "")
+        return urlparse(url).path.rstrip("/") if "://" in url else url.rstrip("/")
+    return ""
+
+
+def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
+    spec = parse_spec(path)
+    resolver = Resolver(spec, path)
+    info = spec.get("info") if isinstance(spec.get("info"), dict) else {}
+    api_title = " ".join(str(info.get("title") or path.stem).split())
+    version = str(info.get("version") or "")
+    publication = slug(api_title) or slug(path.stem)
+    stem = slug(path.stem) or "api"
+    base = base_path(spec)
+    spec_url = ""
+    if isinstance(spec.get("externalDocs"), dict):
+        spec_url = str(spec["externalDocs"].get("url") or "")
+
+    operations = extract_operations(spec, resolver)
+    schemas = extract_schemas(spec, resolver)
+
+    tag_meta: dict[str, dict[str, Any]] = {}
+    for tag in spec.get("tags") or []:
+        if isinstance(tag, dict) and tag.get("name"):
+            tag_meta[str(tag["name"])] = tag
+    order = list(tag_meta)
+    for op in operations:
+        for tag in op.tags:
+            if tag not in order:
+                order.append(tag)
+
+    taken = {"schemas"} if schemas else set()
+    page_of: dict[str, str] = {}
+    for tag in order:
+        base_slug = slug(tag) or "tag"
+        candidate, n = base_slug, 1
+        while candidate in taken:
+            candidate, n = f"{base_slug}-{n}", n + 1
+        taken.add(candidate)
+        page_of[tag] = f"{stem}/{candidate}.md"
+
+    common = {
+        "api_title": api_title,
+        "version": version,
+        "base_path": base,
+        "publication": publication,
+    }
+    documents: list[Document] = []
+    for tag in order:
+        own = [op for op in operations if op.tags[0] == tag]
+        elsewhere = [op for op in operations if tag in op.tags[1:]]
+        if not own and not elsewhere:
+            continue
+        meta = tag_meta.get(tag, {})
+        docs = meta.get("externalDocs") if isinstance(meta.get("externalDocs"), dict) else {}
+        url = str(docs.get("url") or "") or spec_url
+        file = page_of[tag]
+        title_text = "Untagged operations" if tag == UNTAGGED else tag
+        page = render_tag_page(
+            file=file,
+            tag=title_text,
+            tag_description=str(meta.get("description") or ""),
+            operations=own,
+            elsewhere=[(op, page_of[op.tags[0]]) for op in elsewhere],
+            url=url,
+            **common,
+        )
+        documents.append(
+            Document(
+                path=file,
+                publication=publication,
+                title=f"{title_text} — {api_title}",
+                url=url,
+                text=page.text,
+                source="openapi",
+                metadata={"spec": path.name, "tag": tag, "openapi": str(spec.get("openapi"))},
+                identifiers=tuple(
+                    entry
+                    for op, (line, anchor) in zip(own, page.positions, strict=True)
+                    for entry in _operation_entries(op, file, line, anchor, url, publication)
+                ),
+            )
+        )
+    if schemas:
+        file = f"{stem}/schemas.md"
+        page = render_schema_page(file=file, schemas=schemas, url=spec_url, **common)
+        documents.append(
+            Document(
+                path=file,
+                publication=publication,
+                title=f"Schemas — {api_title}",
+                url=spec_url,
+                text=page.text,
+                source="openapi",
+                metadata={"spec": path.name, "openapi": str(spec.get("openapi"))},
+                identifiers=tuple(
+                    IdentifierEntry(
+                        name=schema.name,
+                        kind="schema",
+                        file=file,
+                        line=line,
+                        anchor=anchor,
+                        url=f"{spec_url}#{anchor}" if spec_url else "",
+                        summary=_first_paragraph(schema.description),
+                        publication=publication,
+                        params=tuple(schema.properties),
+                        deprecated=schema.deprecated,
+                    )
+                    for schema, (line, anchor) in zip(schemas, page.positions, strict=True)
+                ),
+            )
+        )
+    description = {
+        "kind": "openapi",
+        "path": str(path.resolve()),
+        "title": api_title,
+        "version": version,
+        "openapi": str(spec.get("openapi")),
+        "base_path": base,
+        "publication": publication,
+        "paths": len(spec["paths"]),
+        "operations": len(operations),
+        "schemas": len(schemas),
+        "documents": len(documents),
+    }
+    return documents, description
+
+
+def _first_paragraph(text: str, cap: int = 400) -> str:
+    from atlas_core.gitbook import clean
+
+    para = clean(text).strip().split("\n\n", 1)[0]
+    para = " ".join(para.split())
+    return para if len(para) <= cap else para[: cap - 1].rstrip() + "…"
+
+
+def _operation_entries(
+    op: Operation, file: str, line: int, anchor: str, url: str, publication: str
+) -> list[IdentifierEntry]:
+    summary = op.summary
+    detail = _first_paragraph(op.description)
+    if detail and detail.rstrip(".").lower() != summary.rstrip(".").lower():
+        summary = f"{summary.rstrip('.')}. {detail}" if summary else detail
+    common: dict[str, Any] = {
+        "file": file,
+        "line": line,
+        "anchor": anchor,
+        "url": f"{(op.external_url or url)}#{anchor}" if (op.external_url or url) else "",
+        "summary": summary,
+        "publication": publication,
+        "method": op.method,
+        "path": op.path,
+        "operation_id": op.operation_id,
+        "params": tuple(op.params),
+        "request_schema": op.request_schema,
+        "response_schema": op.response_schema,
+        "deprecated": op.deprecated,
+        "replacement": op.replacement,
+    }
+    entries = [IdentifierEntry(name=f"{op.method} {op.path}", kind="endpoint", **common)]
+    if op.operation_id:
+        entries.append(IdentifierEntry(name=op.operation_id, kind="operation", **common))
+    return entries

@@ -1,0 +1,199 @@
+"""Markdown reference pages for an OpenAPI spec: one per tag, one for the schemas.
+
+Pages are written for people first (hover cards and search results show them): an operation's
+section opens with its method and path, then its description, a parameter table, the request body
+and a response table. Spec text is HTML in places, so it goes through the GitBook cleaner, and any
+line that would read as a heading or an open code fence is neutralised so the page's structure is
+exactly the one written here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from atlas_core.chunker import github_slug, heading_anchors
+from atlas_core.gitbook import clean
+
+if TYPE_CHECKING:
+    from atlas_core.sources.openapi import Operation, SchemaInfo
+    from atlas_core.types import Param
+
+MAX_HEADING = 90
+_HEADING_LINE_RE = re.compile(r"^(\s{0,3})(#{1,6})(\s|$)")
+_RULE_LINE_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_FENCE_LINE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+@dataclass(slots=True)
+class Page:
+    text: str
+    positions: list[tuple[int, str]] = field(default_factory=list)  # (1-based line, anchor)
+
+
+def slug(text: str) -> str:
+    return re.sub(r"-{2,}", "-", github_slug(text).replace("_", "-")).strip("-")
+
+
+def prose(text: str) -> str:
+    """Spec prose (often HTML) as markdown that cannot change the page's structure."""
+    body = clean(text.replace("\r\n", "\n")).strip()
+    out: list[str] = []
+    fences = 0
+    for line in body.split("\n"):
+        if _FENCE_LINE_RE.match(line):
+            fences += 1
+        elif fences % 2 == 0:
+            line = _HEADING_LINE_RE.sub(r"\1\\\2\3", line)
+            if _RULE_LINE_RE.match(line):
+                line = "***"
+        out.append(line)
+    if fences % 2:
+        out.append("```")
+    return "\n".join(out)
+
+
+def cell(text: str) -> str:
+    """Text for one markdown table cell: one line, pipes escaped."""
+    flat = " ".join(clean(text).split())
+    return flat.replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    return f"`{text}`" if text and "`" not in text else text
+
+
+def _heading_text(op: Operation) -> str:
+    if op.summary and len(op.summary) <= MAX_HEADING:
+        return op.summary
+    return op.operation_id or f"{op.method} {op.path}"
+
+
+def _param_table(params: Sequence[Param], *, location: bool) -> list[str]:
+    if location:
+        rows = ["| Name | In | Type | Required | Description |", "| --- | --- | --- | --- | --- |"]
+    else:
+        rows = ["| Name | Type | Required | Description |", "| --- | --- | --- | --- |"]
+    for p in params:
+        cells = [_code(p.name)] + ([p.location] if location else [])
+        cells += [
+            _code(p.type) if p.type else "",
+            "yes" if p.required else "no",
+            cell(p.description),
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
+def _finish(lines: list[str], heading_lines: list[int]) -> Page:
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    anchors = heading_anchors(text)
+    return Page(text, [(n, anchors.get(n, "")) for n in heading_lines])
+
+
+def render_tag_page(
+    *,
+    file: str,
+    tag: str,
+    tag_description: str,
+    operations: Sequence[Operation],
+    elsewhere: Sequence[tuple[Operation, str]],
+    url: str,
+    api_title: str,
+    version: str,
+    base_path: str,
+    publication: str,
+) -> Page:
+    lines = [f"# {tag}", ""]
+    if tag_description:
+        lines += [prose(tag_description), ""]
+    about = f"Operations of the {api_title}" + (f" {version}" if version else "")
+    if base_path:
+        about += f"; paths are relative to the base path `{base_path}`"
+    lines += [about + ".", ""]
+    if elsewhere:
+        lines.append("Also tagged here, documented on another page:")
+        lines.append("")
+        for op, page in elsewhere:
+            name = page.rsplit("/", 1)[-1]
+            lines.append(f"- [{op.method} {op.path}]({name}#{github_slug(_heading_text(op))})")
+        lines.append("")
+    heading_lines: list[int] = []
+    for op in operations:
+        heading_lines.append(len(lines) + 1)
+        lines += [f"## {_heading_text(op)}", ""]
+        head = f"`{op.method} {op.path}`"
+        if op.operation_id:
+            head += f" · operationId `{op.operation_id}`"
+        lines += [head, ""]
+        if op.deprecated:
+            note = "**Deprecated.**"
+            if op.replacement:
+                note += f" Use `{op.replacement}` instead."
+            lines += [note, ""]
+        if op.summary and _heading_text(op) != op.summary:
+            lines += [op.summary, ""]
+        if op.description.strip():
+            lines += [prose(op.description), ""]
+        plain = [p for p in op.params if p.location != "body"]
+        if plain:
+            lines += ["**Parameters**", "", *_param_table(plain, location=True), ""]
+        if op.request_schema or op.request_media:
+            body = "**Request body**"
+            if op.request_media:
+                body += f" (`{op.request_media}`{', required' if op.request_required else ''})"
+            body += ":"
+            if op.request_schema:
+                body += f" {_code(op.request_schema)}"
+            if op.request_description:
+                body += f" — {cell(op.request_description)}"
+            lines += [body, ""]
+        if op.responses:
+            lines += [
+                "**Responses**",
+                "",
+                "| Status | Description | Schema |",
+                "| --- | --- | --- |",
+            ]
+            for status, description, schema in op.responses:
+                lines.append(f"| {status} | {cell(description)} | {_code(schema)} |")
+            lines.append("")
+    return _finish(lines, heading_lines)
+
+
+def render_schema_page(
+    *,
+    file: str,
+    schemas: Sequence[SchemaInfo],
+    url: str,
+    api_title: str,
+    version: str,
+    base_path: str,
+    publication: str,
+) -> Page:
+    lines = [f"# Schemas of the {api_title}", ""]
+    lines += [
+        f"Request and response types of the {api_title}"
+        + (f" {version}" if version else "")
+        + ", one section per type.",
+        "",
+    ]
+    heading_lines: list[int] = []
+    for schema in schemas:
+        heading_lines.append(len(lines) + 1)
+        lines += [f"## {schema.name}", ""]
+        kind = f"Type: `{schema.type}`"
+        if schema.composed_of:
+            kind += "; extends " + ", ".join(_code(name) for name in schema.composed_of)
+        if schema.deprecated:
+            kind += ". **Deprecated.**"
+        lines += [kind, ""]
+        if schema.description.strip():
+            lines += [prose(schema.description), ""]
+        if schema.enum:
+            lines += ["Values: " + ", ".join(_code(v) for v in schema.enum[:200]), ""]
+        if schema.properties:
+            lines += [*_param_table(schema.properties, location=False), ""]
+    return _finish(lines, heading_lines)
