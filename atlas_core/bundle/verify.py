@@ -159,6 +159,13 @@ def _check_tables(
             )
 
 
+def _holds_objects(path: Path) -> bool:
+    try:
+        return read_npy_header(path).dtype.hasobject
+    except (ValueError, OSError):
+        return False
+
+
 def _walk(root: Path) -> list[str]:
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -197,6 +204,13 @@ def structural_problems(
             continue
         if has_pickle_suffix(rel):
             problems.append(Problem(rel, "is a pickle file; bundles never contain pickle"))
+        elif rel.endswith(".npy") and _holds_objects(root / rel):
+            problems.append(
+                Problem(
+                    rel,
+                    "holds Python objects (object dtype, i.e. pickle); bundles never contain pickle",
+                )
+            )
         elif full:
             problems.append(Problem(rel, "is not listed in manifest.json"))
     return problems
