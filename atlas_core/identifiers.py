@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from atlas_core.chunker import fence_ids, scan_headings
 from atlas_core.symbols import (
     DEPRECATIONS_FILE,
     KEYWORD_FILE,
@@ -48,24 +49,7 @@ _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # ---------------------------------------------------------------------------------------------
 # Markdown structure: headings, anchors, sections and their first paragraph.
 
-_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
-_ATX_RE = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_HTML_TAG_RE = re.compile(r"<[^>]+>")
-
-
-def clean_heading(text: str) -> str:
-    """Heading text as rendered: links, emphasis, code marks and inline HTML removed."""
-    text = _LINK_RE.sub(r"\1", text)
-    text = _HTML_TAG_RE.sub("", text)
-    return re.sub(r"\s+", " ", text.replace("**", "").replace("__", "").replace("`", "")).strip()
-
-
-def slugify(text: str) -> str:
-    """GitHub-style anchor of a heading: lowercase, punctuation dropped, spaces to hyphens."""
-    text = clean_heading(text).lower()
-    text = re.sub(r"[^\w\- ]", "", text)
-    return text.replace(" ", "-")
+_FENCE_LANG_RE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})\s*([\w+-]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,42 +72,32 @@ class Scan:
     """One pass over a document: its sections (H1-H3), code blocks and the section of each line."""
 
     def __init__(self, text: str, title: str) -> None:
-        self.lines = text.splitlines()
-        self.in_code = [False] * len(self.lines)
+        # Same line split, fences and anchors as the chunker, so entries and chunks agree.
+        self.lines = text.split("\n")
+        ids = fence_ids(self.lines)
+        self.in_code = [n >= 0 for n in ids]
         self.blocks: list[CodeBlock] = []
-        heads: list[tuple[int, str, int]] = []
-        fence: str | None = None
-        lang = ""
-        start = 0
-        for i, line in enumerate(self.lines):
-            m = _FENCE_RE.match(line)
-            if fence is not None:
-                self.in_code[i] = True
-                if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                    self.blocks.append(CodeBlock(lang, start + 1, tuple(self.lines[start:i])))
-                    fence = None
+        i = 0
+        while i < len(ids):
+            if ids[i] < 0:
+                i += 1
                 continue
-            if m:
-                fence, lang, start = m.group(1), m.group(2).lower(), i + 1
-                self.in_code[i] = True
-                continue
-            h = _ATX_RE.match(line)
-            if h and len(h.group(1)) <= 3 and clean_heading(h.group(2)):
-                heads.append((len(h.group(1)), h.group(2), i))
-        if fence is not None:
-            self.blocks.append(CodeBlock(lang, start + 1, tuple(self.lines[start:])))
-        used: Counter[str] = Counter()
+            j = i
+            while j + 1 < len(ids) and ids[j + 1] == ids[i]:
+                j += 1
+            m = _FENCE_LANG_RE.match(self.lines[i])
+            lang = m.group(1).lower() if m else ""
+            self.blocks.append(CodeBlock(lang, i + 2, tuple(self.lines[i + 1 : j])))
+            i = j + 1
+        heads = [h for h in scan_headings(self.lines, self.in_code) if h.level <= 3]
         self.sections: list[Section] = []
-        if not any(level == 1 for level, _, _ in heads):
-            first = heads[0][2] if heads else len(self.lines)
+        if not any(h.level == 1 for h in heads):
+            first = heads[0].line if heads else len(self.lines)
             self.sections.append(Section(0, title, 1, "", self._summary(-1, first, title)))
-        for n, (level, raw, i) in enumerate(heads):
-            base = slugify(raw)
-            anchor = base if not used[base] else f"{base}-{used[base]}"
-            used[base] += 1
-            end = heads[n + 1][2] if n + 1 < len(heads) else len(self.lines)
+        for n, h in enumerate(heads):
+            end = heads[n + 1].line if n + 1 < len(heads) else len(self.lines)
             self.sections.append(
-                Section(level, clean_heading(raw), i + 1, anchor, self._summary(i, end))
+                Section(h.level, h.text, h.line + 1, h.anchor, self._summary(h.end, end))
             )
         self._starts = [s.line for s in self.sections]
 
@@ -220,11 +194,13 @@ class _Collector:
     def __init__(self, doc: Document, scan: Scan) -> None:
         self.doc = doc
         self.scan = scan
-        self.entries: dict[tuple[str, str], IdentifierEntry] = {}
+        self.entries: dict[tuple[str, str, int], IdentifierEntry] = {}
 
     def add(self, name: str, kind: str, line: int, **fields: Any) -> None:
         name = name.strip()
-        if not name or (kind, name) in self.entries:
+        # Headings repeat legitimately ("Parameters" under every operation); names do not.
+        key = (kind, name, line if kind == "heading" else 0)
+        if not name or key in self.entries:
             return
         section = self.scan.section_at(line)
         anchor = fields.pop("anchor", None)
@@ -232,7 +208,7 @@ class _Collector:
             anchor = section.anchor if section else ""
         summary = fields.pop("summary", "") or (section.summary if section else "")
         url = self.doc.url + (f"#{anchor}" if anchor and self.doc.url else "")
-        self.entries[(kind, name)] = IdentifierEntry(
+        self.entries[key] = IdentifierEntry(
             name=name,
             kind=kind,
             file=self.doc.path,
@@ -326,7 +302,8 @@ def extract_document(doc: Document) -> tuple[list[IdentifierEntry], list[Depreca
         if not is_graphql:
             for text in [line] if code else _INLINE_CODE_RE.findall(line):
                 _java_names(out, text, lineno)
-        if is_import and (code or '"' in line):
+        # A minified spec pasted into a page is a schema dump, not import-file keys.
+        if is_import and (code or '"' in line) and len(line) < 2000:
             for key in _JSON_KEY_RE.findall(line):
                 out.add(key, "json_key", lineno)
             for value in _RESOURCE_TYPE_RE.findall(line):
@@ -425,9 +402,9 @@ def _cli_shell(out: _Collector, line: str, lineno: int) -> None:
 
 def _cli_line(out: _Collector, line: str, lineno: int, programs: set[str]) -> None:
     """A command named on its own line of a CLI page (`full-sync`, `collibra data-contract init`)."""
-    if len(line) > 80 or not line:
+    if not line:
         return
-    m = _CLI_LINE_RE.match(line)
+    m = _CLI_LINE_RE.match(line) if len(line) <= 80 else None
     words = m.group(1).split() if m else []
     if not m:
         # "collibra data-contract draft Generate a new ..." : a known program then its subcommand.
@@ -675,12 +652,12 @@ def write_table(
 ) -> dict:
     """Write the identifier table under ``out_dir/identifiers/``; returns the manifest section."""
     order = {k: n for n, k in enumerate(KIND_ORDER)}
-    unique: dict[tuple[str, str, str], IdentifierEntry] = {}
+    unique: dict[tuple[str, str, str, int], IdentifierEntry] = {}
     for e in entries:
         if e.kind not in order:
             log.warning("identifier %r has unknown kind %r; stored as heading", e.name, e.kind)
             e = replace(e, kind="heading")
-        unique.setdefault((e.kind, e.name, e.file), e)
+        unique.setdefault((e.kind, e.name, e.file, e.line if e.kind == "heading" else 0), e)
     rows = sorted(unique.values(), key=lambda e: (order[e.kind], e.name.lower(), e.file, e.line))
     target = Path(out_dir) / TABLE_DIR
     target.mkdir(parents=True, exist_ok=True)

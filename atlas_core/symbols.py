@@ -68,6 +68,11 @@ _CALL_SUFFIX_RE = re.compile(r"\([^()]*\)\s*;?$")
 _GENERIC_RE = re.compile(r"<[^<>]*>")
 _BUILDER_PARTS = frozenset({"builder", "build", "newbuilder", "getinstance", "class", "new"})
 _QUOTES = "\"'`"
+_QUERY_STOPWORD_TEXT = (
+    "a an and are as at be by can do does for from how i in is it many much of on or per the "
+    "to what when where which who why with"
+)
+_QUERY_STOPWORDS = frozenset(_QUERY_STOPWORD_TEXT.split())
 
 
 def compact(text: str) -> str:
@@ -222,11 +227,8 @@ class IdentifierIndex:
     @classmethod
     def open(cls, bundle: Any) -> IdentifierIndex:
         """Open the table of a `Bundle` (anything with ``.file(relpath)``) or of a directory."""
-        name = ""
         if hasattr(bundle, "file"):
             directory = Path(bundle.file(f"{TABLE_DIR}/{TABLE_FILE}")).parent
-            manifest = getattr(bundle, "manifest", None) or {}
-            name = str(manifest.get("name", "")) if isinstance(manifest, dict) else ""
         else:
             directory = Path(bundle)
             if (directory / TABLE_DIR / TABLE_FILE).is_file():
@@ -253,7 +255,7 @@ class IdentifierIndex:
                 hint="upgrade Atlas or rebuild the bundle",
                 path=str(path),
             )
-        return cls(directory, table, name=name)
+        return cls(directory, table)
 
     def close(self) -> None:
         if isinstance(self._records, mmap.mmap):
@@ -438,7 +440,10 @@ class IdentifierIndex:
             path = self.directory / KEYWORD_FILE
             self._kw = json.loads(path.read_bytes()) if path.is_file() else {"vocab": {}}
         vocab: dict[str, list[int]] = self._kw["vocab"]
-        tokens = set(split_words(query)) | {compact(query)}
+        tokens: set[str] = set()
+        for word in {*split_words(query), compact(query)} - _QUERY_STOPWORDS:
+            # Plural and singular meet without stemming the table: page/pages, item/items.
+            tokens.update((word, word + "s", word[:-1] if word.endswith("s") else word))
         scores: dict[int, float] = {}
         for token in tokens:
             postings = vocab.get(token)
@@ -495,7 +500,9 @@ class IdentifierIndex:
             if score > scores.get(row, 0.0):
                 scores[row] = score
 
-        for row in self._rows_compact(q):
+        # Symbols match what the user sees, so aliases (an endpoint's operationId) do not count.
+        assert self._by_search is not None
+        for row in self._chain(self._by_search.get(q), self._search_prev):
             offer(row, 100.0)
         for row in self._rows_named(query.strip()):
             offer(row, 100.0)

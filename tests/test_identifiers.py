@@ -1,0 +1,293 @@
+"""Build-time extraction of the identifier table from markdown and from source-attached entries."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from atlas_core.chunker import heading_anchors
+from atlas_core.identifiers import bound, extract, synthetic_entries, write_identifier_table
+from atlas_core.symbols import IdentifierIndex
+from atlas_core.types import Deprecation, Document, IdentifierEntry, Param
+
+FIXTURES = Path(__file__).parent / "fixtures" / "identifiers"
+
+
+def fixture_documents() -> list[Document]:
+    """The pages under tests/fixtures/identifiers as a local source would load them."""
+    docs = []
+    for path in sorted(FIXTURES.rglob("*.md")):
+        rel = path.relative_to(FIXTURES).as_posix()
+        text = path.read_text(encoding="utf-8")
+        docs.append(
+            Document(
+                path=rel,
+                publication=rel.split("/")[0],
+                title=text.split("\n")[0].lstrip("# "),
+                url=f"https://docs.example.test/{rel[:-3]}",
+                text=text,
+                source="local",
+            )
+        )
+    return docs
+
+
+@pytest.fixture(scope="module")
+def extracted() -> tuple[list[IdentifierEntry], list[Deprecation]]:
+    return extract(fixture_documents())
+
+
+def _find(entries: list[IdentifierEntry], name: str, kind: str, file: str = "") -> IdentifierEntry:
+    hits = [e for e in entries if e.name == name and e.kind == kind and file in e.file]
+    assert hits, f"no {kind} {name!r} among {sorted({(e.kind, e.name) for e in entries})}"
+    return hits[0]
+
+
+def _line(rel: str, number: int) -> str:
+    return (FIXTURES / rel).read_text(encoding="utf-8").split("\n")[number - 1]
+
+
+def test_every_h1_to_h3_heading_with_line_anchor_url_and_summary(extracted):
+    entries, _ = extracted
+    for doc in fixture_documents():
+        anchors = heading_anchors(doc.text)
+        headings = [e for e in entries if e.kind == "heading" and e.file == doc.path]
+        lines = doc.text.split("\n")
+        expected = [n + 1 for n, line in enumerate(lines) if line.startswith(("# ", "## ", "### "))]
+        # Lines inside code fences that start with "#" are not headings; the fixtures have none.
+        assert sorted(e.line for e in headings) == expected, doc.path
+        for e in headings:
+            assert e.name in lines[e.line - 1].replace("**", "")
+            assert e.anchor == anchors[e.line]
+            assert e.url == f"{doc.url}#{e.anchor}"
+    paging = _find(entries, "Paging", "heading")
+    assert (paging.line, paging.anchor) == (23, "paging")
+    assert paging.summary == "Pages hold at most one thousand items."
+    # Repeated headings keep their own line and GitHub's numbered anchor.
+    params = [e for e in entries if e.name == "Parameters" and e.kind == "heading"]
+    assert [e.anchor for e in params] == ["parameters", "parameters-1", "parameters-2"]
+
+
+def test_endpoint_mentions_keep_template_and_drop_prefix_and_query(extracted):
+    entries, _ = extracted
+    read = _find(entries, "GET /assets/{assetId}", "endpoint", "guides/java-client.md")
+    assert (read.method, read.path, read.line) == ("GET", "/assets/{assetId}", 7)
+    assert "/rest/2.0/assets/{assetId}" in _line("guides/java-client.md", 7)
+    assert read.anchor == "reading-an-asset"
+    relations = _find(entries, "GET /relations", "endpoint")
+    assert relations.line == 8 and "?sourceId" in _line("guides/java-client.md", 8)
+    _find(entries, "POST /assets/removalJobs", "endpoint", "rest/widgets-api.md")
+
+
+def test_client_method_table_gives_endpoint_operation_params_and_schemas(extracted):
+    entries, _ = extracted
+    ep = _find(entries, "GET /assets", "endpoint", "rest/widgets-api.md")
+    op = _find(entries, "find_assets", "operation")
+    for e in (ep, op):
+        assert (e.method, e.path, e.operation_id) == ("GET", "/assets", "find_assets")
+        assert (e.line, e.anchor) == (12, "find_assets")
+        assert e.summary == "Search assets by name or domain"
+        assert e.response_schema == "AssetPage"
+        assert [p.name for p in e.params] == ["name", "limit"]
+        assert e.params[0] == Param(
+            "name", "query", "str", False, "Text the asset name must contain"
+        )
+    get = _find(entries, "GET /assets/{assetId}", "endpoint", "rest/widgets-api.md")
+    assert get.params == (Param("asset_id", "path", "str", True, "Identifier of the asset"),)
+    add = _find(entries, "POST /assets", "endpoint")
+    assert add.request_schema == "AddAssetRequest" and add.params[0].location == "body"
+
+
+def test_java_types_beans_and_builders(extracted):
+    entries, _ = extracted
+    api = _find(entries, "AssetApi", "type", "guides/java-client.md")
+    assert api.line == 11  # the import line, its first mention
+    assert _find(entries, "AddAssetRequest", "type").line == 12
+    assert _find(entries, "addAsset", "operation").line == 15
+    # A page whose H1 names a client class documents that class.
+    assert _find(entries, "AssetsApi", "type").file == "rest/widgets-api.md"
+
+
+def test_import_api_json_keys_and_values(extracted):
+    entries, _ = extracted
+    keys = {e.name: e for e in entries if e.kind == "json_key"}
+    for name in ("resourceType", "identifier", "attributes", "continueOnError", "batchSize"):
+        assert name in keys, name
+        assert keys[name].file == "import-api/commands.md"
+    assert keys["resourceType"].line == 10 and keys["continueOnError"].line == 24
+    assert "Asset" in keys  # a resourceType value
+    assert all(e.file.startswith("import-api/") for e in keys.values())
+
+
+def test_cli_commands_from_command_lines_and_shell_blocks(extracted):
+    entries, _ = extracted
+    cli = {e.name: e.line for e in entries if e.kind == "cli"}
+    assert cli == {
+        "full-sync": 7,
+        "harvest-tool check-config": 11,
+        "harvest-tool full-sync": 16,
+        "harvest-tool list-sources": 19,
+    }
+
+
+def test_graphql_operations_types_and_fields(extracted):
+    entries, _ = extracted
+    names = {e.name for e in entries if e.kind == "graphql"}
+    assert {"AssetsByDomain", "AssetFilter", "DomainFragment", "assets", "displayName"} <= names
+
+
+def test_deprecations_from_tables_sentences_and_endpoints(extracted):
+    entries, deprecations = extracted
+    pairs = {(d.term, d.replacement) for d in deprecations}
+    assert {
+        ("Term", "Asset"),
+        ("Vocabulary", "Domain"),
+        ("VocabularyType", "DomainType"),
+        ("findAssetsLegacy", "findAssets"),
+        ("AssetFinder", "AssetApi"),
+        ("DELETE /assets/{assetId}", "POST /assets/removalJobs"),
+    } <= pairs
+    term = next(d for d in deprecations if d.term == "Term")
+    assert (term.file, term.line, term.whole_word) == ("output-module/terms.md", 7, True)
+    assert "deprecated" in term.note
+    endpoint = next(d for d in deprecations if d.term.startswith("DELETE"))
+    assert endpoint.url.endswith("#remove_asset") and not endpoint.whole_word
+    # The endpoint entry itself is marked, so hover can show the notice.
+    old = _find(entries, "DELETE /assets/{assetId}", "endpoint")
+    assert old.deprecated and old.replacement == "POST /assets/removalJobs"
+    # Prose that merely mentions deprecation without naming a code term adds nothing.
+    assert not any(d.term in ("names", "those") for d in deprecations)
+
+
+def test_source_entries_are_kept_and_their_deprecation_reported():
+    spec_entry = IdentifierEntry(
+        name="DELETE /widgets/{widgetId}",
+        kind="endpoint",
+        file="openapi/widgets.md",
+        line=3,
+        summary="Removes a widget. Please use POST /widgets/removalJobs instead.",
+        method="DELETE",
+        path="/widgets/{widgetId}",
+        operation_id="removeWidget",
+        deprecated=True,
+    )
+    doc = Document(
+        path="openapi/widgets.md",
+        publication="Widgets",
+        title="Widgets",
+        url="",
+        text="# Widgets\n\nGenerated.\n",
+        source="openapi",
+        identifiers=(spec_entry,),
+    )
+    entries, deprecations = extract([doc])
+    assert entries == [spec_entry]  # an OpenAPI page is not re-scanned as prose
+    assert [(d.term, d.replacement) for d in deprecations] == [
+        ("DELETE /widgets/{widgetId}", "POST /widgets/removalJobs")
+    ]
+
+
+def test_summary_is_one_bounded_paragraph():
+    long = " ".join(["word"] * 300)
+    text = f"# Title\n\n{long}\n\nSecond paragraph.\n"
+    doc = Document(path="a.md", publication="p", title="Title", url="", text=text)
+    (heading,), _ = extract([doc])
+    assert len(heading.summary) <= 402 and heading.summary.endswith("…")
+    assert "Second" not in heading.summary
+    assert bound("short text") == "short text"
+
+
+def test_page_without_h1_gets_its_title_as_a_heading():
+    doc = Document(
+        path="misc/plain.md",
+        publication="misc",
+        title="Plain page",
+        url="https://docs.example.test/plain",
+        text="Plain page\n\nConverted pages often lack markdown headings.\n",
+    )
+    entries, _ = extract([doc])
+    assert [(e.name, e.kind, e.line, e.anchor) for e in entries] == [
+        ("Plain page", "heading", 1, "")
+    ]
+    assert entries[0].summary == "Converted pages often lack markdown headings."
+    assert entries[0].url == "https://docs.example.test/plain"
+
+
+def test_write_returns_manifest_section_and_plain_files(tmp_path):
+    section = write_identifier_table(fixture_documents(), [], tmp_path)
+    assert section["format"] == "atlas-identifiers" and section["version"] == 1
+    assert section["count"] == sum(section["kinds"].values())
+    assert section["kinds"]["endpoint"] >= 6 and section["kinds"]["cli"] == 4
+    assert section["deprecations"] >= 6
+    for rel in section["files"]:
+        assert (tmp_path / rel).is_file(), rel
+    table = json.loads((tmp_path / "identifiers" / "table.json").read_text())
+    assert len(table["names"]) == section["count"]
+    records = (tmp_path / "identifiers" / "records.jsonl").read_text().splitlines()
+    assert len(records) == section["count"]
+    assert all(isinstance(json.loads(line), dict) for line in records)
+
+
+def test_synthetic_entries_cover_every_kind_and_round_trip(tmp_path):
+    entries = synthetic_entries(4000, seed=7)
+    assert synthetic_entries(4000, seed=7) == entries
+    assert {e.kind for e in entries} == {
+        "endpoint",
+        "operation",
+        "schema",
+        "type",
+        "json_key",
+        "cli",
+        "graphql",
+        "heading",
+    }
+    from atlas_core.identifiers import write_table
+
+    section = write_table(entries, [], tmp_path)
+    assert section["count"] == len({(e.kind, e.name, e.file) for e in entries})
+    index = IdentifierIndex.open(tmp_path)
+    sample = entries[1234]
+    top = index.lookup(sample.name, 1)[0]
+    assert (top.name, top.confidence) == (sample.name, 1.0)
+    index.close()
+
+
+@pytest.mark.shared
+def test_real_docs_give_operations_endpoints_types_and_deprecations(shared_dir, tmp_path):
+    from atlas_core.sources.mirror import load_mirror
+
+    started = time.perf_counter()
+    documents, _ = load_mirror(shared_dir / "collibra-docs", clean_gitbook=True)
+    try:
+        from atlas_core.sources import load_sources
+
+        spec = load_sources([f"openapi={shared_dir / 'collibra-openapi' / 'dgc-rest.json'}"])
+        documents += spec.documents
+    except ImportError:
+        pass  # the OpenAPI loader has not landed; the markdown alone must still answer
+    section = write_identifier_table(documents, [], tmp_path)
+    seconds = time.perf_counter() - started
+    print(f"\nshared docs: {json.dumps(section['kinds'])} deprecations={section['deprecations']}")
+    print(f"shared docs: {len(documents)} documents extracted and written in {seconds:.1f}s")
+    index = IdentifierIndex.open(tmp_path)
+    for spelling in ("findAssets", "find_assets", "assetsApi.findAssets"):
+        found = index.lookup(spelling, 5)
+        assert found[0].path == "/assets" and found[0].method == "GET", (spelling, found[0])
+        assert found[0].confidence >= 0.9
+        # Both the Python-client page and, once loaded, the OpenAPI reference page answer.
+        assert "rest-core/assets-api.md" in {c.file for c in found}
+    top = index.lookup("GET /assets/{assetId}", 1)[0]
+    assert (top.name, top.confidence) == ("GET /assets/{assetId}", 1.0)
+    top = index.lookup("/rest/2.0/assets/3f2504e0-4f89-11d3-9a0c-0305e82c3301", 1)[0]
+    assert top.name == "GET /assets/{assetId}"
+    for type_name, kind in (("AssetsApi", "type"), ("AddAssetRequest", "schema")):
+        top = index.lookup(type_name, 1)[0]
+        assert (top.name, top.kind) == (type_name, kind)
+    assert index.lookup("continueOnError", 1)[0].kind == "json_key"
+    pairs = {(d.term, d.replacement) for d in index.deprecations()}
+    assert {("Term", "Asset"), ("Vocabulary", "Domain")} <= pairs
+    assert section["kinds"]["heading"] > 300 and section["kinds"]["endpoint"] > 100
+    index.close()
