@@ -1,0 +1,160 @@
+"""`atlas download`, `atlas backup`, `atlas restore` and `atlas publish`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from atlas_core.distribution.github import DEFAULT_API_URL
+
+    download = sub.add_parser(
+        "download",
+        help="install the latest (or a tagged) bundle release; running servers pick it up",
+        description="Find a GitHub release, download its .tar.zst bundle with resume, verify the "
+        "SHA-256 and the bundle, snapshot the current one, then swap the new one in atomically.",
+    )
+    download.add_argument("--repo", required=True, help="OWNER/NAME of the releases")
+    download.add_argument("--tag", default=None, help="release tag (default: the latest)")
+    download.add_argument(
+        "--output", type=Path, default=None, help="install root (default: data dir)"
+    )
+    download.add_argument("--api-url", default=DEFAULT_API_URL, help="GitHub (Enterprise) API URL")
+    download.add_argument("--keep", type=int, default=5, help="snapshots to keep in .backups (5)")
+    download.add_argument("--mirror", action="store_true", help="download the docs mirror instead")
+    download.add_argument("--no-progress", action="store_true", help="no progress bar")
+    download.set_defaults(func=run_download)
+
+    backup = sub.add_parser("backup", help="snapshot a bundle into a .tar.zst archive")
+    backup.add_argument("--bundle", type=Path, default=None, help="bundle (default: installed)")
+    backup.add_argument("--backup-dir", type=Path, default=None, help="where snapshots go")
+    backup.set_defaults(func=run_backup)
+
+    restore = sub.add_parser("restore", help="install a snapshot again, or list snapshots")
+    restore.add_argument("--snapshot", type=Path, default=None, help="snapshot .tar.zst to restore")
+    restore.add_argument("--target", type=Path, default=None, help="install root or bundle folder")
+    restore.add_argument("--backup-dir", type=Path, default=None, help="where snapshots live")
+    restore.add_argument("--list", action="store_true", help="list snapshots, newest first")
+    restore.set_defaults(func=run_restore)
+
+    publish = sub.add_parser(
+        "publish", help="archive a bundle with its checksum and publish it as a GitHub release"
+    )
+    publish.add_argument("--bundle", type=Path, required=True, help="bundle folder to publish")
+    publish.add_argument("--repo", required=True, help="OWNER/NAME to publish to")
+    publish.add_argument("--tag", default=None, help="release tag (default: vYYYY.MM of the build)")
+    publish.add_argument("--dry-run", action="store_true", help="only write the archive + checksum")
+    publish.add_argument("--out", type=Path, default=Path.cwd(), help="where archives are written")
+    publish.add_argument("--api-url", default=DEFAULT_API_URL, help="GitHub (Enterprise) API URL")
+    via = publish.add_mutually_exclusive_group()
+    via.add_argument("--gh", dest="use_gh", action="store_true", default=None, help="use gh CLI")
+    via.add_argument("--api", dest="use_gh", action="store_false", help="use the REST API")
+    publish.set_defaults(func=run_publish)
+
+
+def _install_root(output: Path | None, mirror: bool = False) -> Path:
+    from atlas_core.config import data_dir
+
+    if output is not None:
+        return output
+    return data_dir() / "mirror" if mirror else data_dir()
+
+
+def run_download(args: argparse.Namespace) -> int:
+    from atlas_core.distribution.download import download
+    from atlas_core.distribution.github import token_from_env
+
+    report = download(
+        args.repo,
+        tag=args.tag,
+        output=_install_root(args.output, args.mirror),
+        api_url=args.api_url,
+        token=token_from_env(),
+        keep=args.keep,
+        mirror=args.mirror,
+        progress=not args.no_progress and sys.stderr.isatty(),
+    )
+    mib = report.bytes / 2**20
+    rate = mib / report.seconds if report.seconds else 0.0
+    resumed = f", resumed at {report.resumed_from} bytes" if report.resumed_from else ""
+    print(f"installed {report.asset} ({report.tag}, {mib:.1f} MiB, {rate:.1f} MiB/s{resumed})")
+    print(f"  sha256 {report.sha256} verified; bundle verified")
+    print(f"  {report.root / 'current'} -> {report.installed}")
+    if report.backup:
+        print(
+            f"  previous bundle saved as {report.backup} (undo: atlas restore --snapshot "
+            f"{report.backup} --target {report.root})"
+        )
+    return 0
+
+
+def _default_backup_dir(backup_dir: Path | None) -> Path:
+    from atlas_core.config import data_dir
+    from atlas_core.distribution.install import BACKUPS
+
+    return backup_dir or data_dir() / BACKUPS
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    from atlas_core.config import installed_bundle_dir
+    from atlas_core.distribution.publish import backup
+    from atlas_core.errors import DistributionError
+
+    bundle = args.bundle or installed_bundle_dir()
+    if not (bundle / "manifest.json").is_file():
+        raise DistributionError(
+            f"no bundle at {bundle}", hint="pass --bundle DIR, or install one with `atlas download`"
+        )
+    archive = backup(bundle, _default_backup_dir(args.backup_dir))
+    print(f"snapshot written: {archive}")
+    return 0
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    from atlas_core.config import data_dir
+    from atlas_core.distribution.install import BACKUPS, list_snapshots
+    from atlas_core.distribution.publish import restore
+    from atlas_core.errors import ConfigError
+
+    if args.list:
+        backups = args.backup_dir or (
+            args.target / BACKUPS if args.target else data_dir() / BACKUPS
+        )
+        snapshots = list_snapshots(backups)
+        if not snapshots:
+            print(f"no snapshots in {backups}")
+        for snap in snapshots:
+            chunks = snap.summary.get("chunks", "?")
+            print(f"{snap.taken_at}  {snap.size / 2**20:8.1f} MiB  {chunks} chunks  {snap.path}")
+        return 0
+    if args.snapshot is None:
+        raise ConfigError("restore needs --snapshot FILE (or --list)", hint="see atlas restore -h")
+    target = args.target or data_dir()
+    installed = restore(args.snapshot, target, backup_dir=args.backup_dir)
+    print(f"restored {args.snapshot.name} into {installed}")
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    from atlas_core.distribution.github import token_from_env
+    from atlas_core.distribution.publish import publish
+
+    report = publish(
+        args.bundle,
+        args.repo,
+        tag=args.tag,
+        dry_run=args.dry_run,
+        out=args.out,
+        api_url=args.api_url,
+        token=token_from_env(),
+        use_gh=args.use_gh,
+    )
+    print(f"archive:  {report.archive}")
+    print(f"checksum: {report.checksum}")
+    if report.published:
+        print(f"published {report.tag} to {args.repo} via {report.published} {report.url}".rstrip())
+    else:
+        print(f"dry run: nothing published; upload both files as release {report.tag} assets")
+    return 0

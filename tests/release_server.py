@@ -1,0 +1,172 @@
+"""A GitHub-like release server on 127.0.0.1 for download and publish tests.
+
+It answers the REST calls Atlas makes (latest release, release by tag, create release, upload
+asset) and serves asset bytes with HTTP Range support. Faults are scripted per test: a dropped
+connection mid-stream, a truncated body, a rate limit, a wrong checksum.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+
+@dataclass
+class ReleaseSpec:
+    tag: str
+    assets: dict[str, bytes] = field(default_factory=dict)
+    uploaded: dict[str, bytes] = field(default_factory=dict)
+    body: str = ""
+
+
+class ReleaseServer:
+    def __init__(self) -> None:
+        self.releases: dict[str, ReleaseSpec] = {}
+        self.latest: str | None = None
+        self.drop_after: dict[str, int] = {}  # asset -> drop the connection after N bytes, once
+        self.truncate_to: dict[str, int] = {}  # asset -> always send only N bytes
+        self.rate_limited = False
+        self.range_requests: list[str] = []
+        self.auth_headers: list[str] = []
+        self.download_delay = 0.0
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def add_release(self, tag: str, assets: dict[str, bytes], *, latest: bool = True) -> None:
+        self.releases[tag] = ReleaseSpec(tag, dict(assets))
+        if latest:
+            self.latest = tag
+
+    def start(self) -> ReleaseServer:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
+        return self
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+    async def _start(self) -> None:
+        app = web.Application(client_max_size=1024**3)
+        app.router.add_get("/api/repos/{owner}/{name}/releases/latest", self._latest)
+        app.router.add_get("/api/repos/{owner}/{name}/releases/tags/{tag}", self._by_tag)
+        app.router.add_post("/api/repos/{owner}/{name}/releases", self._create)
+        app.router.add_post("/uploads/{tag}", self._upload)
+        app.router.add_get("/download/{tag}/{asset}", self._download)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    def _release_json(self, spec: ReleaseSpec) -> dict[str, object]:
+        base = f"http://127.0.0.1:{self.port}"
+        return {
+            "tag_name": spec.tag,
+            "name": spec.tag,
+            "html_url": f"{base}/releases/{spec.tag}",
+            "upload_url": f"{base}/uploads/{spec.tag}{{?name,label}}",
+            "assets": [
+                {
+                    "name": name,
+                    "size": len(data),
+                    "url": f"{base}/api/assets/{name}",
+                    "browser_download_url": f"{base}/download/{spec.tag}/{name}",
+                }
+                for name, data in spec.assets.items()
+            ],
+        }
+
+    def _limited(self) -> web.Response | None:
+        if not self.rate_limited:
+            return None
+        reset = str(int(time.time()) + 600)
+        return web.json_response(
+            {"message": "API rate limit exceeded"},
+            status=403,
+            headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+        )
+
+    async def _latest(self, request: web.Request) -> web.Response:
+        self.auth_headers.append(request.headers.get("Authorization", ""))
+        if (limited := self._limited()) is not None:
+            return limited
+        if self.latest is None:
+            return web.json_response({"message": "Not Found"}, status=404)
+        return web.json_response(self._release_json(self.releases[self.latest]))
+
+    async def _by_tag(self, request: web.Request) -> web.Response:
+        self.auth_headers.append(request.headers.get("Authorization", ""))
+        if (limited := self._limited()) is not None:
+            return limited
+        spec = self.releases.get(request.match_info["tag"])
+        if spec is None:
+            return web.json_response({"message": "Not Found"}, status=404)
+        return web.json_response(self._release_json(spec))
+
+    async def _create(self, request: web.Request) -> web.Response:
+        if not request.headers.get("Authorization", "").startswith("Bearer "):
+            return web.json_response({"message": "Requires authentication"}, status=401)
+        body = await request.json()
+        spec = ReleaseSpec(body["tag_name"], body=body.get("body", ""))
+        self.releases[spec.tag] = spec
+        self.latest = spec.tag
+        return web.json_response(self._release_json(spec), status=201)
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        spec = self.releases[request.match_info["tag"]]
+        name = request.query["name"]
+        data = await request.read()
+        spec.assets[name] = data
+        spec.uploaded[name] = data
+        return web.json_response({"name": name, "size": len(data)}, status=201)
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        spec = self.releases.get(request.match_info["tag"])
+        name = request.match_info["asset"]
+        if spec is None or name not in spec.assets:
+            return web.Response(status=404)
+        data = spec.assets[name]
+        if name in self.truncate_to:
+            data = data[: self.truncate_to[name]]
+        start = 0
+        status = 200
+        headers: dict[str, str] = {}
+        range_header = request.headers.get("Range")
+        if range_header:
+            self.range_requests.append(range_header)
+            start = int(range_header.removeprefix("bytes=").split("-")[0])
+            if start >= len(data):
+                return web.Response(status=416)
+            status = 206
+            headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
+        body = data[start:]
+        resp = web.StreamResponse(status=status, headers=headers)
+        resp.content_length = len(body)
+        resp.content_type = "application/octet-stream"
+        await resp.prepare(request)
+        drop = self.drop_after.pop(name, None)
+        if drop is not None:
+            await resp.write(body[:drop])
+            await asyncio.sleep(0.05)
+            assert request.transport is not None
+            request.transport.close()  # the connection drops mid-stream
+            return resp
+        for i in range(0, len(body), 64 * 1024):
+            await resp.write(body[i : i + 64 * 1024])
+            if self.download_delay:
+                await asyncio.sleep(self.download_delay)
+        await resp.write_eof()
+        return resp
