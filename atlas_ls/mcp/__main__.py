@@ -1,0 +1,127 @@
+"""Console entry points: ``atlas-mcp``, and ``collibra-fs`` / ``collibra-rag`` (one tool set each).
+
+stdout belongs to the protocol on stdio, so everything else (logs, errors) goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from atlas_core.errors import AtlasError
+from atlas_ls.mcp.context import TOOL_SETS, ServerOptions
+
+DEFAULT_PORT = 8765
+
+
+def build_parser(prog: str, default_tools: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Serve the Collibra developer docs to AI agents over MCP "
+        "(search, identifier lookup, and list/read/grep of the docs files).",
+    )
+    parser.add_argument(
+        "--bundle",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="bundle directory (repeatable; several are searched together). Default: "
+        "$ATLAS_BUNDLE, the config file, the installed bundle, then the demo bundle",
+    )
+    parser.add_argument(
+        "--mirror",
+        type=Path,
+        metavar="DIR",
+        help="docs mirror for the file tools (a crawled mirror with markdown/ or any folder of "
+        ".md files); default: the bundle's mirror",
+    )
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"HTTP port (default {DEFAULT_PORT}; 0: any free port)",
+    )
+    parser.add_argument(
+        "--tools",
+        choices=TOOL_SETS,
+        default=default_tools,
+        help="tool set: all, fs (list/read/grep files) or rag (search, lookup, chunks, info)",
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow binding a non-loopback --host; requires a bearer token in ATLAS_MCP_TOKEN",
+    )
+    parser.add_argument(
+        "--search-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="time limit of one search_text call (default 10)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("ATLAS_LOG_LEVEL", "INFO"),
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        type=str.upper,
+        help="stderr log level (default INFO, or $ATLAS_LOG_LEVEL)",
+    )
+    return parser
+
+
+def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
+    args = build_parser(prog, default_tools).parse_args(argv)
+    # Configured before the server is built: the SDK's own setup then leaves our handler alone.
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=args.log_level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if not 0 <= args.port <= 65535:
+        print(f"{prog}: error: --port {args.port} is not a port number (0-65535)", file=sys.stderr)
+        return 2
+    options = ServerOptions(
+        bundles=tuple(args.bundle),
+        mirror=args.mirror,
+        tools=args.tools,
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        allow_remote=args.allow_remote,
+        search_timeout_s=max(0.1, args.search_timeout),
+    )
+    from atlas_ls.mcp.server import run
+
+    try:
+        run(options)
+    except AtlasError as exc:
+        print(f"{prog}: error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return _main(argv, "atlas-mcp", "all")
+
+
+def main_fs(argv: Sequence[str] | None = None) -> int:
+    return _main(argv, "collibra-fs", "fs")
+
+
+def main_rag(argv: Sequence[str] | None = None) -> int:
+    return _main(argv, "collibra-rag", "rag")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""The one state object of the MCP server, and the helpers tools use to reach it.
+
+`AppContext` is what the lifespan yields. It holds the engine only through an `EngineHolder`, so a
+hot reload (distribution work) is one `install()` call: requests read the engine once and finish
+on the one they started with. The docs mirror follows the engine unless ``--mirror`` pins one.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+import anyio
+
+from atlas_core.errors import AtlasError, BundleError
+from atlas_core.holder import EngineHolder
+from atlas_ls.mcp._sdk import Context, ToolError, connection_key, send_log
+from atlas_ls.mcp.mirror import DocMeta, Mirror
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+TOOL_SETS = ("all", "fs", "rag")
+LOAD_WAIT_S = 120.0  # how long a tool waits for the first bundle load before giving up
+MAX_SESSIONS = 64
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerOptions:
+    """What the command line chose; fixed for the life of the process."""
+
+    bundles: tuple[str, ...] = ()  # explicit --bundle paths; empty: the default resolution
+    mirror: Path | None = None
+    tools: str = "all"  # all | fs | rag
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8765
+    allow_remote: bool = False
+    search_timeout_s: float = 10.0
+
+
+@dataclass
+class AppContext:
+    options: ServerOptions
+    holder: EngineHolder[Engine] = field(default_factory=EngineHolder)
+    fixed_mirror: Mirror | None = None
+    started_at: str = field(default_factory=utc_now)
+    loaded_at: str | None = None
+    reloaded_at: str | None = None
+    load_ms: float = 0.0
+    load_error: AtlasError | None = None  # why the first load failed
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    # The latest session of each connection, for notifications that belong to no request (a
+    # reload, a failure); bounded, oldest dropped first.
+    sessions: dict[int, Any] = field(default_factory=dict)
+    _mirror_cache: tuple[object, Mirror] | None = None
+
+    # --- the engine -------------------------------------------------------------------------
+
+    def load(self, paths: Sequence[str | Path] | None = None) -> None:
+        """Open the bundle(s) and install the engine; on failure remember why (tools report it)."""
+        started = time.perf_counter()
+        try:
+            from atlas_core.bundle_locator import resolve_bundle_paths
+            from atlas_core.engine import Engine
+
+            explicit = list(paths if paths is not None else self.options.bundles)
+            resolved = resolve_bundle_paths(
+                explicit or None, allow_demo=self.options.mirror is None
+            )
+            engine = Engine.open(resolved)
+        except AtlasError as exc:
+            self.load_error = exc
+            self.holder.last_error = exc.one_line()
+            log.warning("no bundle loaded: %s", self.holder.last_error)
+            return
+        self.load_ms = (time.perf_counter() - started) * 1000
+        self.install(engine)
+        log.info("bundle loaded in %.0f ms: %s", self.load_ms, ", ".join(map(str, resolved)))
+
+    def install(self, engine: Engine) -> Engine | None:
+        """Swap in a new engine (the hot-reload step); returns the old one for closing."""
+        old = self.holder.swap(engine)
+        now = utc_now()
+        if old is None:
+            self.loaded_at = now
+        else:
+            self.reloaded_at = now
+        return old
+
+    async def engine(self) -> Engine:
+        """The current engine, waiting for the first load; a tool error when there is none."""
+        with anyio.move_on_after(LOAD_WAIT_S):
+            await self.ready.wait()
+        engine = self.holder.engine
+        if engine is None:
+            cause = self.load_error
+            reason = cause.message if cause else self.holder.last_error or "still loading"
+            raise BundleError(
+                f"no docs bundle is loaded: {reason}",
+                hint=(cause.hint if cause and cause.hint else None)
+                or "start the server with --bundle DIR (or run `atlas download`); "
+                "the filesystem tools work with --mirror DIR alone",
+            )
+        return engine
+
+    # --- the mirror -------------------------------------------------------------------------
+
+    async def mirror(self) -> Mirror:
+        """The mirror the filesystem tools serve: ``--mirror`` when given, else the bundle's."""
+        if self.fixed_mirror is not None:
+            return self.fixed_mirror
+        return await self.bundle_mirror()
+
+    async def bundle_mirror(self) -> Mirror:
+        """The loaded bundle's own mirror (what search results point into)."""
+        engine = await self.engine()
+        cached = self._mirror_cache
+        if cached is not None and cached[0] is engine:
+            return cached[1]
+        mirror = await anyio.to_thread.run_sync(functools.partial(mirror_of_engine, engine))
+        self._mirror_cache = (engine, mirror)
+        return mirror
+
+    # --- out-of-band notifications ------------------------------------------------------------
+
+    def remember(self, session: Any) -> None:
+        key = connection_key(session)
+        self.sessions.pop(key, None)
+        self.sessions[key] = session
+        while len(self.sessions) > MAX_SESSIONS:
+            self.sessions.pop(next(iter(self.sessions)))
+
+    async def broadcast(self, level: str, message: str) -> None:
+        """Send a log notification to every connected client (no request to attach it to)."""
+        for session in list(self.sessions.values()):
+            await send_log(session, level, message)
+
+
+def mirror_of_engine(engine: Engine) -> Mirror:
+    """The first bundle's mirror, with titles, URLs and publications from its chunk table."""
+    bundle = engine.bundles[0]
+    known: dict[str, DocMeta] = {}
+    table = bundle.chunks().select(["file", "publication", "title", "url", "line_start"])
+    rows = sorted(table.to_pylist(), key=lambda row: row["line_start"])
+    for row in rows:
+        if row["file"] not in known:
+            known[row["file"]] = DocMeta(
+                publication=row["publication"], title=row["title"], url=row["url"].split("#")[0]
+            )
+    return Mirror(root=bundle.mirror_dir.resolve(), known=known)
+
+
+def app_of(ctx: Context) -> AppContext:
+    return ctx.request_context.lifespan_context
+
+
+def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Turn Atlas errors into tool errors (is_error results) carrying the message and hint.
+
+    Anything else is a bug: the SDK reports it as a generic failure and logs the traceback to
+    stderr, and the server keeps serving.
+    """
+
+    @functools.wraps(fn)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await fn(*args, **kwargs)
+        except AtlasError as exc:
+            raise ToolError(exc.one_line()) from exc
+
+    return wrapper

@@ -1,0 +1,216 @@
+"""The docs mirror the filesystem tools serve: a bundle's ``mirror/`` or a crawled ``--mirror`` dir.
+
+A crawled mirror is ``<dir>/markdown/<section>/*.md`` (pages with front matter) plus
+``<dir>/crawl_meta.json``; a bundle's mirror holds each document's text verbatim, and its titles,
+URLs and publications come from the bundle's chunk table instead. Either way a file's path is
+relative to the mirror root and its publication is, unless the bundle says otherwise, its first
+directory. The file list is read once: a mirror never changes under a running server (a new
+bundle is a new Mirror).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from atlas_core.errors import QueryError
+from atlas_ls.mcp.paths import resolve_file
+from atlas_ls.mcp.textsearch import iter_doc_files
+
+log = logging.getLogger(__name__)
+
+CRAWL_META = "crawl_meta.json"
+MAX_FILE_BYTES = 8 * 1024 * 1024  # a doc page is kilobytes; anything this big is not one
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True, slots=True)
+class DocMeta:
+    """What the tools show about one file besides its text."""
+
+    publication: str
+    title: str = ""
+    url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """The section around a line: its heading path and line range (1-based, inclusive)."""
+
+    heading: str
+    line_start: int
+    line_end: int
+
+
+@dataclass
+class Mirror:
+    root: Path
+    crawl_meta: Mapping[str, Any] = field(default_factory=dict)
+    # Per-file facts a bundle knows (from its chunk table); a crawled mirror reads front matter.
+    known: Mapping[str, DocMeta] = field(default_factory=dict)
+    _front_matter: dict[str, DocMeta] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def open(cls, path: Path, known: Mapping[str, DocMeta] | None = None) -> Mirror:
+        """Open a crawled mirror dir (with ``markdown/``) or a plain folder of docs."""
+        path = Path(path).expanduser()
+        if not path.is_dir():
+            raise QueryError(
+                f"docs mirror {path} is not a directory",
+                hint="pass --mirror DIR (a crawled mirror or a bundle's mirror/ folder)",
+                path=str(path),
+            )
+        root = path / "markdown" if (path / "markdown").is_dir() else path
+        meta: Mapping[str, Any] = {}
+        for candidate in (path / CRAWL_META, root / CRAWL_META):
+            if candidate.is_file():
+                try:
+                    loaded = json.loads(candidate.read_text(encoding="utf-8"))
+                except (OSError, ValueError) as exc:
+                    log.warning("ignoring unreadable %s: %s", candidate, exc)
+                    continue
+                if isinstance(loaded, dict):
+                    meta = loaded
+                    break
+        return cls(root=root.resolve(), crawl_meta=meta, known=dict(known or {}))
+
+    @cached_property
+    def files(self) -> tuple[str, ...]:
+        return tuple(iter_doc_files(self.root))
+
+    @cached_property
+    def _file_set(self) -> frozenset[str]:
+        return frozenset(self.files)
+
+    @cached_property
+    def publications(self) -> dict[str, tuple[str, ...]]:
+        """Publication name -> its files, both sorted."""
+        grouped: dict[str, list[str]] = {}
+        for rel in self.files:
+            grouped.setdefault(self.publication_of(rel), []).append(rel)
+        return {name: tuple(grouped[name]) for name in sorted(grouped)}
+
+    def publication_of(self, rel: str) -> str:
+        known = self.known.get(rel)
+        if known is not None and known.publication:
+            return known.publication
+        return rel.split("/", 1)[0] if "/" in rel else ""
+
+    def files_of(self, publication: str) -> tuple[str, ...]:
+        try:
+            return self.publications[publication]
+        except KeyError:
+            names = ", ".join(repr(p) for p in self.publications) or "none"
+            raise QueryError(
+                f"unknown publication {publication!r}",
+                hint=f"known publications: {names} (list_publications shows them with counts)",
+            ) from None
+
+    def meta(self, rel: str) -> DocMeta:
+        """Title, URL and publication of a file (front matter read once, on first use)."""
+        known = self.known.get(rel)
+        if known is not None:
+            return known
+        with self._lock:
+            cached = self._front_matter.get(rel)
+        if cached is not None:
+            return cached
+        found = self._read_front_matter(rel)
+        with self._lock:
+            self._front_matter[rel] = found
+        return found
+
+    def _read_front_matter(self, rel: str) -> DocMeta:
+        from atlas_core.crawl.crawler import split_front_matter
+
+        publication = self.publication_of(rel)
+        try:
+            with (self.root / rel).open("r", encoding="utf-8", errors="replace") as fh:
+                head = fh.read(16_384)
+        except OSError:
+            return DocMeta(publication=publication)
+        data, _ = split_front_matter(head)
+        title = str(data.get("title") or "")
+        url = str(data.get("source_url") or data.get("url") or "")
+        if not title:
+            match = next((m for m in map(_HEADING.match, head.split("\n")) if m is not None), None)
+            title = match.group(2).strip() if match else ""
+        return DocMeta(publication=publication, title=title, url=url)
+
+    def resolve(self, raw: str) -> tuple[str, Path]:
+        """A user path to (relpath, file) inside this mirror; see paths.resolve_file."""
+        return resolve_file(self.root, raw)
+
+    def read_lines(self, rel: str, path: Path | None = None) -> list[str]:
+        """The file's lines, split on "\\n" only (the engine's and ripgrep's line numbering)."""
+        target = path or self.root / rel
+        size = target.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise QueryError(
+                f"{rel!r} is {size} bytes, larger than a docs page can be ({MAX_FILE_BYTES})",
+                hint="search_text finds lines in it without reading it whole",
+            )
+        text = target.read_bytes().decode("utf-8-sig", "replace")
+        lines = [line.removesuffix("\r") for line in text.split("\n")]
+        if lines and lines[-1] == "":
+            lines.pop()
+        return lines
+
+    def is_listed(self, rel: str) -> bool:
+        return rel in self._file_set
+
+
+def section_at(lines: list[str], line: int) -> Section:
+    """The heading path (``H1 > H2 > H3``) around ``line`` and that section's line range."""
+    stack: list[tuple[int, str]] = []
+    start = 1
+    fence: str | None = None
+    target = max(1, min(line, len(lines) or 1))
+    for number, text in enumerate(lines[:target], start=1):
+        fence, is_heading = _scan_line(text, fence)
+        if is_heading:
+            match = _HEADING.match(text)
+            assert match is not None
+            level = len(match.group(1))
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, match.group(2).strip()))
+            start = number
+    level_here = stack[-1][0] if stack else 0
+    end = len(lines)
+    for number in range(target + 1, len(lines) + 1):
+        fence, is_heading = _scan_line(lines[number - 1], fence)
+        if is_heading:
+            match = _HEADING.match(lines[number - 1])
+            assert match is not None
+            if len(match.group(1)) <= level_here or not stack:
+                end = number - 1
+                break
+    return Section(
+        heading=" > ".join(h for _, h in stack), line_start=start, line_end=max(end, start)
+    )
+
+
+def _scan_line(text: str, fence: str | None) -> tuple[str | None, bool]:
+    """Track fenced code blocks: (fence still open, whether this line is a real heading)."""
+    fence_match = _FENCE.match(text)
+    if fence is not None:
+        if (
+            fence_match
+            and fence_match.group(1)[0] == fence[0]
+            and len(fence_match.group(1)) >= len(fence)
+        ):
+            return None, False
+        return fence, False
+    if fence_match:
+        return fence_match.group(1), False
+    return None, _HEADING.match(text) is not None

@@ -1,0 +1,375 @@
+"""Literal or regex search over the docs mirror: ripgrep when it is there, pure Python otherwise.
+
+Both engines search the same files (non-hidden, no symlinks, the doc suffixes below, as text) line
+by line, in the same order (path components compared in code-point order, as ``rg --sort path``
+walks), and stop at the same limit, so a client cannot tell them apart except by speed and by the
+regex dialect (ripgrep has no look-around or back-references; Python lacks ``\\p{..}`` classes).
+
+ripgrep's engine cannot backtrack, but Python's can; a regex search in Python therefore runs in a
+child process that is killed at the deadline, so a pathological pattern costs a timeout and
+nothing else. Run as ``python -m atlas_ls.mcp.textsearch ROOT PATTERN`` for that child.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from atlas_core.errors import QueryError
+
+DOC_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst")
+MAX_PATTERN_CHARS = 1000
+MAX_LINE_CHARS = 300  # a matched line longer than this is cut around the match
+DEFAULT_TIMEOUT_S = 10.0
+ENV_RIPGREP = "ATLAS_RIPGREP"  # a path to rg, or "none" to force the Python engine
+
+
+class SearchTimeout(QueryError):
+    """A text search ran past its deadline and was stopped."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextMatch:
+    file: str  # relative POSIX path under the searched root
+    line: int  # 1-based
+    text: str  # the line without its terminator, cut to MAX_LINE_CHARS around the match
+
+
+@dataclass(frozen=True, slots=True)
+class TextSearchResult:
+    matches: list[TextMatch]
+    truncated: bool  # more matches exist than were returned
+    engine: str  # "ripgrep" | "python"
+
+
+def find_ripgrep() -> str | None:
+    """The rg to use: $ATLAS_RIPGREP, the one the `ripgrep` wheel put beside this Python, or PATH."""
+    override = os.environ.get(ENV_RIPGREP, "").strip()
+    if override.lower() == "none":
+        return None
+    if override:
+        return override if Path(override).is_file() else shutil.which(override)
+    name = "rg.exe" if os.name == "nt" else "rg"
+    for scripts in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
+        candidate = scripts / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("rg")
+
+
+def check_pattern(pattern: str, regex: bool) -> None:
+    """Refuse patterns neither engine can search sensibly, with a message that says why."""
+    if not pattern:
+        raise QueryError("pattern is empty", hint="pass the text or regex to look for")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise QueryError(f"pattern is longer than {MAX_PATTERN_CHARS} characters")
+    if "\n" in pattern or "\r" in pattern:
+        raise QueryError(
+            "pattern spans lines; the search matches one line at a time",
+            hint="search for one line of the text",
+        )
+    if "\x00" in pattern:
+        raise QueryError("pattern contains a NUL byte")
+    if regex:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise QueryError(
+                f"pattern is not a valid regex: {exc}",
+                hint="fix the regex, or pass regex=false to search for the literal text",
+            ) from None
+
+
+def search(
+    root: Path,
+    pattern: str,
+    *,
+    paths: Sequence[str] = (),
+    regex: bool = False,
+    case_sensitive: bool = False,
+    max_results: int = 50,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    engine: str = "auto",
+) -> TextSearchResult:
+    """Search files under ``root`` (or its relative ``paths``) for ``pattern``, line by line.
+
+    ``engine`` is "auto" (ripgrep when found), "ripgrep" or "python". Raises QueryError for a bad
+    pattern and SearchTimeout when the deadline passes.
+    """
+    check_pattern(pattern, regex)
+    max_results = max(1, max_results)
+    rg = find_ripgrep() if engine in ("auto", "ripgrep") else None
+    if engine == "ripgrep" and rg is None:
+        raise QueryError("ripgrep (rg) is not installed", hint="pip install ripgrep")
+    if rg is not None:
+        return _search_ripgrep(
+            rg, root, pattern, paths, regex, case_sensitive, max_results, timeout
+        )
+    if regex:
+        return _search_python_child(root, pattern, paths, case_sensitive, max_results, timeout)
+    return search_python(
+        root,
+        pattern,
+        paths=paths,
+        regex=False,
+        case_sensitive=case_sensitive,
+        max_results=max_results,
+        deadline=time.monotonic() + timeout,
+    )
+
+
+# --- ripgrep -------------------------------------------------------------------------------------
+
+
+def _search_ripgrep(
+    rg: str,
+    root: Path,
+    pattern: str,
+    paths: Sequence[str],
+    regex: bool,
+    case_sensitive: bool,
+    max_results: int,
+    timeout: float,
+) -> TextSearchResult:
+    cmd = [
+        rg,
+        "--json",
+        "--no-config",
+        "--no-ignore",
+        "--text",
+        "--crlf",
+        "--sort",
+        "path",
+        "--max-count",
+        str(max_results + 1),
+    ]
+    cmd += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
+    if not regex:
+        cmd.append("--fixed-strings")
+    for suffix in DOC_SUFFIXES:
+        cmd += ["--iglob", f"*{suffix}"]
+    # -e keeps a pattern that starts with "-" from being read as a flag.
+    cmd += ["-e", pattern, "--", *(list(paths) or ["."])]
+    matches: list[TextMatch] = []
+    truncated = False
+    with (
+        tempfile.TemporaryFile() as errors,
+        subprocess.Popen(
+            cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors
+        ) as proc,
+    ):
+        assert proc.stdout is not None
+        # A timer, not select(), bounds the run: it works on pipes on every platform.
+        killed = threading.Event()
+
+        def stop() -> None:
+            killed.set()
+            proc.kill()
+
+        timer = threading.Timer(timeout, stop)
+        timer.start()
+        try:
+            for raw in proc.stdout:
+                event = json.loads(raw)
+                if event.get("type") != "match":
+                    continue
+                if len(matches) == max_results:
+                    truncated = True
+                    break
+                matches.append(_rg_match(event["data"]))
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        if killed.is_set() and not truncated:
+            raise _timeout(timeout)
+        # rg exits 1 for "no match", 2 for errors (a bad regex among them).
+        if proc.returncode == 2 and not matches and not truncated:
+            errors.seek(0)
+            lines = errors.read(4000).decode("utf-8", "replace").splitlines()
+            detail = " ".join(line.strip() for line in lines if line.strip())[:400]
+            raise QueryError(
+                f"ripgrep rejected the search: {detail or 'unknown error'}",
+                hint="ripgrep regexes have no look-around or back-references; "
+                "pass regex=false for literal text",
+            )
+    return TextSearchResult(matches=matches, truncated=truncated, engine="ripgrep")
+
+
+def _rg_text(value: dict[str, str]) -> str:
+    if "text" in value:
+        return value["text"]
+    return base64.b64decode(value["bytes"]).decode("utf-8", "replace")
+
+
+def _rg_match(data: dict) -> TextMatch:
+    path = _rg_text(data["path"])
+    if path.startswith("./"):
+        path = path[2:]
+    line_bytes = (
+        data["lines"]["text"].encode("utf-8")
+        if "text" in data["lines"]
+        else base64.b64decode(data["lines"]["bytes"])
+    )
+    submatches = data.get("submatches") or []
+    start_byte = submatches[0]["start"] if submatches else 0
+    start = len(line_bytes[:start_byte].decode("utf-8", "replace"))
+    line = line_bytes.decode("utf-8", "replace").rstrip("\n").removesuffix("\r")
+    return TextMatch(file=path, line=int(data["line_number"]), text=_clip(line, start))
+
+
+# --- pure Python -----------------------------------------------------------------------------------
+
+
+def iter_doc_files(root: Path, paths: Sequence[str] = ()) -> Iterator[str]:
+    """Relative paths of the searchable files, in ripgrep's ``--sort path`` order."""
+    found: list[tuple[str, ...]] = []
+    for start in paths or ["."]:
+        base = root / start
+        if base.is_symlink():
+            continue
+        if base.is_file():
+            found.append(Path(start).parts)
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = [
+                d
+                for d in dirnames
+                if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d))
+            ]
+            rel_dir = Path(dirpath).relative_to(root).parts
+            for name in filenames:
+                if name.startswith(".") or not name.lower().endswith(DOC_SUFFIXES):
+                    continue
+                if os.path.islink(os.path.join(dirpath, name)):
+                    continue
+                found.append((*rel_dir, name))
+    for parts in sorted(set(found)):
+        yield "/".join(parts)
+
+
+def search_python(
+    root: Path,
+    pattern: str,
+    *,
+    paths: Sequence[str] = (),
+    regex: bool = False,
+    case_sensitive: bool = False,
+    max_results: int = 50,
+    deadline: float | None = None,
+) -> TextSearchResult:
+    """The pure-Python engine, in this process. Use `search` unless you own the deadline."""
+    check_pattern(pattern, regex)
+    flags = 0 if case_sensitive else re.IGNORECASE
+    compiled = re.compile(pattern if regex else re.escape(pattern), flags)
+    matches: list[TextMatch] = []
+    for rel in iter_doc_files(root, paths):
+        for match in _search_file(root / rel, rel, compiled):
+            if len(matches) == max_results:
+                return TextSearchResult(matches=matches, truncated=True, engine="python")
+            matches.append(match)
+        if deadline is not None and time.monotonic() > deadline:
+            raise _timeout(None)
+    return TextSearchResult(matches=matches, truncated=False, engine="python")
+
+
+def _search_file(path: Path, rel: str, compiled: re.Pattern[str]) -> Iterable[TextMatch]:
+    try:
+        text = path.read_bytes().decode("utf-8-sig", "replace")
+    except OSError:
+        return
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the terminator of the last line does not start another one
+    for number, line in enumerate(lines, start=1):
+        found = compiled.search(line.removesuffix("\r"))
+        if found is not None:
+            yield TextMatch(
+                file=rel, line=number, text=_clip(line.removesuffix("\r"), found.start())
+            )
+
+
+def _search_python_child(
+    root: Path,
+    pattern: str,
+    paths: Sequence[str],
+    case_sensitive: bool,
+    max_results: int,
+    timeout: float,
+) -> TextSearchResult:
+    request = json.dumps(
+        {
+            "root": str(root),
+            "pattern": pattern,
+            "paths": list(paths),
+            "case_sensitive": case_sensitive,
+            "max_results": max_results,
+        }
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "atlas_ls.mcp.textsearch"],
+            input=request.encode("utf-8"),
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise _timeout(timeout) from None
+    if done.returncode != 0:
+        raise QueryError(f"text search failed: {done.stderr.decode('utf-8', 'replace')[-400:]}")
+    payload = json.loads(done.stdout)
+    return TextSearchResult(
+        matches=[TextMatch(**m) for m in payload["matches"]],
+        truncated=payload["truncated"],
+        engine="python",
+    )
+
+
+def _clip(line: str, start: int) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    begin = max(0, min(start - MAX_LINE_CHARS // 3, len(line) - MAX_LINE_CHARS))
+    piece = line[begin : begin + MAX_LINE_CHARS]
+    return ("…" if begin else "") + piece + ("…" if begin + MAX_LINE_CHARS < len(line) else "")
+
+
+def _timeout(seconds: float | None) -> SearchTimeout:
+    limit = f" ({seconds:g} s)" if seconds else ""
+    return SearchTimeout(
+        f"text search stopped at its time limit{limit}",
+        hint="narrow it with publication=..., or use a simpler pattern (or regex=false)",
+    )
+
+
+def _child_main() -> int:
+    request = json.loads(sys.stdin.buffer.read())
+    result = search_python(
+        Path(request["root"]),
+        request["pattern"],
+        paths=request["paths"],
+        regex=True,
+        case_sensitive=request["case_sensitive"],
+        max_results=request["max_results"],
+    )
+    json.dump(
+        {"matches": [asdict(m) for m in result.matches], "truncated": result.truncated}, sys.stdout
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child_main())

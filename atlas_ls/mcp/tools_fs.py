@@ -1,0 +1,351 @@
+"""Filesystem tools over the docs mirror: list, read and grep the verbatim pages.
+
+These are how an agent verifies what search found: the mirror holds each page exactly as indexed,
+so a line number from any result points at the same line here.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import json
+from typing import Annotated, Any
+
+import anyio
+from pydantic import Field
+
+from atlas_core.errors import QueryError
+from atlas_ls.mcp import textsearch
+from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, send_log, text_result
+from atlas_ls.mcp.context import app_of, tool_errors
+from atlas_ls.mcp.mirror import Mirror, section_at
+from atlas_ls.mcp.models import (
+    FileEntry,
+    FilesResult,
+    InjectionFlag,
+    PublicationInfo,
+    PublicationsResult,
+    ReadFileResult,
+    ReleaseInfo,
+    SearchTextResult,
+    TextHit,
+    bounded_facts,
+    flag_note,
+)
+from atlas_ls.mcp.paths import RESOURCE_PREFIX
+from atlas_ls.mcp.safety import scan
+
+MAX_LIST_LIMIT = 1000
+MAX_READ_LINES = 2000
+MAX_READ_CHARS = 100_000
+MAX_TEXT_RESULTS = 500
+
+
+@tool_errors
+async def list_publications(ctx: Context) -> Annotated[CallToolResult, PublicationsResult]:
+    """List the publications (top-level sections) of the Collibra docs mirror with file counts.
+
+    Start here to learn what the docs cover and the exact publication names that list_files,
+    search_text and search_docs(publication=...) accept.
+    """
+    mirror = await app_of(ctx).mirror()
+    items = [
+        PublicationInfo(name=name, files=len(files), example=files[0])
+        for name, files in mirror.publications.items()
+    ]
+    result = PublicationsResult(mirror=str(mirror.root), count=len(items), publications=items)
+    lines = [f"{len(items)} publications in {mirror.root}:"]
+    lines += [f"- {p.name or '(top level)'}: {p.files} files, e.g. {p.example}" for p in items]
+    return text_result("\n".join(lines), result.model_dump())
+
+
+@tool_errors
+async def list_files(
+    ctx: Context,
+    publication: Annotated[str, Field(description="a name from list_publications")],
+    glob: Annotated[
+        str | None, Field(description="shell pattern on the path or file name, e.g. '*asset*'")
+    ] = None,
+    limit: Annotated[
+        int, Field(ge=1, description=f"files per page (at most {MAX_LIST_LIMIT})")
+    ] = 100,
+    offset: Annotated[int, Field(ge=0, description="files to skip, to page on")] = 0,
+) -> Annotated[CallToolResult, FilesResult]:
+    """List the files of one publication with title, URL and line count, optionally filtered.
+
+    Use it to browse a publication or find a page by name; pass a file to read_file to read it.
+    To find pages by topic use search_docs; to find an exact string use search_text.
+    """
+    mirror = await app_of(ctx).mirror()
+    files = mirror.files_of(publication)
+    if glob:
+        files = tuple(
+            rel
+            for rel in files
+            if fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], glob)
+        )
+    limit = min(limit, MAX_LIST_LIMIT)
+    page = files[offset : offset + limit]
+    entries = await anyio.to_thread.run_sync(functools.partial(_file_entries, mirror, page))
+    more = offset + len(page) < len(files)
+    continue_with = None
+    if more:
+        glob_arg = f", glob={glob!r}" if glob else ""
+        continue_with = (
+            f"list_files(publication={publication!r}{glob_arg}, limit={limit}, "
+            f"offset={offset + len(page)})"
+        )
+    result = FilesResult(
+        publication=publication,
+        glob=glob,
+        total=len(files),
+        offset=offset,
+        count=len(entries),
+        files=entries,
+        truncated=more,
+        continue_with=continue_with,
+    )
+    lines = [f"{len(files)} files in {publication!r}" + (f" matching {glob!r}" if glob else "")]
+    lines += [f"- {e.file} ({e.line_end} lines): {e.title}  {e.url}".rstrip() for e in entries]
+    if continue_with:
+        lines.append(f"[{len(files) - offset - len(page)} more: {continue_with}]")
+    return text_result("\n".join(lines), result.model_dump())
+
+
+def _file_entries(mirror: Mirror, files: tuple[str, ...]) -> list[FileEntry]:
+    entries = []
+    for rel in files:
+        meta = mirror.meta(rel)
+        try:
+            line_count = max(1, len(mirror.read_lines(rel)))
+        except (OSError, QueryError):
+            line_count = 1
+        entries.append(
+            FileEntry(
+                file=rel,
+                title=meta.title,
+                heading=meta.title,
+                line_end=line_count,
+                url=meta.url,
+                uri=RESOURCE_PREFIX + rel,
+            )
+        )
+    return entries
+
+
+@tool_errors
+async def read_file(
+    ctx: Context,
+    path: Annotated[str, Field(description="a `file` from any result, e.g. 'rest-core/assets.md'")],
+    start_line: Annotated[int, Field(ge=1, description="first line to return (1-based)")] = 1,
+    max_lines: Annotated[
+        int, Field(ge=1, description=f"lines to return (at most {MAX_READ_LINES})")
+    ] = 400,
+) -> Annotated[CallToolResult, ReadFileResult]:
+    """Read a docs page verbatim, by line range. Use it to verify what a search returned.
+
+    Line numbers match every other tool's results, so read_file(path=hit.file,
+    start_line=hit.line_start) opens the exact passage. A cut answer says which start_line reads on.
+    """
+    mirror = await app_of(ctx).mirror()
+    result = await anyio.to_thread.run_sync(
+        functools.partial(_read, mirror, path, start_line, min(max_lines, MAX_READ_LINES))
+    )
+    header = f"{result.file} lines {result.line_start}-{result.line_end} of {result.total_lines}"
+    if result.heading:
+        header += f" ({result.heading})"
+    parts = [header]
+    if result.url:
+        parts.append(result.url)
+    parts += [flag_note(result.injection_flags), result.text]
+    if result.continue_with:
+        parts.append(f"[truncated; continue with {result.continue_with}]")
+    return text_result("\n".join(p for p in parts if p), result.model_dump())
+
+
+def _read(mirror: Mirror, raw_path: str, start_line: int, max_lines: int) -> ReadFileResult:
+    rel, path = mirror.resolve(raw_path)
+    lines = mirror.read_lines(rel, path)
+    total = len(lines)
+    if start_line > max(total, 1):
+        raise QueryError(
+            f"start_line {start_line} is past the end of {rel!r}, which has {total} lines",
+            hint="start_line=1 reads from the top",
+        )
+    chosen: list[str] = []
+    size = 0
+    for line in lines[start_line - 1 : start_line - 1 + max_lines]:
+        if chosen and size + len(line) + 1 > MAX_READ_CHARS:
+            break
+        chosen.append(line if len(line) <= MAX_READ_CHARS else line[:MAX_READ_CHARS] + "…")
+        size += len(chosen[-1]) + 1
+    end = start_line + len(chosen) - 1
+    text = "\n".join(chosen)
+    meta = mirror.meta(rel)
+    truncated = end < total
+    return ReadFileResult(
+        file=rel,
+        title=meta.title,
+        url=meta.url,
+        uri=RESOURCE_PREFIX + rel,
+        heading=section_at(lines, start_line).heading if lines else "",
+        line_start=start_line,
+        line_end=max(end, start_line),
+        total_lines=total,
+        text=text,
+        truncated=truncated,
+        continue_with=f"read_file(path={rel!r}, start_line={end + 1})" if truncated else None,
+        injection_flags=InjectionFlag.from_flags(scan(text, first_line=start_line)),
+    )
+
+
+@tool_errors
+async def search_text(
+    ctx: Context,
+    pattern: Annotated[str, Field(description="the text to find (a regex when regex=true)")],
+    publication: Annotated[str | None, Field(description="limit to one publication")] = None,
+    regex: Annotated[bool, Field(description="treat pattern as a regular expression")] = False,
+    case_sensitive: bool = False,
+    max_results: Annotated[
+        int, Field(ge=1, description=f"matching lines to return (at most {MAX_TEXT_RESULTS})")
+    ] = 50,
+) -> Annotated[CallToolResult, SearchTextResult]:
+    """Find an exact string or regex in the docs, line by line (ripgrep), like grep.
+
+    Use it for exact names (endpoints, JSON keys, error messages) and to check that a term appears
+    where search_docs said; use search_docs for questions in plain words. Each match carries its
+    file, line, heading and URL; read_file(path, start_line) shows the context.
+    """
+    app = app_of(ctx)
+    mirror = await app.mirror()
+    paths: tuple[str, ...] = ()
+    if publication is not None:
+        paths = mirror.files_of(publication)
+    clamped = min(max_results, MAX_TEXT_RESULTS)
+    note = f"max_results clamped to {MAX_TEXT_RESULTS}. " if clamped < max_results else ""
+    await report_progress(ctx, 0, 1, f"searching {len(paths) or len(mirror.files)} files")
+    found = await anyio.to_thread.run_sync(
+        functools.partial(
+            textsearch.search,
+            mirror.root,
+            pattern,
+            paths=paths,
+            regex=regex,
+            case_sensitive=case_sensitive,
+            max_results=clamped,
+            timeout=app.options.search_timeout_s,
+        )
+    )
+    hits = await anyio.to_thread.run_sync(functools.partial(_text_hits, mirror, found.matches))
+    await report_progress(ctx, 1, 1, f"{len(hits)} matches")
+    if found.engine == "python":
+        await send_log(
+            ctx.session,
+            "info",
+            "ripgrep not found; used the Python text search",
+            request_id=ctx.request_id,
+        )
+    if found.truncated:
+        note += f"Stopped at {clamped} matches: narrow with publication= or a longer pattern."
+    result = SearchTextResult(
+        pattern=pattern,
+        regex=regex,
+        case_sensitive=case_sensitive,
+        publication=publication,
+        engine=found.engine,
+        count=len(hits),
+        truncated=found.truncated,
+        matches=hits,
+        note=note.strip(),
+    )
+    lines = [
+        f"{len(hits)} matching lines for {pattern!r}" + (" (more exist)" if found.truncated else "")
+    ]
+    for hit in hits:
+        lines.append(f"{hit.file}:{hit.line}: {hit.text}")
+        if hit.injection_flags:
+            lines.append("  " + flag_note(hit.injection_flags))
+    if result.note:
+        lines.append(f"[{result.note}]")
+    return text_result("\n".join(lines), result.model_dump())
+
+
+def _text_hits(mirror: Mirror, matches: list[textsearch.TextMatch]) -> list[TextHit]:
+    lines_of: dict[str, list[str]] = {}
+    hits = []
+    for match in matches:
+        if match.file not in lines_of:
+            try:
+                lines_of[match.file] = mirror.read_lines(match.file)
+            except (OSError, QueryError):
+                lines_of[match.file] = []
+        lines = lines_of[match.file]
+        section = section_at(lines, match.line) if lines else None
+        hits.append(
+            TextHit(
+                file=match.file,
+                line=match.line,
+                heading=section.heading if section else "",
+                line_start=section.line_start if section else match.line,
+                line_end=section.line_end if section else match.line,
+                url=mirror.meta(match.file).url,
+                text=match.text,
+                injection_flags=InjectionFlag.from_flags(scan(match.text, first_line=match.line)),
+            )
+        )
+    return hits
+
+
+@tool_errors
+async def get_release_info(ctx: Context) -> Annotated[CallToolResult, ReleaseInfo]:
+    """Which docs these are: bundle version and build date, sources and revision, crawl date.
+
+    Use it to tell the user how current the documentation is, or to cite the docs version.
+    """
+    app = app_of(ctx)
+    engine = app.holder.engine
+    mirror: Mirror | None
+    try:
+        mirror = await app.mirror()
+    except QueryError:
+        mirror = None
+    if engine is None and mirror is None:
+        await app.engine()  # raises the "no bundle" error with its reason
+    bundle_info: dict[str, Any] | None = None
+    sources: list[dict[str, Any]] = []
+    if engine is not None:
+        first = engine.bundles[0]
+        bundle_info = {
+            "name": first.name,
+            "format_version": first.format_version,
+            "built_at": str(first.manifest.get("built_at", "")),
+            "atlas_version": str(first.manifest.get("atlas_version", "")),
+            "path": str(first.path),
+        }
+        for bundle in engine.bundles:
+            sources += [bounded_facts(dict(s)) for s in bundle.manifest.get("sources", [])]
+    crawl = _crawl_summary(mirror.crawl_meta) if mirror is not None and mirror.crawl_meta else None
+    result = ReleaseInfo(
+        bundle=bundle_info,
+        sources=sources,
+        crawl=crawl,
+        mirror=str(mirror.root) if mirror else None,
+        files=len(mirror.files) if mirror else 0,
+    )
+    return text_result(json.dumps(result.model_dump(), indent=2), result.model_dump())
+
+
+def _crawl_summary(meta: Any) -> dict[str, Any]:
+    keep = ("source_url", "started_at", "finished_at", "duration_s", "incremental", "totals")
+    summary = {key: meta[key] for key in keep if key in meta}
+    sections = meta.get("sections")
+    if isinstance(sections, dict):
+        summary["sections"] = sorted(sections)[:100]
+    return bounded_facts(summary)
+
+
+async def read_doc_resource(ctx: Context, path: str) -> str:
+    """The resource view of a docs file: the whole file, verbatim."""
+    mirror = await app_of(ctx).mirror()
+    rel, file = mirror.resolve(path)
+    return "\n".join(mirror.read_lines(rel, file)) + "\n"

@@ -1,0 +1,373 @@
+"""Retrieval tools: search, identifier lookup, chunks and bundle facts, over the engine.
+
+Thin adapters: the engine ranks and resolves; these bound the text, add where each answer lives
+(file, heading, line range, URL), flag injection-looking text and render a readable summary.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import anyio
+from pydantic import Field
+
+from atlas_core.errors import QueryError
+from atlas_core.types import Chunk, SearchFilters
+from atlas_ls.mcp import textsearch
+from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result
+from atlas_ls.mcp.context import app_of, tool_errors
+from atlas_ls.mcp.mirror import Mirror, section_at
+from atlas_ls.mcp.models import (
+    BundleInfoResult,
+    BundleSummary,
+    ChunkResult,
+    IdentifierMatch,
+    InjectionFlag,
+    LookupResult,
+    ParamInfo,
+    SearchHit,
+    SearchResult,
+    bounded_facts,
+    flag_note,
+)
+from atlas_ls.mcp.safety import scan
+
+if TYPE_CHECKING:
+    from atlas_core.types import Candidate, Hit
+
+MAX_TOP_K = 50
+MAX_LOOKUP = 20
+MAX_CHARS = 20_000
+DEFAULT_HIT_CHARS = 1500
+
+Mode = Literal["hybrid", "vector", "keyword"]
+Query = Annotated[str, Field(description="a question in plain words, or an API name")]
+TopK = Annotated[int, Field(ge=1, description=f"results to return (at most {MAX_TOP_K})")]
+MinScore = Annotated[float, Field(ge=0, description="drop results scoring below this")]
+Publication = Annotated[
+    str | None, Field(description="limit to one publication (see list_publications)")
+]
+MaxChars = Annotated[
+    int, Field(ge=1, description=f"characters of text per result (at most {MAX_CHARS})")
+]
+
+
+@tool_errors
+async def search_docs(
+    ctx: Context,
+    query: Query,
+    mode: Annotated[
+        Mode,
+        Field(description="hybrid (best default), keyword (exact words/names) or vector (meaning)"),
+    ] = "hybrid",
+    top_k: TopK = 5,
+    min_score: MinScore = 0,
+    publication: Publication = None,
+    max_chars: MaxChars = DEFAULT_HIT_CHARS,
+) -> Annotated[CallToolResult, SearchResult]:
+    """Search the Collibra developer docs for passages that answer a question. Start here.
+
+    Returns ranked passages with file, heading, line range and URL to cite. Then verify with
+    read_file(path=file, start_line=line_start) before relying on a detail. For an exact API name
+    (endpoint, operation, class, JSON key) lookup_identifier is more precise; for code samples use
+    search_code; for an exact string use search_text.
+    """
+    return await _search(ctx, query, mode, top_k, min_score, publication, max_chars, False)
+
+
+@tool_errors
+async def search_code(
+    ctx: Context,
+    query: Query,
+    mode: Mode = "hybrid",
+    top_k: TopK = 5,
+    min_score: MinScore = 0,
+    publication: Publication = None,
+    max_chars: MaxChars = DEFAULT_HIT_CHARS,
+) -> Annotated[CallToolResult, SearchResult]:
+    """Search only passages that contain code: request bodies, scripts, client snippets.
+
+    Same arguments and results as search_docs; use it when you need an example to adapt.
+    """
+    return await _search(ctx, query, mode, top_k, min_score, publication, max_chars, True)
+
+
+async def _search(
+    ctx: Context,
+    query: str,
+    mode: str,
+    top_k: int,
+    min_score: float,
+    publication: str | None,
+    max_chars: int,
+    code_only: bool,
+) -> CallToolResult:
+    app = app_of(ctx)
+    engine = await app.engine()
+    if publication is not None:
+        (await app.bundle_mirror()).files_of(
+            publication
+        )  # unknown name: error naming the known ones
+    notes = []
+    if top_k > MAX_TOP_K:
+        notes.append(f"top_k clamped to {MAX_TOP_K}")
+        top_k = MAX_TOP_K
+    max_chars = min(max_chars, MAX_CHARS)
+    filters = SearchFilters(publication=publication, code_only=code_only, min_score=min_score)
+    await report_progress(ctx, 0, 1, f"{mode} search")
+    found = await anyio.to_thread.run_sync(
+        functools.partial(engine.search, query, mode, top_k, filters)
+    )
+    hits = [_hit(engine.chunk(hit.chunk_id), hit, max_chars) for hit in found]
+    await report_progress(ctx, 1, 1, f"{len(hits)} results")
+    if not hits:
+        notes.append(
+            "no results: try other words, mode='keyword' for exact names, "
+            "or search_text for a literal string"
+        )
+    result = SearchResult(query=query, mode=mode, count=len(hits), hits=hits, note="; ".join(notes))
+    kind = "code passages" if code_only else "results"
+    lines = [f"{len(hits)} {kind} for {query!r} ({mode}):"]
+    for hit in hits:
+        lines.append(
+            f"\n{hit.rank}. {hit.heading or hit.title} - {hit.file}:{hit.line_start}-{hit.line_end}"
+            f" (score {hit.score:.4f}, chunk {hit.chunk_id})"
+        )
+        if hit.url:
+            lines.append(hit.url)
+        if hit.injection_flags:
+            lines.append(flag_note(hit.injection_flags))
+        lines.append(hit.text)
+        if hit.continue_with:
+            lines.append(f"[cut at {max_chars} characters; continue with {hit.continue_with}]")
+    if result.note:
+        lines.append(f"\n[{result.note}]")
+    return text_result("\n".join(lines), result.model_dump())
+
+
+def _bounded(text: str, line_start: int, file: str, max_chars: int) -> tuple[str, str | None]:
+    """Text cut at max_chars (on a line break when one is near) and how to read the rest."""
+    if len(text) <= max_chars:
+        return text, None
+    cut = text.rfind("\n", 0, max_chars)
+    if cut < max_chars // 2:
+        cut = max_chars
+    shown = text[:cut]
+    next_line = line_start + shown.count("\n") + (1 if cut < max_chars else 0)
+    return shown + (
+        "" if cut < max_chars else "…"
+    ), f"read_file(path={file!r}, start_line={next_line})"
+
+
+def _hit(chunk: Chunk | None, hit: Hit, max_chars: int) -> SearchHit:
+    full = chunk.text if chunk is not None and chunk.text else hit.snippet
+    text, continue_with = _bounded(full, hit.line_start, hit.file, max_chars)
+    return SearchHit(
+        rank=hit.rank,
+        score=hit.score,
+        chunk_id=hit.chunk_id,
+        file=hit.file,
+        publication=hit.publication,
+        title=hit.title,
+        heading=hit.heading,
+        line_start=hit.line_start,
+        line_end=hit.line_end,
+        url=hit.url,
+        is_code=hit.is_code,
+        bundle=hit.bundle,
+        text=text,
+        truncated=continue_with is not None,
+        continue_with=continue_with,
+        injection_flags=InjectionFlag.from_flags(scan(text, first_line=hit.line_start or 1)),
+    )
+
+
+@tool_errors
+async def lookup_identifier(
+    ctx: Context,
+    identifier: Annotated[
+        str,
+        Field(
+            description="an endpoint ('GET /assets/{assetId}'), operationId ('findAssets'), "
+            "class ('AssetApi') or JSON key ('resourceType')"
+        ),
+    ],
+    limit: Annotated[int, Field(ge=1, description=f"candidates (at most {MAX_LOOKUP})")] = 5,
+) -> Annotated[CallToolResult, LookupResult]:
+    """Find where an API identifier is documented: method, path, parameters, summary, location.
+
+    Resolves endpoint paths in any spelling ('/rest/2.0/assets/{id}', a literal UUID), camelCase or
+    snake_case operation names, Java/Groovy class names and JSON keys; exact matches first, then
+    fuzzy. The language server uses the same resolution. Read the section with read_file.
+    """
+    app = app_of(ctx)
+    engine = await app.engine()
+    note = f"limit clamped to {MAX_LOOKUP}" if limit > MAX_LOOKUP else ""
+    found = await anyio.to_thread.run_sync(
+        functools.partial(engine.lookup, identifier, min(limit, MAX_LOOKUP))
+    )
+    mirror = await app.bundle_mirror()
+    matches = await anyio.to_thread.run_sync(functools.partial(_matches, mirror, found))
+    if not matches:
+        note = "no identifier matched: try search_docs(query=...) or search_text(pattern=...)"
+    result = LookupResult(identifier=identifier, count=len(matches), candidates=matches, note=note)
+    lines = [f"{len(matches)} candidates for {identifier!r}:"]
+    for m in matches:
+        lines.append(
+            f"\n- {m.name} [{m.kind}, {m.match}, confidence {m.confidence:.2f}]"
+            f"{' DEPRECATED' + (f' (use {m.replacement})' if m.replacement else '') if m.deprecated else ''}"
+        )
+        lines.append(f"  {m.file}:{m.line_start}-{m.line_end} {m.heading}  {m.url}".rstrip())
+        if m.summary:
+            lines.append(f"  {m.summary[:500]}")
+        if m.params:
+            lines.append(
+                "  params: " + ", ".join(f"{p.name} ({p.location})" for p in m.params[:20])
+            )
+    if note:
+        lines.append(f"[{note}]")
+    return text_result("\n".join(lines), result.model_dump())
+
+
+def _matches(mirror: Mirror, candidates: list[Candidate]) -> list[IdentifierMatch]:
+    lines_of: dict[str, list[str]] = {}
+    out = []
+    for c in candidates:
+        if c.file not in lines_of:
+            try:
+                lines_of[c.file] = mirror.read_lines(mirror.resolve(c.file)[0])
+            except (OSError, QueryError):
+                lines_of[c.file] = []
+        lines = lines_of[c.file]
+        section = section_at(lines, c.line) if lines else None
+        out.append(
+            IdentifierMatch(
+                name=c.name,
+                kind=c.kind,
+                match=c.match,
+                confidence=round(float(c.confidence), 4),
+                file=c.file,
+                heading=section.heading if section else "",
+                line_start=section.line_start if section else c.line,
+                line_end=section.line_end if section else c.line,
+                url=c.url,
+                summary=c.summary[:2000],
+                publication=c.publication,
+                method=c.method,
+                path=c.path,
+                operation_id=c.operation_id,
+                params=[
+                    ParamInfo(
+                        name=p.name,
+                        location=p.location,
+                        type=p.type,
+                        required=p.required,
+                        description=p.description[:500],
+                    )
+                    for p in c.params[:50]
+                ],
+                request_schema=c.request_schema,
+                response_schema=c.response_schema,
+                deprecated=c.deprecated,
+                replacement=c.replacement,
+                bundle=c.bundle,
+            )
+        )
+    return out
+
+
+@tool_errors
+async def get_chunk(
+    ctx: Context,
+    chunk_id: Annotated[str, Field(description="the chunk_id of a search result")],
+    max_chars: MaxChars = 8000,
+) -> Annotated[CallToolResult, ChunkResult]:
+    """The whole passage behind a search result, by its chunk_id, with its location."""
+    engine = await app_of(ctx).engine()
+    chunk = await anyio.to_thread.run_sync(functools.partial(engine.chunk, chunk_id))
+    if chunk is None:
+        raise QueryError(
+            f"no chunk with id {chunk_id[:80]!r} in the loaded bundle",
+            hint="chunk ids come from search_docs results (they change when the docs are rebuilt)",
+        )
+    text, continue_with = _bounded(
+        chunk.text, chunk.line_start, chunk.file, min(max_chars, MAX_CHARS)
+    )
+    flags = InjectionFlag.from_flags(scan(text, first_line=chunk.line_start or 1))
+    result = ChunkResult(
+        chunk_id=chunk.chunk_id,
+        file=chunk.file,
+        publication=chunk.publication,
+        title=chunk.title,
+        heading=chunk.heading,
+        line_start=chunk.line_start,
+        line_end=chunk.line_end,
+        url=chunk.url,
+        is_code=chunk.is_code,
+        cluster_tags=list(chunk.cluster_tags),
+        text=text,
+        truncated=continue_with is not None,
+        continue_with=continue_with,
+        injection_flags=flags,
+    )
+    parts = [f"{chunk.heading or chunk.title} - {chunk.file}:{chunk.line_start}-{chunk.line_end}"]
+    parts += [chunk.url, flag_note(flags), text]
+    if continue_with:
+        parts.append(f"[cut; continue with {continue_with}]")
+    return text_result("\n".join(p for p in parts if p), result.model_dump())
+
+
+@tool_errors
+async def get_bundle_info(ctx: Context) -> Annotated[CallToolResult, BundleInfoResult]:
+    """Facts about the loaded docs bundle: build date, sources and revision, counts, model,
+    embedding backend in use and why, load time and the last hot reload."""
+    app = app_of(ctx)
+    engine = await app.engine()
+    info = engine.info()
+    bundles = []
+    for bundle in engine.bundles:
+        b = bundle.info()
+        bundles.append(
+            BundleSummary(
+                path=b.path,
+                name=b.name,
+                format_version=b.format_version,
+                built_at=b.built_at,
+                chunks=b.chunks,
+                files=int(bundle.manifest.get("counts", {}).get("mirror_files", b.files)),
+                identifiers=b.identifiers,
+                model=b.model,
+                dims=b.dims,
+                sources=[bounded_facts(dict(s)) for s in b.sources][:20],
+                atlas_version=str(b.extra.get("atlas_version", "")),
+            )
+        )
+    rg = textsearch.find_ripgrep()
+    result = BundleInfoResult(
+        bundles=bundles,
+        backend=info.backend or "not loaded yet",
+        backend_reason=info.backend_reason
+        or "the embedding model loads on the first vector or hybrid search",
+        load_ms=round(app.load_ms, 1),
+        loaded_at=app.loaded_at,
+        last_reload_at=app.reloaded_at,
+        generation=app.holder.generation,
+        last_reload_error=app.holder.last_error,
+        server_started_at=app.started_at,
+        tools=app.options.tools,
+        text_search_engine=f"ripgrep ({rg})" if rg else "python",
+    )
+    lines = [
+        f"{b.name}: format {b.format_version}, built {b.built_at}, {b.chunks} chunks, "
+        f"{b.files} files, {b.identifiers} identifiers, model {b.model} ({b.dims} dims), {b.path}"
+        for b in bundles
+    ]
+    lines += [
+        f"backend: {result.backend} ({result.backend_reason})",
+        f"loaded {result.loaded_at} in {result.load_ms} ms; last reload: "
+        f"{result.last_reload_at or 'none'}; text search: {result.text_search_engine}",
+    ]
+    if result.last_reload_error:
+        lines.append(f"last reload failed: {result.last_reload_error}")
+    return text_result("\n".join(lines), result.model_dump())
