@@ -101,7 +101,11 @@ def clamp_count(value: object, name: str, maximum: int) -> int:
 
 def make_snippet(text: str, words: Sequence[str], limit: int = SNIPPET_CHARS) -> str:
     """A bounded excerpt of `text`, starting near the first query word it contains."""
-    flat = " ".join(text.split())
+    body_text = text.lstrip()
+    if body_text.startswith("#"):
+        # the heading is shown beside the snippet already
+        body_text = body_text.partition("\n")[2]
+    flat = " ".join(body_text.split())
     if len(flat) <= limit:
         return flat
     lower = flat.lower()

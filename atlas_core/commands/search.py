@@ -1,0 +1,225 @@
+"""`atlas search`, `atlas lookup`, `atlas symbols` and `atlas evaluate`.
+
+Without ``--bundle`` the bundle comes from `atlas_core.bundle_locator.resolve_bundle_paths`
+($ATLAS_BUNDLE, the config file, the installed bundle, the embedded demo). ``--bundle`` may be given
+several times (or hold several paths joined with the OS path separator); results are then merged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+SEARCH_MODES = ("hybrid", "vector", "keyword")
+DEFAULT_TOP_K = 10
+
+
+def register(sub: Any) -> None:
+    search = sub.add_parser(
+        "search",
+        help="search the docs (hybrid, vector or keyword)",
+        description="Ranked passages for a question or an identifier, with file, heading and URL.",
+    )
+    search.add_argument("query", nargs="+", help="the question or identifier (words are joined)")
+    _bundle_args(search)
+    search.add_argument("--mode", choices=SEARCH_MODES, default="hybrid", help="default: hybrid")
+    search.add_argument(
+        "--top-k", type=int, default=DEFAULT_TOP_K, metavar="K", help="results (1-100, default 10)"
+    )
+    search.add_argument("--code", action="store_true", help="only passages with code blocks")
+    search.add_argument("--publication", metavar="NAME", help="only this publication (section)")
+    search.add_argument("--section", metavar="PREFIX", help="only files under this path prefix")
+    search.add_argument(
+        "--min-score", type=float, default=0.0, metavar="S", help="drop results scoring below S"
+    )
+    search.add_argument(
+        "--rerank",
+        action="store_true",
+        help="re-score with the cross-encoder in $ATLAS_RERANKER or [rerank] model",
+    )
+    search.add_argument("--json", action="store_true", help="print a JSON list")
+    search.set_defaults(func=run_search)
+
+    lookup = sub.add_parser(
+        "lookup",
+        help="where an API identifier is documented",
+        description="Resolve an endpoint, operation, type, JSON key or heading; best first.",
+    )
+    lookup.add_argument("identifier", help='e.g. findAssets, "GET /rest/2.0/assets/{assetId}"')
+    _bundle_args(lookup)
+    lookup.add_argument("--limit", type=int, default=10, metavar="N", help="candidates (1-100)")
+    lookup.add_argument("--json", action="store_true", help="print a JSON list")
+    lookup.set_defaults(func=run_lookup)
+
+    symbols = sub.add_parser(
+        "symbols",
+        help="fuzzy search over endpoints, operations, types and headings",
+        description="Workspace-symbol search as an editor does it.",
+    )
+    symbols.add_argument("query", help="part of a name, e.g. addAsset or assets/{id}")
+    _bundle_args(symbols)
+    symbols.add_argument("--limit", type=int, default=20, metavar="N", help="results (1-100)")
+    symbols.add_argument("--json", action="store_true", help="print a JSON list")
+    symbols.set_defaults(func=run_symbols)
+
+    evaluate = sub.add_parser(
+        "evaluate",
+        help="measure retrieval quality on a golden query set",
+        description="MRR@10, Recall@5, Hit@1, nDCG@10 and latency per mode, judged per file.",
+    )
+    evaluate.add_argument("--bundle", action="append", metavar="DIR", help="bundle directory")
+    evaluate.add_argument("--golden", required=True, type=Path, metavar="FILE", help="JSON Lines")
+    evaluate.add_argument(
+        "--mode", choices=(*SEARCH_MODES, "all"), default="all", help="default: all"
+    )
+    evaluate.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, metavar="K")
+    evaluate.add_argument("--prefer", choices=("apple", "nvidia", "cpu"), help="embedding backend")
+    evaluate.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
+    evaluate.add_argument("--report", type=Path, metavar="HTML", help="write an HTML report")
+    evaluate.set_defaults(func=run_evaluate)
+
+
+def _bundle_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bundle",
+        action="append",
+        metavar="DIR",
+        help="bundle directory; repeat to search several (default: $ATLAS_BUNDLE, config, "
+        "installed bundle, embedded demo)",
+    )
+    parser.add_argument("--prefer", choices=("apple", "nvidia", "cpu"), help="embedding backend")
+
+
+def _open(args: argparse.Namespace) -> Any:
+    from atlas_core.bundle_locator import resolve_bundle_paths
+    from atlas_core.engine import Engine
+
+    return Engine.open(resolve_bundle_paths(args.bundle), prefer=getattr(args, "prefer", None))
+
+
+def _print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def hit_json(hit: Any) -> dict[str, Any]:
+    out = {
+        "rank": hit.rank,
+        "score": hit.score,
+        "file": hit.file,
+        "publication": hit.publication,
+        "title": hit.title,
+        "heading": hit.heading,
+        "chunk_id": hit.chunk_id,
+        "url": hit.url,
+        "snippet": hit.snippet,
+        "line_start": hit.line_start,
+        "line_end": hit.line_end,
+        "is_code": hit.is_code,
+    }
+    if hit.bundle:
+        out["bundle"] = hit.bundle
+    return out
+
+
+def candidate_json(candidate: Any) -> dict[str, Any]:
+    out = asdict(candidate)
+    out["params"] = [asdict(p) for p in candidate.params]
+    return out
+
+
+def run_search(args: argparse.Namespace) -> int:
+    from atlas_core.types import SearchFilters
+
+    query = " ".join(args.query)
+    filters = SearchFilters(
+        publication=args.publication,
+        section=args.section,
+        code_only=args.code,
+        min_score=args.min_score,
+    )
+    with _open(args) as engine:
+        hits = engine.search(
+            query, mode=args.mode, top_k=args.top_k, filters=filters, rerank=args.rerank
+        )
+    if args.json:
+        _print_json([hit_json(h) for h in hits])
+        return 0
+    if not hits:
+        print(f"no results for {query!r} ({args.mode})", file=sys.stderr)
+        return 0
+    for hit in hits:
+        where = f"{hit.file}:{hit.line_start}" if hit.line_start else hit.file
+        tag = f"[{hit.bundle}] " if hit.bundle else ""
+        print(f"{hit.rank:>2}. {tag}{hit.heading or hit.title}  ({hit.score:.3f})")
+        print(f"    {where}" + (f"  {hit.url}" if hit.url else ""))
+        snippet = hit.snippet if len(hit.snippet) <= 200 else hit.snippet[:199] + "…"
+        print(f"    {snippet}")
+    return 0
+
+
+def run_lookup(args: argparse.Namespace) -> int:
+    with _open(args) as engine:
+        candidates = engine.lookup(args.identifier, limit=args.limit)
+    if args.json:
+        _print_json([candidate_json(c) for c in candidates])
+        return 0
+    if not candidates:
+        print(f"{args.identifier!r} is not in the identifier table", file=sys.stderr)
+        return 0
+    for i, c in enumerate(candidates, start=1):
+        tag = f"[{c.bundle}] " if c.bundle else ""
+        flag = (
+            "  DEPRECATED" + (f" -> {c.replacement}" if c.replacement else "")
+            if c.deprecated
+            else ""
+        )
+        print(f"{i:>2}. {tag}{c.name}  [{c.kind}, {c.confidence:.2f} {c.match}]{flag}")
+        print(f"    {c.file}:{c.line}" + (f"  {c.url}" if c.url else ""))
+        summary = " ".join(c.summary.split())
+        if summary:
+            print(f"    {summary[:199] + '…' if len(summary) > 200 else summary}")
+    return 0
+
+
+def run_symbols(args: argparse.Namespace) -> int:
+    with _open(args) as engine:
+        symbols = engine.symbols(args.query, limit=args.limit)
+    if args.json:
+        _print_json([asdict(s) for s in symbols])
+        return 0
+    if not symbols:
+        print(f"no symbols match {args.query!r}", file=sys.stderr)
+        return 0
+    width = min(60, max(len(s.name) for s in symbols))
+    for s in symbols:
+        print(f"{s.name:<{width}}  {s.kind:<9} {s.file}:{s.line}")
+    return 0
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from atlas_core.evaluate import evaluate, expand_modes, format_table, load_golden, to_json
+
+    cases = load_golden(args.golden)
+    modes = expand_modes(args.mode)
+    with _open(args) as engine:
+        from atlas_core.engine import MAX_TOP_K, clamp_count
+
+        top_k = clamp_count(args.top_k, "top_k", MAX_TOP_K)
+        reports = evaluate(engine, cases, modes, top_k=top_k)
+        bundle = ", ".join(str(b.path) for b in engine.bundles)
+    if args.report:
+        from atlas_core.evaluate_report import write_report
+
+        write_report(args.report, reports, bundle=bundle, golden=str(args.golden))
+    if args.json:
+        _print_json(to_json(reports))
+    else:
+        print(format_table(reports))
+        if args.report:
+            print(f"\nreport written to {args.report}")
+    return 0

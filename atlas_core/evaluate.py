@@ -1,0 +1,252 @@
+"""Retrieval quality on a golden set: MRR@10, Recall@5, Hit@1, nDCG@10 and latency, per mode.
+
+A golden file is JSON Lines; each line is one case, other keys are ignored:
+
+    {"id": "q1", "query": "how do I add an asset", "expected_files": ["rest-core/assets-api.md"]}
+    {"identifier": "findAssets", "expected_file": "rest-core/assets-api.md"}
+
+Judging is per file: a file ranks where its best chunk ranks in the result list, and a file that
+appears again further down adds nothing. Query cases run through `Engine.search` in each mode;
+identifier cases run through `Engine.lookup` (the same in every mode) and are judged the same way on
+the candidates' files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from atlas_core.errors import ConfigError, QueryError
+from atlas_core.types import SEARCH_MODES
+
+METRICS: tuple[str, ...] = ("mrr@10", "recall@5", "hit@1", "ndcg@10")
+
+
+@dataclass(frozen=True, slots=True)
+class GoldenCase:
+    id: str
+    text: str  # the query or the identifier
+    expected: tuple[str, ...]
+    kind: str  # "query" | "identifier"
+    line: int = 0
+
+
+@dataclass(slots=True)
+class CaseResult:
+    case: GoldenCase
+    files: list[str]  # result files, in rank order (repeats kept: rank = position + 1)
+    latency_ms: float
+    rank: int | None = None  # rank of the first relevant file within the results
+    error: str = ""
+
+
+@dataclass(slots=True)
+class ModeReport:
+    mode: str
+    top_k: int
+    results: list[CaseResult] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, float]:
+        return summarize(self.results)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.metrics())
+        out["top_k"] = self.top_k
+        out["count"] = len(self.results)
+        out["cases"] = [
+            {
+                "id": r.case.id,
+                "kind": r.case.kind,
+                "query": r.case.text,
+                "expected": list(r.case.expected),
+                "rank": r.rank,
+                "latency_ms": round(r.latency_ms, 3),
+                "top_files": _distinct(r.files)[:3],
+                **({"error": r.error} if r.error else {}),
+            }
+            for r in self.results
+        ]
+        return out
+
+
+def load_golden(path: str | Path) -> list[GoldenCase]:
+    """Read a golden file; a bad line is a ConfigError naming the file and line."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"golden file {path} does not exist", hint="pass --golden FILE (JSON Lines)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read golden file {path}: {exc}", path=str(path)) from exc
+    cases: list[GoldenCase] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(raw)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: not JSON ({exc})", path=str(path)) from exc
+        if not isinstance(obj, dict):
+            raise ConfigError(f"{where}: each line must be a JSON object", path=str(path))
+        if isinstance(obj.get("query"), str) and obj["query"].strip():
+            expected = obj.get("expected_files")
+            if isinstance(expected, str):
+                expected = [expected]
+            kind, text = "query", obj["query"]
+        elif isinstance(obj.get("identifier"), str) and obj["identifier"].strip():
+            expected = obj.get("expected_file", obj.get("expected_files"))
+            if isinstance(expected, str):
+                expected = [expected]
+            kind, text = "identifier", obj["identifier"]
+        else:
+            raise ConfigError(
+                f'{where}: a case needs a non-empty "query" or "identifier"',
+                hint='e.g. {"id": "q1", "query": "...", "expected_files": ["a/b.md"]}',
+                path=str(path),
+            )
+        if (
+            not isinstance(expected, list)
+            or not expected
+            or not all(isinstance(e, str) and e for e in expected)
+        ):
+            raise ConfigError(
+                f"{where}: expected_files (or expected_file) must name at least one file",
+                path=str(path),
+            )
+        case_id = str(obj.get("id") or f"line{number}")
+        cases.append(GoldenCase(case_id, text, tuple(expected), kind, number))
+    if not cases:
+        raise ConfigError(f"golden file {path} holds no cases", path=str(path))
+    return cases
+
+
+def _distinct(files: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(files))
+
+
+def first_relevant_rank(files: Sequence[str], expected: Iterable[str]) -> int | None:
+    wanted = set(expected)
+    for rank, file in enumerate(files, start=1):
+        if file in wanted:
+            return rank
+    return None
+
+
+def case_metrics(files: Sequence[str], expected: Sequence[str]) -> dict[str, float]:
+    """The four metrics of one case, judged per file (a file counts once, at its best rank)."""
+    wanted = set(expected)
+    best: dict[str, int] = {}
+    for rank, file in enumerate(files, start=1):
+        best.setdefault(file, rank)
+    relevant_ranks = sorted(r for f, r in best.items() if f in wanted)
+    first = relevant_ranks[0] if relevant_ranks else None
+    dcg = sum(1.0 / math.log2(r + 1) for r in relevant_ranks if r <= 10)
+    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(wanted), 10) + 1))
+    return {
+        "mrr@10": 1.0 / first if first is not None and first <= 10 else 0.0,
+        "recall@5": sum(1 for r in relevant_ranks if r <= 5) / len(wanted),
+        "hit@1": 1.0 if first == 1 else 0.0,
+        "ndcg@10": dcg / ideal if ideal else 0.0,
+    }
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    low = math.floor(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def summarize(results: Sequence[CaseResult]) -> dict[str, float]:
+    if not results:
+        return {**dict.fromkeys(METRICS, 0.0), "p50_ms": 0.0, "p95_ms": 0.0}
+    totals = dict.fromkeys(METRICS, 0.0)
+    for result in results:
+        for key, value in case_metrics(result.files, result.case.expected).items():
+            totals[key] += value
+    out = {key: round(value / len(results), 4) for key, value in totals.items()}
+    latencies = [r.latency_ms for r in results]
+    out["p50_ms"] = round(_percentile(latencies, 0.50), 3)
+    out["p95_ms"] = round(_percentile(latencies, 0.95), 3)
+    return out
+
+
+def expand_modes(mode: str) -> list[str]:
+    if mode == "all":
+        return list(SEARCH_MODES)
+    if mode not in SEARCH_MODES:
+        raise QueryError(
+            f"unknown mode {mode!r}", hint=f"use one of: {', '.join(SEARCH_MODES)}, all"
+        )
+    return [mode]
+
+
+def run_case(engine: Any, case: GoldenCase, mode: str, top_k: int) -> CaseResult:
+    started = time.perf_counter()
+    error = ""
+    try:
+        if case.kind == "identifier":
+            files = [c.file for c in engine.lookup(case.text, limit=top_k)]
+        else:
+            files = [h.file for h in engine.search(case.text, mode=mode, top_k=top_k)]
+    except QueryError as exc:
+        files, error = [], exc.one_line()
+    latency = (time.perf_counter() - started) * 1000
+    return CaseResult(case, files, latency, first_relevant_rank(files, case.expected), error=error)
+
+
+def evaluate(
+    engine: Any, cases: Sequence[GoldenCase], modes: Sequence[str], top_k: int = 10
+) -> dict[str, ModeReport]:
+    """Run every case in every mode. The first query of a mode is run once untimed first, so the
+    embedding model's load is not counted as a query's latency."""
+    reports: dict[str, ModeReport] = {}
+    for mode in modes:
+        warm = next((c for c in cases if c.kind == "query"), None)
+        if warm is not None:
+            run_case(engine, warm, mode, top_k)
+        report = ModeReport(mode, top_k)
+        for case in cases:
+            report.results.append(run_case(engine, case, mode, top_k))
+        reports[mode] = report
+    return reports
+
+
+def to_json(reports: dict[str, ModeReport]) -> dict[str, Any]:
+    return {mode: report.as_dict() for mode, report in reports.items()}
+
+
+def format_table(reports: dict[str, ModeReport]) -> str:
+    """A compact text table: one row per mode, then the cases no mode found."""
+    header = f"{'mode':<8} " + " ".join(f"{m:>9}" for m in (*METRICS, "p50_ms", "p95_ms"))
+    lines = [header]
+    for mode, report in reports.items():
+        metrics = report.metrics()
+        cells = " ".join(f"{metrics[m]:>9.3f}" for m in (*METRICS, "p50_ms", "p95_ms"))
+        lines.append(f"{mode:<8} {cells}")
+    missed: dict[str, list[str]] = {}
+    for mode, report in reports.items():
+        for result in report.results:
+            if result.rank is None:
+                missed.setdefault(result.case.id, []).append(mode)
+    if missed:
+        lines.append("")
+        lines.append(f"not found in the top {next(iter(reports.values())).top_k}:")
+        by_id = {r.case.id: r.case for rep in reports.values() for r in rep.results}
+        for case_id, modes in list(missed.items())[:40]:
+            case = by_id[case_id]
+            lines.append(f"  {case_id:<14} [{','.join(modes)}] {case.text[:70]}")
+        if len(missed) > 40:
+            lines.append(f"  ... and {len(missed) - 40} more (use --json for every case)")
+    return "\n".join(lines)
