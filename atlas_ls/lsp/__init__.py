@@ -1,0 +1,1 @@
+"""The Atlas language server (pygls + lsprotocol) over the engine in `atlas_core`."""

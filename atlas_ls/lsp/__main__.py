@@ -1,0 +1,93 @@
+"""``atlas-ls``: the Atlas language server, on stdio by default.
+
+Only protocol messages go to stdout; logs go to stderr, where editors show them in their LSP log.
+The first bundle starts opening before the protocol library is imported, so its cost overlaps
+the import and the client's handshake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="atlas-ls",
+        description="Language server for the Collibra developer docs: hover, go-to-doc, "
+        "workspace symbols, code actions, deprecation diagnostics and REST path completion.",
+    )
+    parser.add_argument(
+        "--bundle",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="bundle directory to serve (repeat for several); default: ATLAS_BUNDLE, the config "
+        "file, then the installed bundle. The editor setting atlas.bundle overrides it.",
+    )
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    transport.add_argument("--tcp", action="store_true", help="listen on --host:--port instead")
+    parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="more logging on stderr (-vv: protocol too)",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    # vscode-languageclient may append this; the server has nothing to do with it.
+    parser.add_argument("--clientProcessId", help=argparse.SUPPRESS)
+    return parser
+
+
+def configure_logging(verbosity: int) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbosity >= 2 else logging.WARNING)
+    level = logging.DEBUG if verbosity >= 1 else logging.INFO
+    for name in ("atlas_ls", "atlas_core"):
+        logging.getLogger(name).setLevel(level)
+    if verbosity == 1:
+        logging.getLogger("pygls").setLevel(logging.INFO)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.version:
+        from atlas_ls.lsp.server import VERSION
+
+        print(f"atlas-ls {VERSION}")
+        return 0
+    if args.tcp and not 0 < args.port < 65536:
+        print(f"atlas-ls: error: --port must be 1-65535, got {args.port}", file=sys.stderr)
+        return 2
+    configure_logging(args.verbose)
+
+    from atlas_core.holder import EngineHolder
+    from atlas_ls.lsp.loading import BundleLoader
+
+    holder: EngineHolder[object] = EngineHolder()
+    loader = BundleLoader(holder)
+    loader.request(args.bundle)
+
+    from atlas_ls.lsp.server import create_server
+
+    server = create_server(args.bundle, loader=loader, holder=holder)
+    try:
+        if args.tcp:
+            server.start_tcp(args.host, args.port)
+        else:
+            server.start_io()
+    finally:
+        loader.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

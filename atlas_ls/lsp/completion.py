@@ -1,0 +1,108 @@
+"""textDocument/completion: endpoint templates inside string literals that start like a REST path.
+
+``"/rest/2.0/as`` offers ``/rest/2.0/assets`` and ``/rest/2.0/assets/{assetId}``, one item per
+path with its methods as detail and their summaries as documentation. The prefix is kept as typed:
+a user who writes ``/rest/2.0`` gets it, one who writes ``/assets`` (after a base URL variable)
+does not.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lsprotocol import types
+
+from atlas_core.types import Candidate
+from atlas_ls.lsp.documents import Snapshot, column_to_client
+from atlas_ls.lsp.recognizers import string_at
+
+MAX_ITEMS = 100
+REST_PREFIX = "/rest/2.0"
+_BASE = re.compile(
+    r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/\s\"'`]*|(?:\$\{[^{}]*\}|\{[^{}]*\}|\$[A-Za-z_]\w*)+)"
+)
+_TYPED_PATH = re.compile(r"/[A-Za-z0-9_.~\-/{}$<>:]*")
+
+
+def path_prefix(text_before_cursor: str) -> str | None:
+    """The REST path typed so far in a string, after any base URL; None if it is not one."""
+    m = _BASE.match(text_before_cursor)
+    rest = text_before_cursor[m.end() :] if m else text_before_cursor
+    if not _TYPED_PATH.fullmatch(rest):
+        return None
+    if len(rest) < 2 and not m:
+        return None  # a lone "/" is every string that starts a path; wait for one more character
+    return rest
+
+
+def _documentation(cands: list[Candidate]) -> str:
+    parts = []
+    for c in cands:
+        summary = " ".join(c.summary.split())
+        if len(summary) > 400:
+            summary = summary[:399] + "…"
+        parts.append(f"**{c.method or c.kind}** `{c.path or c.name}` — {summary}".rstrip(" —"))
+    return "\n\n".join(parts)
+
+
+def completion_items(
+    engine: Any,
+    snapshot: Snapshot,
+    line: int,
+    column: int,
+    encoding: str,
+    *,
+    deprecated_tag: bool = False,
+) -> types.CompletionList | None:
+    if line >= len(snapshot.lines):
+        return None
+    text = snapshot.lines[line]
+    span = string_at(text, column, snapshot.language_id)
+    if span is None or not span.start <= column <= span.end:
+        return None
+    typed = text[span.start : column]
+    prefix = path_prefix(typed)
+    if prefix is None:
+        return None
+    candidates = engine.endpoints(prefix, limit=MAX_ITEMS)
+    if not candidates:
+        return None
+    keep_prefix = prefix.startswith(REST_PREFIX) or REST_PREFIX.startswith(prefix.rstrip("/"))
+    if prefix.startswith("/rest/") and not prefix.startswith(REST_PREFIX):
+        keep_prefix = False
+    by_path: dict[str, list[Candidate]] = {}
+    for cand in candidates:
+        template = cand.path or cand.name.partition(" ")[2] or cand.name
+        group = by_path.setdefault(template, [])
+        # Several pages may document one endpoint; the first (the engine's best) speaks for it.
+        if all(c.method != cand.method for c in group):
+            group.append(cand)
+    start_col = column - len(prefix)
+    edit_range = types.Range(
+        start=types.Position(line, column_to_client(text, start_col, encoding)),
+        end=types.Position(line, column_to_client(text, column, encoding)),
+    )
+    items = []
+    for index, (template, cands) in enumerate(by_path.items()):
+        insert = (REST_PREFIX + template) if keep_prefix else template
+        methods = ", ".join(c.method for c in cands if c.method)
+        items.append(
+            types.CompletionItem(
+                label=insert,
+                kind=types.CompletionItemKind.Reference,
+                detail=methods or None,
+                documentation=types.MarkupContent(
+                    kind=types.MarkupKind.Markdown, value=_documentation(cands)
+                ),
+                filter_text=insert,
+                sort_text=f"{index:04d}",
+                text_edit=types.TextEdit(range=edit_range, new_text=insert),
+                tags=(
+                    [types.CompletionItemTag.Deprecated]
+                    if deprecated_tag and all(c.deprecated for c in cands)
+                    else None
+                ),
+            )
+        )
+    return types.CompletionList(is_incomplete=len(candidates) >= MAX_ITEMS, items=items)

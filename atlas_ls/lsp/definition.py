@@ -1,0 +1,32 @@
+"""textDocument/definition (go-to-doc): where the identifier under the cursor is documented."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from atlas_core.types import Candidate
+from atlas_ls.lsp.resolve import Resolution, file_uri, mirror_file
+
+
+def doc_location(engine: Any, cand: Candidate) -> types.Location | None:
+    """The mirror file and line a candidate points to; None when it names no file."""
+    if not cand.file:
+        return None
+    line = max(cand.line, 1) - 1
+    position = types.Position(line=line, character=0)
+    return types.Location(
+        uri=file_uri(mirror_file(engine, cand.bundle, cand.file)),
+        range=types.Range(start=position, end=position),
+    )
+
+
+def definition_result(engine: Any, resolution: Resolution) -> types.Location | None:
+    # One location, the best one: several make Neovim and VS Code open a picker for what is
+    # almost always the same section (GET and DELETE of one path documented together).
+    for cand in resolution.candidates:
+        location = doc_location(engine, cand)
+        if location is not None:
+            return location
+    return None

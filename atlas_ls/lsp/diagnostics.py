@@ -1,0 +1,215 @@
+"""Diagnostics: terms and endpoints the docs name as deprecated, with their replacement.
+
+The matcher is built once per engine. Single-word terms are found by splitting the text into words
+and looking each up in a dict, which is several times faster than one big alternation regex on a
+multi-megabyte file; terms with spaces or slashes (``GET /rest/1.0/term``) go through one regex.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol import types
+
+from atlas_core.types import Deprecation
+from atlas_ls.lsp.documents import Snapshot, column_to_client, line_starts
+
+SOURCE = "atlas"
+CODE = "deprecated"
+MAX_DIAGNOSTICS = 500
+
+_WORD = re.compile(r"\w+")
+_METHOD_PREFIX = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)$")
+_IDENTIFIER_LIKE = re.compile(r"^(?:(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+)?[\w./{}\-:]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    start: int  # offsets in the text
+    end: int
+    text: str
+    deprecation: Deprecation
+    fix: str  # the text that replaces `text`, "" when the docs give no usable replacement
+
+
+_PARAM_SEGMENT = r"[^/\s\"'`?#]+"
+
+
+def _is_path(text: str) -> bool:
+    return text.startswith("/") or bool(_METHOD_PREFIX.match(text))
+
+
+def quick_fix_text(dep: Deprecation, matched: str) -> str:
+    """What a quick fix writes over `matched`; "" when the replacement is prose, not a name."""
+    replacement = dep.replacement.strip()
+    if not replacement or not _IDENTIFIER_LIKE.match(replacement):
+        return ""
+    term = dep.term.strip()
+    if not _is_path(term):
+        return "" if _is_path(replacement) else replacement
+    # An endpoint: only a path replaces a path, and only where the code spells the whole template.
+    term_m = _METHOD_PREFIX.match(term)
+    repl_m = _METHOD_PREFIX.match(replacement)
+    term_path = term_m.group(2) if term_m else term
+    repl_path = repl_m.group(2) if repl_m else replacement
+    if not repl_path.startswith("/"):
+        return ""
+    if matched == term:
+        return replacement if repl_m or not term_m else repl_path
+    if matched == term_path:
+        return repl_path
+    return ""
+
+
+def path_pattern(path: str) -> str:
+    """A regex for an endpoint path in code: any spelling of its parameters, and when the path has
+    two literal segments before its trailing parameters, those parameters may be missing (the code
+    concatenates them: ``"/rest/1.0/vocabulary/" + id``)."""
+    segments = [s for s in path.split("/") if s]
+    parts = [
+        _PARAM_SEGMENT if s.startswith("{") or s.startswith("<") else re.escape(s) for s in segments
+    ]
+    literal_lead = 0
+    for s in segments:
+        if s.startswith(("{", "<")):
+            break
+        literal_lead += 1
+    trailing = 0
+    for s in reversed(segments):
+        if not s.startswith(("{", "<")):
+            break
+        trailing += 1
+    if trailing and literal_lead >= 2 and literal_lead + trailing == len(segments):
+        head = "/" + "/".join(parts[:literal_lead])
+        tail = "".join("(?:/" + p for p in parts[literal_lead:]) + ")?" * trailing
+        return head + tail + "/?"
+    return "/" + "/".join(parts)
+
+
+class DeprecationMatcher:
+    def __init__(self, deprecations: list[Deprecation]) -> None:
+        self.words: dict[str, Deprecation] = {}
+        self.others: list[tuple[re.Pattern[str], Deprecation]] = []
+        alternatives: list[str] = []
+        for dep in deprecations:
+            term = dep.term.strip()
+            if not term:
+                continue
+            if dep.whole_word and _WORD.fullmatch(term):
+                self.words.setdefault(term, dep)
+                continue
+            m = _METHOD_PREFIX.match(term)
+            if m or term.startswith("/"):
+                body = rf"(?:\b{m.group(1)}\s+)?" if m else ""
+                body += path_pattern(m.group(2) if m else term) + r"(?![\w\-/])"
+            else:
+                body = re.escape(term)
+                if dep.whole_word:
+                    body = rf"(?<!\w){body}(?!\w)"
+            self.others.append((re.compile(body), dep))
+            alternatives.append(f"(?P<t{len(self.others) - 1}>{body})")
+        self.pattern = re.compile("|".join(alternatives)) if alternatives else None
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.others)
+
+    def find(self, text: str, limit: int = MAX_DIAGNOSTICS) -> list[Finding]:
+        found: list[Finding] = []
+        if self.words:
+            words = self.words
+            for m in _WORD.finditer(text):
+                dep = words.get(m.group())
+                if dep is not None:
+                    found.append(
+                        Finding(m.start(), m.end(), m.group(), dep, quick_fix_text(dep, m.group()))
+                    )
+                    if len(found) >= limit:
+                        break
+        if self.pattern is not None:
+            for m in self.pattern.finditer(text):
+                index = int((m.lastgroup or "t0")[1:])
+                dep = self.others[index][1]
+                found.append(
+                    Finding(m.start(), m.end(), m.group(), dep, quick_fix_text(dep, m.group()))
+                )
+                if len(found) >= 2 * limit:
+                    break
+        found.sort(key=lambda f: f.start)
+        return found[:limit]
+
+
+def _message(finding: Finding) -> str:
+    dep = finding.deprecation
+    text = f"'{finding.text}' is deprecated in the Collibra docs"
+    if dep.replacement:
+        text += f"; use '{dep.replacement}' instead"
+    if dep.note:
+        note = " ".join(dep.note.split())
+        text += f". {note[:200]}"
+    return text
+
+
+def diagnostics_for(
+    snapshot: Snapshot, matcher: DeprecationMatcher, encoding: str
+) -> list[types.Diagnostic]:
+    if not matcher:
+        return []
+    findings = matcher.find(snapshot.text)
+    if not findings:
+        return []
+    starts = line_starts(snapshot.text)
+    lines = snapshot.lines
+    out = []
+    for f in findings:
+        line = bisect.bisect_right(starts, f.start) - 1
+        col = f.start - starts[line]
+        text_line = lines[line] if line < len(lines) else ""
+        start = types.Position(line, column_to_client(text_line, col, encoding))
+        end = types.Position(line, column_to_client(text_line, col + len(f.text), encoding))
+        dep = f.deprecation
+        out.append(
+            types.Diagnostic(
+                range=types.Range(start=start, end=end),
+                message=_message(f),
+                # A named replacement is something to act on; a bare "deprecated" is a heads-up.
+                severity=(
+                    types.DiagnosticSeverity.Warning
+                    if dep.replacement
+                    else types.DiagnosticSeverity.Information
+                ),
+                code=CODE,
+                code_description=types.CodeDescription(href=dep.url) if dep.url else None,
+                source=SOURCE,
+                tags=[types.DiagnosticTag.Deprecated],
+                data={"term": f.text, "replacement": dep.replacement, "fix": f.fix},
+            )
+        )
+    return out
+
+
+def quick_fixes(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
+    """A "Replace X with Y" action per Atlas deprecation diagnostic that has a usable fix."""
+    actions = []
+    for diag in diagnostics:
+        if diag.source != SOURCE or diag.code != CODE:
+            continue
+        data: Any = diag.data if isinstance(diag.data, dict) else {}
+        fix = data.get("fix") or ""
+        term = data.get("term") or ""
+        if not fix:
+            continue
+        actions.append(
+            types.CodeAction(
+                title=f"Replace '{term}' with '{fix}'",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                is_preferred=True,
+                edit=types.WorkspaceEdit(
+                    changes={uri: [types.TextEdit(range=diag.range, new_text=fix)]}
+                ),
+            )
+        )
+    return actions

@@ -1,0 +1,116 @@
+"""textDocument/hover: the documentation of the identifier under the cursor, as markdown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from atlas_core.types import Candidate, Param
+from atlas_ls.lsp.resolve import Resolution, file_uri, mirror_file
+
+MAX_SUMMARY_CHARS = 1200
+MAX_PARAM_ROWS = 15
+MAX_CELL_CHARS = 140
+MAX_OTHERS = 5
+
+_KIND_LABELS = {
+    "endpoint": "REST endpoint",
+    "operation": "operation",
+    "schema": "schema",
+    "type": "type",
+    "json_key": "Import API JSON key",
+    "cli": "CLI command",
+    "graphql": "GraphQL",
+    "heading": "documentation section",
+}
+
+
+def _cell(text: str) -> str:
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + " …"
+
+
+def title_line(cand: Candidate) -> str:
+    label = _KIND_LABELS.get(cand.kind, cand.kind)
+    if cand.kind == "endpoint" and cand.method and cand.path:
+        head = f"**{cand.method}** `{cand.path}`"
+        if cand.operation_id:
+            head += f" · `{cand.operation_id}`"
+    elif cand.kind == "operation" and cand.method and cand.path:
+        head = f"`{cand.name}` · **{cand.method}** `{cand.path}`"
+    elif cand.kind == "heading":
+        head = f"**{cand.name}**"
+    else:
+        head = f"`{cand.name}`"
+    return f"{head} — *{label}*"
+
+
+def param_table(params: tuple[Param, ...]) -> str:
+    rows = ["| Parameter | In | Type | Required | Description |", "|---|---|---|---|---|"]
+    for p in params[:MAX_PARAM_ROWS]:
+        rows.append(
+            f"| `{_cell(p.name)}` | {_cell(p.location)} | {_cell(p.type) or ' '} | "
+            f"{'yes' if p.required else 'no'} | {_cell(p.description) or ' '} |"
+        )
+    if len(params) > MAX_PARAM_ROWS:
+        rows.append(f"| … | | | | {len(params) - MAX_PARAM_ROWS} more in the docs |")
+    return "\n".join(rows)
+
+
+def links_line(engine: Any, cand: Candidate) -> str:
+    parts = []
+    if cand.file:
+        path = mirror_file(engine, cand.bundle, cand.file)
+        target = f"{file_uri(path)}#L{max(cand.line, 1)}"
+        parts.append(f"[{cand.file}:{max(cand.line, 1)}]({target})")
+    if cand.url:
+        parts.append(f"[Open on the web]({cand.url})")
+    return " · ".join(parts)
+
+
+def hover_markdown(engine: Any, resolution: Resolution) -> str:
+    cand = resolution.best
+    blocks = [title_line(cand)]
+    if cand.summary:
+        blocks.append(_clip(cand.summary, MAX_SUMMARY_CHARS))
+    schemas = []
+    if cand.request_schema:
+        schemas.append(f"Request body: `{cand.request_schema}`")
+    if cand.response_schema:
+        schemas.append(f"Response: `{cand.response_schema}`")
+    if schemas:
+        blocks.append(" · ".join(schemas))
+    if cand.params:
+        blocks.append(param_table(cand.params))
+    if cand.deprecated:
+        notice = "> ⚠ **Deprecated**"
+        notice += f": use `{cand.replacement}` instead." if cand.replacement else "."
+        blocks.append(notice)
+    others: dict[str, None] = {}
+    for other in resolution.candidates[1:]:
+        if other.name != cand.name:
+            others.setdefault(other.name, None)
+    if others:
+        blocks.append("Also: " + ", ".join(f"`{name}`" for name in list(others)[:MAX_OTHERS]))
+    links = links_line(engine, cand)
+    if links:
+        blocks.append("---\n" + links)
+    return "\n\n".join(blocks)
+
+
+def hover_result(engine: Any, resolution: Resolution, hover_range: types.Range) -> types.Hover:
+    return types.Hover(
+        contents=types.MarkupContent(
+            kind=types.MarkupKind.Markdown, value=hover_markdown(engine, resolution)
+        ),
+        range=hover_range,
+    )

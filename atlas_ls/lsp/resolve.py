@@ -1,0 +1,105 @@
+"""From a cursor position to documented identifiers: recognise, look up, rank.
+
+Hover, definition and code actions all start here, so they agree on what the cursor means.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from atlas_core.types import Candidate
+from atlas_ls.lsp.documents import Snapshot
+from atlas_ls.lsp.recognizers import Recognition, RecognizerSet, context_at
+
+logger = logging.getLogger(__name__)
+
+# Fuzzy and keyword matches are right for workspace-symbol search, where the user reads a list;
+# under the cursor they would put a confident-looking doc on the wrong identifier.
+ACCEPTED_MATCHES = frozenset({"exact", "normalized"})
+MAX_CANDIDATES = 6
+
+_COMPATIBLE_KINDS = {
+    "endpoint": {"endpoint"},
+    "operation": {"operation", "endpoint"},
+    "type": {"type", "schema"},
+    "schema": {"schema", "type"},
+    "json_key": {"json_key"},
+    "cli": {"cli"},
+    "graphql": {"graphql"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    recognition: Recognition
+    candidates: tuple[Candidate, ...]  # best first, never empty
+
+    @property
+    def best(self) -> Candidate:
+        return self.candidates[0]
+
+
+def _rank(candidates: list[Candidate], rec: Recognition) -> list[Candidate]:
+    wanted = _COMPATIBLE_KINDS.get(rec.kind, set())
+
+    def key(item: tuple[int, Candidate]) -> tuple[float, int, int, int]:
+        index, cand = item
+        method_miss = 1 if rec.method and cand.method and cand.method != rec.method else 0
+        return (-cand.confidence, method_miss, 0 if cand.kind in wanted else 1, index)
+
+    return [c for _, c in sorted(enumerate(candidates), key=key)]
+
+
+def resolve_recognitions(engine: Any, recognitions: list[Recognition]) -> Resolution | None:
+    """The first recognition that resolves to documented identifiers, with its candidates."""
+    for rec in recognitions:
+        for identifier in rec.lookups():
+            try:
+                found = engine.lookup(identifier, limit=MAX_CANDIDATES * 2)
+            except Exception as exc:  # a bad identifier must not fail the whole request
+                logger.debug("lookup %r failed: %s", identifier, exc)
+                continue
+            accepted = [c for c in found if c.match in ACCEPTED_MATCHES]
+            if accepted:
+                return Resolution(rec, tuple(_rank(accepted, rec)[:MAX_CANDIDATES]))
+    return None
+
+
+def recognitions_at(
+    snapshot: Snapshot, line: int, column: int, recognizers: RecognizerSet
+) -> list[Recognition]:
+    ctx = context_at(snapshot.lines, line, column, snapshot.language_id)
+    if ctx is None:
+        return []
+    return recognizers.recognize_all(ctx)
+
+
+def resolve_at(
+    engine: Any, snapshot: Snapshot, line: int, column: int, recognizers: RecognizerSet
+) -> Resolution | None:
+    """Resolve the identifier at a (line, code-point column) position of a document."""
+    return resolve_recognitions(engine, recognitions_at(snapshot, line, column, recognizers))
+
+
+def mirror_file(engine: Any, candidate_bundle: str, relpath: str) -> Path:
+    """The mirror file a candidate points into, in the bundle it came from."""
+    bundles = list(getattr(engine, "bundles", None) or [])
+    if candidate_bundle and len(bundles) > 1:
+        for bundle in bundles:
+            manifest = getattr(bundle, "manifest", None) or {}
+            if isinstance(manifest, dict) and manifest.get("name") == candidate_bundle:
+                return Path(bundle.mirror_dir) / relpath
+    primary = Path(engine.mirror_dir) / relpath
+    if len(bundles) > 1 and not primary.exists():
+        for bundle in bundles:
+            other = Path(bundle.mirror_dir) / relpath
+            if other.exists():
+                return other
+    return primary
+
+
+def file_uri(path: Path) -> str:
+    return path.resolve().as_uri()

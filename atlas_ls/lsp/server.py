@@ -1,0 +1,609 @@
+"""The Atlas language server: one `LanguageServer` subclass holding one `EngineHolder`.
+
+Handlers are thin: they read ``server.holder.engine`` once, call the engine through the feature
+modules, and turn typed values into protocol types. Nothing else keeps a reference to the engine,
+so a bundle swap (a changed setting, ``atlas.reload``, a hot reload) is one assignment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+
+from atlas_core.holder import EngineHolder
+from atlas_ls.lsp import code_actions, completion, definition, diagnostics, hover, workspace_symbol
+from atlas_ls.lsp.documents import DocumentCache, Snapshot, column_from_client, column_to_client
+from atlas_ls.lsp.loading import BundleLoader, LoadResult
+from atlas_ls.lsp.recognizers import RecognizerSet
+from atlas_ls.lsp.resolve import Resolution, resolve_at
+from atlas_ls.lsp.settings import SECTION, Settings, parse_settings
+
+logger = logging.getLogger(__name__)
+
+try:
+    from importlib.metadata import version as _dist_version
+
+    VERSION = _dist_version("atlas-docs")
+except Exception:  # running from a source tree without metadata
+    VERSION = "0"
+
+NAME = "atlas-ls"
+ENGINE_WAIT_S = 20.0  # how long a request waits for the first bundle to open
+RELOAD = "atlas.reload"
+DEBUG_INFO = "atlas.debugInfo"
+_WATCHED_MODULES = ("onnxruntime", "tokenizers", "torch", "mlx", "numpy", "pyarrow", "rapidfuzz")
+
+
+class AtlasProtocol(LanguageServerProtocol):
+    """Answers requests that arrive after ``shutdown`` with InvalidRequest, as the spec says.
+
+    pygls drops them silently, which leaves a client waiting forever for a reply.
+    """
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        msg_id = getattr(message, "id", None)
+        if self._shutdown and method and method != types.EXIT and msg_id is not None:
+            error = JsonRpcInvalidRequest(f"{method}: the server is shutting down")
+            self._send_response(msg_id, None, error.to_response_error())
+            return
+        super().handle_message(message)
+
+
+def _encoding(server: LanguageServer) -> str:
+    try:
+        value = server.workspace.position_encoding
+    except RuntimeError:
+        return "utf-16"
+    return str(getattr(value, "value", value) or "utf-16")
+
+
+class AtlasLanguageServer(LanguageServer):
+    def __init__(
+        self,
+        *,
+        cli_bundles: Sequence[str] = (),
+        holder: EngineHolder[Any] | None = None,
+        loader: BundleLoader | None = None,
+        recognizers: RecognizerSet | None = None,
+    ) -> None:
+        super().__init__(NAME, VERSION, protocol_cls=AtlasProtocol, max_workers=2)
+        self.holder: EngineHolder[Any] = holder or EngineHolder()
+        self.loader = loader or BundleLoader(self.holder)
+        self.loader.listeners.append(self._on_load_threadsafe)
+        self.loader.on_demo_build = self._on_demo_build_threadsafe
+        self.cli_bundles = tuple(cli_bundles)
+        self.recognizers = recognizers or RecognizerSet.default()
+        self.documents = DocumentCache()
+        self.init_settings = Settings()
+        self.settings = Settings()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.initialized = False
+        self._progress: dict[int, str] = {}  # load seq -> work-done token
+        self._matcher: tuple[Any, diagnostics.DeprecationMatcher] | None = None
+        self._diag_tasks: dict[str, asyncio.Task[None]] = {}
+        self.published: dict[str, list[types.Diagnostic]] = {}
+        self.init_problems = ""
+        self._announced = 0  # the last load seq the client was told about
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+    # -- engine ---------------------------------------------------------------------------------
+
+    def bundle_request(self) -> tuple[str, ...]:
+        """The bundle paths the settings ask for: editor setting, then --bundle, then default."""
+        return self.settings.bundle or self.cli_bundles
+
+    def load(self, *, force: bool = False) -> None:
+        future = self.loader.request(self.bundle_request(), force=force)
+        if future is not None and not future.done() and self.initialized:
+            self._begin_progress(self.loader.seq)
+
+    async def engine(self) -> Any | None:
+        """The engine to answer one request with; waits for the first load when none is in yet."""
+        engine = self.holder.engine
+        if engine is not None:
+            return engine
+        pending = self.loader.pending
+        if pending is not None and not pending.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.wrap_future(pending), ENGINE_WAIT_S)
+        return self.holder.engine
+
+    def _on_load_threadsafe(self, result: LoadResult) -> None:
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._on_load, result)
+
+    def _on_demo_build_threadsafe(self) -> None:
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(
+                self.show, types.MessageType.Info,
+                "Atlas: no bundle is configured; building the embedded demo bundle (first use). "
+                "Set atlas.bundle or run `atlas download` for the Collibra docs.",
+            )  # fmt: skip
+
+    def _on_load(self, result: LoadResult) -> None:
+        if result.superseded or result.seq <= self._announced:
+            return
+        self._announced = result.seq
+        if result.ok:
+            info = _bundle_summary(result.engine)
+            self.log(types.MessageType.Info, f"Atlas: loaded {info} in {result.ms:.0f} ms")
+            self._end_progress(result.seq, f"Loaded {info}")
+            self._refresh_all_diagnostics()
+        else:
+            serving = self.holder.engine is not None
+            tail = (
+                "still serving the previous bundle"
+                if serving
+                else "hover, go-to-doc and symbols are off until this is fixed"
+            )
+            self.show(
+                types.MessageType.Error,
+                f"Atlas: cannot open the docs bundle: {result.error}; {tail}",
+            )
+            self._end_progress(result.seq, "Failed to load the bundle")
+
+    def _begin_progress(self, seq: int) -> None:
+        caps = self.client_capabilities.window
+        if not (caps and caps.work_done_progress) or seq in self._progress:
+            return
+        token = f"atlas-load-{seq}"
+        self._progress[seq] = token
+
+        async def run() -> None:
+            try:
+                await self.work_done_progress.create_async(token)
+            except Exception:
+                self._progress.pop(seq, None)
+                return
+            self.work_done_progress.begin(
+                token,
+                types.WorkDoneProgressBegin(
+                    title="Atlas", message="Loading the Collibra docs bundle…", cancellable=False
+                ),
+            )
+            last = self.loader.last
+            if last is not None and last.seq == seq:  # finished while the token was created
+                self._end_progress(seq, "Loaded" if last.ok else "Failed to load the bundle")
+
+        self._spawn(run())
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)  # the loop only keeps weak references to tasks
+        task.add_done_callback(self._tasks.discard)
+
+    def _end_progress(self, seq: int, message: str) -> None:
+        token = self._progress.get(seq)
+        if token is None or token not in self.work_done_progress.tokens:
+            return
+        self._progress.pop(seq, None)
+        self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+    # -- messages -------------------------------------------------------------------------------
+
+    def show(self, kind: types.MessageType, message: str) -> None:
+        if kind <= types.MessageType.Warning:
+            logger.warning("%s", message)
+        else:
+            logger.info("%s", message)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def log(self, kind: types.MessageType, message: str) -> None:
+        logger.info("%s", message)
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    # -- settings -------------------------------------------------------------------------------
+
+    def apply_settings(self, raw: Any, *, base: Settings | None = None) -> None:
+        parsed = parse_settings(raw, base or self.init_settings)
+        if parsed.problems:
+            self.show(types.MessageType.Warning, parsed.message())
+        self._install(parsed.settings)
+
+    def _install(self, settings: Settings) -> None:
+        old, self.settings = self.settings, settings
+        enabled = settings.recognizers_enabled
+        if enabled is not None:
+            unknown = sorted(enabled - set(self.recognizers.names))
+            if unknown:
+                self.show(
+                    types.MessageType.Warning,
+                    f"Atlas: unknown recognisers in atlas.recognizers.enabled: {', '.join(unknown)}"
+                    f"; known: {', '.join(self.recognizers.names)}",
+                )
+        self.recognizers.enabled = enabled
+        if old.bundle != settings.bundle:
+            self.load()
+        if old.diagnostics_enabled != settings.diagnostics_enabled:
+            self._refresh_all_diagnostics()
+
+    async def pull_configuration(self) -> None:
+        caps = self.client_capabilities.workspace
+        if not (caps and caps.configuration):
+            return
+        try:
+            result = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+                ),
+                10,
+            )
+        except Exception as exc:
+            logger.info("workspace/configuration failed: %s", exc)
+            return
+        value = result[0] if isinstance(result, list) and result else None
+        if value is not None:
+            self.apply_settings({SECTION: value})
+
+    # -- documents ------------------------------------------------------------------------------
+
+    def snapshot(self, uri: str) -> Snapshot | None:
+        return self.documents.snapshot(self.workspace, uri)
+
+    def position(self, snap: Snapshot, pos: types.Position) -> tuple[int, int] | None:
+        """(line, code-point column) for a client position; None when it is past the text."""
+        if pos.line < 0 or pos.line >= len(snap.lines):
+            return None
+        text = snap.lines[pos.line]
+        encoding = _encoding(self)
+        if pos.character > column_to_client(text, len(text), encoding):
+            return None
+        return pos.line, column_from_client(text, pos.character, encoding)
+
+    def client_range(self, snap: Snapshot, line: int, start: int, end: int) -> types.Range:
+        text = snap.lines[line]
+        encoding = _encoding(self)
+        return types.Range(
+            start=types.Position(line, column_to_client(text, start, encoding)),
+            end=types.Position(line, column_to_client(text, end, encoding)),
+        )
+
+    async def resolve(
+        self, uri: str, pos: types.Position
+    ) -> tuple[Any, Snapshot, int, Resolution] | None:
+        engine = await self.engine()
+        if engine is None:
+            return None
+        snap = self.snapshot(uri)
+        if snap is None:
+            return None
+        where = self.position(snap, pos)
+        if where is None:
+            return None
+        line, column = where
+        resolution = resolve_at(engine, snap, line, column, self.recognizers)
+        if resolution is None:
+            return None
+        return engine, snap, line, resolution
+
+    # -- diagnostics ----------------------------------------------------------------------------
+
+    def matcher(self, engine: Any) -> diagnostics.DeprecationMatcher:
+        cached = self._matcher
+        if cached is not None and cached[0] is engine:
+            return cached[1]
+        matcher = diagnostics.DeprecationMatcher(engine.deprecations())
+        self._matcher = (engine, matcher)
+        return matcher
+
+    def schedule_diagnostics(self, uri: str, *, delay_ms: int | None = None) -> None:
+        task = self._diag_tasks.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        delay = self.settings.diagnostics_debounce_ms if delay_ms is None else delay_ms
+        self._diag_tasks[uri] = asyncio.ensure_future(self._diagnose(uri, delay / 1000))
+
+    async def _diagnose(self, uri: str, delay: float) -> None:
+        try:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if not self.settings.diagnostics_enabled:
+                self._publish(uri, [], None)
+                return
+            engine = await self.engine()
+            snap = self.snapshot(uri)
+            if engine is None or snap is None:
+                return
+            encoding = _encoding(self)
+            found = await asyncio.to_thread(
+                lambda: diagnostics.diagnostics_for(snap, self.matcher(engine), encoding)
+            )
+            current = self.snapshot(uri)
+            if current is None or current.text is not snap.text:
+                return  # the document changed meanwhile; its own task will publish
+            self._publish(uri, found, snap.version)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("diagnostics for %s failed", uri)
+        finally:
+            if self._diag_tasks.get(uri) is asyncio.current_task():
+                self._diag_tasks.pop(uri, None)
+
+    def _publish(self, uri: str, found: list[types.Diagnostic], version: int | None) -> None:
+        self.published[uri] = found
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
+        )
+
+    def _refresh_all_diagnostics(self) -> None:
+        if self.loop is None:
+            return
+        try:
+            uris = list(self.workspace.text_documents)
+        except RuntimeError:
+            return
+        for uri in uris:
+            self.schedule_diagnostics(uri, delay_ms=0)
+
+    def forget(self, uri: str) -> None:
+        task = self._diag_tasks.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.documents.forget(uri)
+        if self.published.pop(uri, None):
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+    async def show_document(self, params: types.ShowDocumentParams) -> dict[str, Any]:
+        """Ask the client to open a document (or a URL); a dict the command returns to it."""
+        caps = self.client_capabilities.window
+        if not (caps and caps.show_document and caps.show_document.support):
+            # The client cannot open documents for us; give the user the link to open by hand.
+            self.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Info, message=f"Atlas docs: {params.uri}"
+                )
+            )
+            return {
+                "success": False,
+                "uri": params.uri,
+                "reason": "client has no window/showDocument",
+            }
+        try:
+            result = await asyncio.wait_for(self.window_show_document_async(params), 30)
+        except Exception as exc:
+            return {"success": False, "uri": params.uri, "reason": str(exc)}
+        return {"success": bool(result and result.success), "uri": params.uri}
+
+    # -- introspection --------------------------------------------------------------------------
+
+    def debug_info(self) -> dict[str, Any]:
+        engine = self.holder.engine
+        info: dict[str, Any] | None = None
+        if engine is not None:
+            try:
+                raw = engine.info()
+                info = {
+                    "name": raw.name,
+                    "path": raw.path,
+                    "identifiers": raw.identifiers,
+                    "backend": raw.backend,
+                }
+            except Exception as exc:
+                info = {"error": str(exc)}
+        return {
+            "pid": os.getpid(),
+            "version": VERSION,
+            "python": sys.version.split()[0],
+            "modules": {name: name in sys.modules for name in _WATCHED_MODULES},
+            "bundle": info,
+            "bundle_paths": list(self.loader.paths),
+            "generation": self.holder.generation,
+            "last_error": self.holder.last_error,
+            "loading": self.loader.loading(),
+            "position_encoding": _encoding(self),
+            "settings": {
+                "bundle": list(self.settings.bundle),
+                "maxResults": self.settings.max_symbol_results,
+                "recognizers": sorted(self.settings.recognizers_enabled)
+                if self.settings.recognizers_enabled is not None
+                else None,
+                "diagnostics": self.settings.diagnostics_enabled,
+            },
+            "recognizers": [r.name for r in self.recognizers.active()],
+            "plugins": [
+                {"name": p.name, "value": p.value, "loaded": p.loaded, "error": p.error}
+                for p in self.recognizers.plugins
+            ],
+        }
+
+
+def _bundle_summary(engine: Any) -> str:
+    try:
+        info = engine.info()
+        return f"{info.name or info.path} ({info.identifiers} identifiers)"
+    except Exception:
+        return "the bundle"
+
+
+def create_server(
+    cli_bundles: Sequence[str] = (),
+    *,
+    loader: BundleLoader | None = None,
+    holder: EngineHolder[Any] | None = None,
+) -> AtlasLanguageServer:
+    """Build the server with every feature registered (tests and `main` both use this)."""
+    server = AtlasLanguageServer(cli_bundles=cli_bundles, holder=holder, loader=loader)
+    _register(server)
+    return server
+
+
+def _register(server: AtlasLanguageServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: AtlasLanguageServer, params: types.InitializeParams) -> None:
+        with contextlib.suppress(RuntimeError):
+            ls.loop = asyncio.get_running_loop()
+        parsed = parse_settings(params.initialization_options)
+        ls.init_settings = parsed.settings
+        ls.init_problems = parsed.message()
+        ls.settings = Settings()
+        ls._install(parsed.settings)
+        if not parsed.settings.bundle:
+            ls.load()  # usually already started by main(); a no-op then
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: AtlasLanguageServer, params: types.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        ls.initialized = True
+        if ls.init_problems:
+            ls.show(types.MessageType.Warning, ls.init_problems)
+        last = ls.loader.last
+        if ls.loader.loading():
+            ls._begin_progress(ls.loader.seq)
+        elif last is not None:
+            ls._on_load(last)  # finished before the client could hear about it
+        await ls.pull_configuration()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_config(
+        ls: AtlasLanguageServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and settings.get(SECTION) is not None:
+            ls.apply_settings({SECTION: settings[SECTION]})
+        else:
+            await ls.pull_configuration()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_open(ls: AtlasLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.schedule_diagnostics(params.text_document.uri, delay_ms=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def on_change(ls: AtlasLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule_diagnostics(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def on_close(ls: AtlasLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.forget(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def on_hover(ls: AtlasLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        found = await ls.resolve(params.text_document.uri, params.position)
+        if found is None:
+            return None
+        engine, snap, line, resolution = found
+        rec = resolution.recognition
+        result = hover.hover_result(
+            engine, resolution, ls.client_range(snap, line, rec.start, rec.end)
+        )
+        formats = ls.client_capabilities.text_document
+        formats = formats.hover.content_format if formats and formats.hover else None
+        if formats and types.MarkupKind.Markdown not in formats:
+            result.contents = types.MarkupContent(
+                kind=types.MarkupKind.PlainText, value=result.contents.value
+            )
+        return result
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    async def on_definition(
+        ls: AtlasLanguageServer, params: types.DefinitionParams
+    ) -> types.Location | None:
+        found = await ls.resolve(params.text_document.uri, params.position)
+        if found is None:
+            return None
+        engine, _, _, resolution = found
+        return definition.definition_result(engine, resolution)
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def on_workspace_symbol(
+        ls: AtlasLanguageServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.SymbolInformation] | None:
+        engine = await ls.engine()
+        if engine is None:
+            return []
+        limit = ls.settings.max_symbol_results
+        return workspace_symbol.workspace_symbols(engine, params.query, limit)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False
+        ),
+    )
+    async def on_code_action(
+        ls: AtlasLanguageServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | None:
+        uri = params.text_document.uri
+        only = [str(getattr(k, "value", k)) for k in (params.context.only or [])] or None
+        actions: list[types.CodeAction] = []
+        if code_actions.wanted(only, types.CodeActionKind.QuickFix.value):
+            diags = list(params.context.diagnostics or [])
+            seen = {(_range_key(d.range), d.message) for d in diags}
+            for diag in ls.published.get(uri, []):
+                if (
+                    _overlaps(diag.range, params.range)
+                    and (_range_key(diag.range), diag.message) not in seen
+                ):
+                    diags.append(diag)
+            actions.extend(diagnostics.quick_fixes(uri, diags))
+        if code_actions.wanted(only, ""):
+            found = await ls.resolve(uri, params.range.start)
+            if found is not None:
+                engine, _, _, resolution = found
+                actions.extend(code_actions.doc_actions(engine, resolution))
+        return actions or None
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=["/", '"', "'", "`"]),
+    )
+    async def on_completion(
+        ls: AtlasLanguageServer, params: types.CompletionParams
+    ) -> types.CompletionList | None:
+        engine = await ls.engine()
+        snap = ls.snapshot(params.text_document.uri) if engine is not None else None
+        if engine is None or snap is None:
+            return None
+        where = ls.position(snap, params.position)
+        if where is None:
+            return None
+        caps = ls.client_capabilities.text_document
+        item_caps = caps.completion.completion_item if caps and caps.completion else None
+        tag_support = bool(item_caps and item_caps.tag_support)
+        return completion.completion_items(
+            engine, snap, where[0], where[1], _encoding(ls), deprecated_tag=tag_support
+        )
+
+    @server.command(code_actions.OPEN_DOCS)
+    async def open_docs(ls: AtlasLanguageServer, uri: str, line: int = 1) -> dict[str, Any]:
+        return await ls.show_document(code_actions.show_document_params(uri, line))
+
+    @server.command(code_actions.OPEN_WEB)
+    async def open_web(ls: AtlasLanguageServer, url: str) -> dict[str, Any]:
+        return await ls.show_document(types.ShowDocumentParams(uri=url, external=True))
+
+    @server.command(RELOAD)
+    def reload(ls: AtlasLanguageServer, *args: Any) -> dict[str, Any]:
+        ls.load(force=True)
+        return {"reloading": True, "bundle": list(ls.bundle_request())}
+
+    @server.command(DEBUG_INFO)
+    def debug(ls: AtlasLanguageServer, *args: Any) -> dict[str, Any]:
+        return ls.debug_info()
+
+
+def _range_key(r: types.Range) -> tuple[int, int, int, int]:
+    return (r.start.line, r.start.character, r.end.line, r.end.character)
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    def key(p: types.Position) -> tuple[int, int]:
+        return (p.line, p.character)
+
+    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)

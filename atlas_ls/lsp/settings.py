@@ -1,0 +1,169 @@
+"""The ``atlas`` settings section: parsing and validation.
+
+Settings arrive from initializationOptions and from workspace/configuration (section ``atlas``),
+either nested (``{"atlas": {"workspaceSymbols": {"maxResults": 20}}}``), as the bare section, or
+with dotted keys as VS Code writes them (``{"workspaceSymbols.maxResults": 20}``). A bad value
+never stops the server: it is replaced by its default and reported in one message that names the
+key, what was wrong and what to write instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+SECTION = "atlas"
+MAX_SYMBOL_RESULTS = 1000
+DEFAULT_SYMBOL_RESULTS = 50
+DEFAULT_DEBOUNCE_MS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    bundle: tuple[str, ...] = ()  # empty: the server's --bundle, then the default resolution
+    max_symbol_results: int = DEFAULT_SYMBOL_RESULTS
+    recognizers_enabled: frozenset[str] | None = None  # None: every recogniser
+    diagnostics_enabled: bool = True
+    diagnostics_debounce_ms: int = DEFAULT_DEBOUNCE_MS
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSettings:
+    settings: Settings
+    problems: tuple[str, ...] = field(default=())
+
+    def message(self) -> str:
+        """One line for window/showMessage, or "" when every key was fine."""
+        if not self.problems:
+            return ""
+        return "Atlas: ignored bad settings, using defaults for them: " + "; ".join(self.problems)
+
+
+def _unflatten(raw: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            continue
+        node = out
+        *parents, last = key.split(".")
+        for part in parents:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = {}
+                node[part] = child
+            node = child
+        if isinstance(value, Mapping) and isinstance(node.get(last), dict):
+            node[last].update(_unflatten(value))
+        elif isinstance(value, Mapping):
+            node[last] = _unflatten(value)
+        else:
+            node[last] = value
+    return out
+
+
+def section_of(raw: Any) -> dict[str, Any] | None:
+    """The ``atlas`` section of a settings object, whichever of the accepted shapes it has.
+
+    None means "no settings given"; a value that is not an object is returned as an empty section
+    so `parse_settings` can complain about it.
+    """
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        return {"": raw}
+    data = _unflatten(raw)
+    if SECTION in data:
+        inner = data[SECTION]
+        return inner if isinstance(inner, dict) else {"": inner}
+    # Dotted top-level keys such as "atlas.bundle" were unflattened into data["atlas"] above.
+    return data
+
+
+def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
+    """Validate a settings object on top of `base` (defaults when None)."""
+    settings = base or Settings()
+    section = section_of(raw)
+    if section is None:
+        return ParsedSettings(settings)
+    problems: list[str] = []
+    if "" in section:
+        problems.append(f"settings for '{SECTION}' must be an object, got {_show(section[''])}")
+        return ParsedSettings(settings, tuple(problems))
+
+    if "bundle" in section:
+        value = section["bundle"]
+        if value is None or value == "" or value == []:
+            settings = replace(settings, bundle=())
+        elif isinstance(value, str):
+            settings = replace(settings, bundle=(value,))
+        elif isinstance(value, list) and all(isinstance(v, str) and v for v in value):
+            settings = replace(settings, bundle=tuple(value))
+        else:
+            problems.append(
+                f"atlas.bundle must be a directory path or a list of paths, got {_show(value)}"
+            )
+
+    symbols = section.get("workspaceSymbols")
+    if symbols is not None:
+        if not isinstance(symbols, dict):
+            problems.append(f"atlas.workspaceSymbols must be an object, got {_show(symbols)}")
+        elif "maxResults" in symbols:
+            value = symbols["maxResults"]
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or int(value) != value
+                or not 1 <= value <= MAX_SYMBOL_RESULTS
+            ):
+                problems.append(
+                    "atlas.workspaceSymbols.maxResults must be a whole number from 1 to "
+                    f"{MAX_SYMBOL_RESULTS}, got {_show(value)}"
+                )
+            else:
+                settings = replace(settings, max_symbol_results=int(value))
+
+    recognizers = section.get("recognizers")
+    if recognizers is not None:
+        if not isinstance(recognizers, dict):
+            problems.append(f"atlas.recognizers must be an object, got {_show(recognizers)}")
+        elif "enabled" in recognizers:
+            value = recognizers["enabled"]
+            if value is None:
+                settings = replace(settings, recognizers_enabled=None)
+            elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+                settings = replace(settings, recognizers_enabled=frozenset(value))
+            else:
+                problems.append(
+                    "atlas.recognizers.enabled must be a list of recogniser names (or null for "
+                    f"all), got {_show(value)}"
+                )
+
+    diagnostics = section.get("diagnostics")
+    if diagnostics is not None:
+        if not isinstance(diagnostics, dict):
+            problems.append(f"atlas.diagnostics must be an object, got {_show(diagnostics)}")
+        else:
+            if "enabled" in diagnostics:
+                value = diagnostics["enabled"]
+                if isinstance(value, bool):
+                    settings = replace(settings, diagnostics_enabled=value)
+                else:
+                    problems.append(
+                        f"atlas.diagnostics.enabled must be true or false, got {_show(value)}"
+                    )
+            if "debounceMs" in diagnostics:
+                value = diagnostics["debounceMs"]
+                if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000:
+                    settings = replace(settings, diagnostics_debounce_ms=value)
+                else:
+                    problems.append(
+                        "atlas.diagnostics.debounceMs must be a whole number of milliseconds "
+                        f"from 0 to 10000, got {_show(value)}"
+                    )
+    return ParsedSettings(settings, tuple(problems))
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,44 @@
+"""workspace/symbol: fuzzy search over the bundle's identifier table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from atlas_core.types import Symbol
+from atlas_ls.lsp.resolve import file_uri, mirror_file
+
+SYMBOL_KINDS: dict[str, types.SymbolKind] = {
+    "endpoint": types.SymbolKind.Method,
+    "operation": types.SymbolKind.Function,
+    "schema": types.SymbolKind.Struct,
+    "type": types.SymbolKind.Class,
+    "json_key": types.SymbolKind.Field,
+    "cli": types.SymbolKind.Module,
+    "graphql": types.SymbolKind.Property,
+    "heading": types.SymbolKind.String,  # as markdown servers show headings
+}
+
+
+def symbol_kind(kind: str) -> types.SymbolKind:
+    return SYMBOL_KINDS.get(kind, types.SymbolKind.Key)
+
+
+def to_symbol_information(engine: Any, symbol: Symbol) -> types.SymbolInformation:
+    line = max(symbol.line, 1) - 1
+    position = types.Position(line=line, character=0)
+    return types.SymbolInformation(
+        name=symbol.name,
+        kind=symbol_kind(symbol.kind),
+        location=types.Location(
+            uri=file_uri(mirror_file(engine, symbol.bundle, symbol.file)),
+            range=types.Range(start=position, end=position),
+        ),
+        container_name=symbol.container or None,
+    )
+
+
+def workspace_symbols(engine: Any, query: str, limit: int) -> list[types.SymbolInformation]:
+    symbols = engine.symbols(query, limit=limit)
+    return [to_symbol_information(engine, s) for s in symbols[:limit] if s.file]
