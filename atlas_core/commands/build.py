@@ -191,7 +191,11 @@ def run_info(args: argparse.Namespace) -> int:
     if data["model_kind"] == "hash":
         lines.append("note        built with the hash test embedder: vector search is meaningless")
     for source in data["sources"]:
-        extra = ", ".join(f"{k}={v}" for k, v in source.items() if k not in ("kind", "path"))
+        extra = ", ".join(
+            f"{k}={v}"
+            for k, v in source.items()
+            if k not in ("kind", "path") and isinstance(v, str | int | float | bool)
+        )
         lines.append(f"source      {source.get('kind')}={source.get('path', '')}  {extra}".rstrip())
     print("\n".join(lines))
     return 0
