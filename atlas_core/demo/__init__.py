@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -65,8 +66,15 @@ def demo_content_hash(model: str = "default") -> str:
     return digest.hexdigest()[:16]
 
 
+def _model_tag(model: str) -> str:
+    """Empty for the default model, else a short tag so each model keeps its own cached demo."""
+    if model == "default":
+        return ""
+    return "hash-" if model == "hash" else "custom-"
+
+
 def _bundle_dir(model: str) -> Path:
-    return cache_dir() / f"{BUNDLE_PREFIX}{demo_content_hash(model)}"
+    return cache_dir() / f"{BUNDLE_PREFIX}{_model_tag(model)}{demo_content_hash(model)}"
 
 
 def _usable(path: Path) -> bool:
@@ -99,10 +107,15 @@ def _build_lock(directory: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _remove_stale(keep: Path) -> None:
-    """Drop demo bundles of older demo content; a server still reading one keeps its open files."""
+def _remove_stale(keep: Path, model: str) -> None:
+    """Drop this model's demo bundles of older demo content.
+
+    A server still reading one keeps its open files (POSIX); elsewhere the removal may fail and the
+    old directory simply stays.
+    """
+    same_model = re.compile(rf"{re.escape(BUNDLE_PREFIX + _model_tag(model))}[0-9a-f]{{16}}")
     for old in keep.parent.glob(f"{BUNDLE_PREFIX}*"):
-        if old != keep and old.is_dir() and not old.name.startswith("."):
+        if old != keep and old.is_dir() and same_model.fullmatch(old.name):
             shutil.rmtree(old, ignore_errors=True)
 
 
@@ -128,6 +141,6 @@ def ensure_demo_bundle(progress: bool = True, *, model: str = "default") -> Path
         report = build_bundle(
             demo_sources(), target, model=model, progress=progress, name=BUNDLE_NAME
         )
-        _remove_stale(report.output)
+        _remove_stale(report.output, model)
         log.info("built the demo bundle at %s (%d chunks)", report.output, report.chunks)
         return report.output
