@@ -1,0 +1,72 @@
+"""`atlas doctor` and `atlas smoke` as a user runs them: subprocesses, healthy and broken setups."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _atlas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "atlas_core", *args],
+        capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
+def _by_name(report: dict) -> dict[str, dict]:  # type: ignore[type-arg]
+    return {check["name"]: check for check in report["checks"]}
+
+
+def test_doctor_json_reports_backends_bundle_and_tools(hash_bundle: Path) -> None:
+    result = _atlas("doctor", "--bundle", str(hash_bundle), "--json", "--refresh")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    checks = _by_name(report)
+    assert report["ok"] is True and report["packages"]["numpy"]
+    assert checks["backend onnx-cpu"]["status"] == "OK"
+    assert checks["backend onnx-cuda"]["status"] in ("OK", "MISS")
+    if checks["backend onnx-cuda"]["status"] == "MISS":
+        assert "atlas-docs[gpu]" in checks["backend onnx-cuda"]["fix"]
+    assert checks["selected backend"]["detail"].startswith(("onnx-cpu", "onnx-cuda", "mlx"))
+    assert checks[f"bundle {hash_bundle}"]["status"] == "OK"
+    assert checks["ripgrep"]["status"] == "OK"
+    assert "rest_path" in checks["recognizers"]["detail"]
+
+
+def test_doctor_survives_broken_bundle_and_config(hash_bundle: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(hash_bundle, broken)
+    vectors = broken / "vectors.npy"
+    data = bytearray(vectors.read_bytes())
+    data[-1] ^= 0xFF
+    vectors.write_bytes(bytes(data))
+    config = tmp_path / "atlas.toml"
+    config.write_text("[backend\nprefer = ")
+    result = _atlas("doctor", "--bundle", str(broken), "--full", env={"ATLAS_CONFIG": str(config)})
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"FAIL sha256 {broken}: vectors.npy" in result.stdout
+    assert "FAIL config" in result.stdout and "not valid TOML" in result.stdout
+
+    (broken / "manifest.json").unlink()
+    missing = _atlas("doctor", "--bundle", str(broken))
+    assert missing.returncode == 1 and f"FAIL bundle {broken}" in missing.stdout
+
+
+def test_smoke_passes_every_step_on_a_good_bundle(hash_bundle: Path) -> None:
+    result = _atlas("smoke", "--bundle", str(hash_bundle))
+    assert result.returncode == 0, result.stdout + result.stderr
+    for step in ("open bundle", "search keyword", "search vector", "search hybrid", "lookup",
+                 "symbols", "language server", "mcp server"):  # fmt: skip
+        assert f"PASS {step}" in result.stdout
+    assert "8 passed, 0 failed" in result.stdout
+
+
+def test_smoke_fails_loudly_on_a_missing_bundle(tmp_path: Path) -> None:
+    result = _atlas("smoke", "--bundle", str(tmp_path / "nothing"))
+    assert result.returncode == 1
+    assert "FAIL open bundle" in result.stdout and "Traceback" not in result.stdout
