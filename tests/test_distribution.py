@@ -318,3 +318,15 @@ def _corrupted_archive(bundle: Path, tmp_path: Path) -> bytes:
     raw[-1] ^= 0xFF
     vectors.write_bytes(bytes(raw))
     return pack(copy, tmp_path / "corrupt.tar.zst", top="atlas-bundle").read_bytes()
+
+
+def test_publish_script_wraps_verify_and_publish(bundles: dict[str, Path], tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parent.parent / "scripts" / "publish-bundle.sh"
+    env = {**os.environ, "ATLAS": f"{sys.executable} -m atlas_core", "OUT_DIR": str(tmp_path)}
+    result = subprocess.run(
+        ["bash", str(script), str(bundles["v1"]), REPO, "v3.0", "--dry-run"],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("OK")
+    assert (tmp_path / "atlas-bundle-v3.0.tar.zst.sha256").is_file()
