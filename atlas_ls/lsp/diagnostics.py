@@ -93,6 +93,7 @@ class DeprecationMatcher:
     def __init__(self, deprecations: list[Deprecation]) -> None:
         self.words: dict[str, Deprecation] = {}
         self.others: list[tuple[re.Pattern[str], Deprecation]] = []
+        self._by_term: dict[str, Deprecation] = {}
         alternatives: list[str] = []
         for dep in deprecations:
             term = dep.term.strip()
@@ -101,6 +102,7 @@ class DeprecationMatcher:
             if dep.whole_word and _WORD.fullmatch(term):
                 self.words.setdefault(term, dep)
                 continue
+            self._by_term.setdefault(term, dep)
             m = _METHOD_PREFIX.match(term)
             if m or term.startswith("/"):
                 body = rf"(?:\b{m.group(1)}\s+)?" if m else ""
@@ -115,6 +117,14 @@ class DeprecationMatcher:
 
     def __bool__(self) -> bool:
         return bool(self.words or self.others)
+
+    def deprecation_of(self, *names: str) -> Deprecation | None:
+        """The deprecation whose term is exactly one of `names` (an identifier's spellings)."""
+        for name in names:
+            dep = self.words.get(name) or self._by_term.get(name)
+            if dep is not None:
+                return dep
+        return None
 
     def find(self, text: str, limit: int = MAX_DIAGNOSTICS) -> list[Finding]:
         found: list[Finding] = []

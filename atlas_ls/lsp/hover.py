@@ -7,6 +7,7 @@ from typing import Any
 from lsprotocol import types
 
 from atlas_core.types import Candidate, Param
+from atlas_ls.lsp.diagnostics import DeprecationMatcher
 from atlas_ls.lsp.resolve import Resolution, file_uri, mirror_file
 
 MAX_SUMMARY_CHARS = 1200
@@ -77,7 +78,9 @@ def links_line(engine: Any, cand: Candidate) -> str:
     return " · ".join(parts)
 
 
-def hover_markdown(engine: Any, resolution: Resolution) -> str:
+def hover_markdown(
+    engine: Any, resolution: Resolution, deprecations: DeprecationMatcher | None = None
+) -> str:
     cand = resolution.best
     blocks = [title_line(cand)]
     if cand.summary:
@@ -91,9 +94,13 @@ def hover_markdown(engine: Any, resolution: Resolution) -> str:
         blocks.append(" · ".join(schemas))
     if cand.params:
         blocks.append(param_table(cand.params))
-    if cand.deprecated:
+    replacement = cand.replacement
+    dep = deprecations.deprecation_of(cand.name, cand.operation_id) if deprecations else None
+    if dep is not None and not replacement:
+        replacement = dep.replacement
+    if cand.deprecated or dep is not None:
         notice = "> ⚠ **Deprecated**"
-        notice += f": use `{cand.replacement}` instead." if cand.replacement else "."
+        notice += f": use `{replacement}` instead." if replacement else "."
         blocks.append(notice)
     others: dict[str, None] = {}
     for other in resolution.candidates[1:]:
@@ -107,10 +114,16 @@ def hover_markdown(engine: Any, resolution: Resolution) -> str:
     return "\n\n".join(blocks)
 
 
-def hover_result(engine: Any, resolution: Resolution, hover_range: types.Range) -> types.Hover:
+def hover_result(
+    engine: Any,
+    resolution: Resolution,
+    hover_range: types.Range,
+    deprecations: DeprecationMatcher | None = None,
+) -> types.Hover:
     return types.Hover(
         contents=types.MarkupContent(
-            kind=types.MarkupKind.Markdown, value=hover_markdown(engine, resolution)
+            kind=types.MarkupKind.Markdown,
+            value=hover_markdown(engine, resolution, deprecations),
         ),
         range=hover_range,
     )

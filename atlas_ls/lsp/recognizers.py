@@ -484,6 +484,8 @@ class CodeIdentifierRecognizer:
         word = ctx.line[start:end]
         if len(word) < 3 or word.lower() in _STOP_WORDS:
             return None
+        if len(word) < 5 and word.isalpha() and word.islower():
+            return None  # "info", "list", "name": far more often local names than API ones
         kind = _word_kind(ctx.line, start, end, ctx.language)
         return Recognition(
             identifier=word,

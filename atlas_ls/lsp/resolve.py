@@ -12,7 +12,7 @@ from typing import Any
 
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot
-from atlas_ls.lsp.recognizers import Recognition, RecognizerSet, context_at
+from atlas_ls.lsp.recognizers import Recognition, RecognizerSet, context_at, normalize_language
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +20,9 @@ logger = logging.getLogger(__name__)
 # under the cursor they would put a confident-looking doc on the wrong identifier.
 ACCEPTED_MATCHES = frozenset({"exact", "normalized"})
 MAX_CANDIDATES = 6
+
+_CODE_ONLY_EXCLUDED = frozenset({"json_key", "heading"})
+_DATA_AND_PROSE = frozenset({"json", "yaml", "markdown", "plaintext", "text", ""})
 
 _COMPATIBLE_KINDS = {
     "endpoint": {"endpoint"},
@@ -53,7 +56,17 @@ def _rank(candidates: list[Candidate], rec: Recognition) -> list[Candidate]:
     return [c for _, c in sorted(enumerate(candidates), key=key)]
 
 
-def resolve_recognitions(engine: Any, recognitions: list[Recognition]) -> Resolution | None:
+def _kind_allowed(kind: str, rec: Recognition, language: str) -> bool:
+    # A bare word in code that happens to equal a JSON key ("name", "type") or a heading
+    # ("Validation") is almost never a reference to it; quoted, in JSON/YAML or in prose it is.
+    if kind not in _CODE_ONLY_EXCLUDED or rec.recognizer != "code_identifier":
+        return True
+    return normalize_language(language) in _DATA_AND_PROSE
+
+
+def resolve_recognitions(
+    engine: Any, recognitions: list[Recognition], language: str = ""
+) -> Resolution | None:
     """The first recognition that resolves to documented identifiers, with its candidates."""
     for rec in recognitions:
         for identifier in rec.lookups():
@@ -62,7 +75,11 @@ def resolve_recognitions(engine: Any, recognitions: list[Recognition]) -> Resolu
             except Exception as exc:  # a bad identifier must not fail the whole request
                 logger.debug("lookup %r failed: %s", identifier, exc)
                 continue
-            accepted = [c for c in found if c.match in ACCEPTED_MATCHES]
+            accepted = [
+                c
+                for c in found
+                if c.match in ACCEPTED_MATCHES and _kind_allowed(c.kind, rec, language)
+            ]
             if accepted:
                 return Resolution(rec, tuple(_rank(accepted, rec)[:MAX_CANDIDATES]))
     return None
@@ -81,7 +98,8 @@ def resolve_at(
     engine: Any, snapshot: Snapshot, line: int, column: int, recognizers: RecognizerSet
 ) -> Resolution | None:
     """Resolve the identifier at a (line, code-point column) position of a document."""
-    return resolve_recognitions(engine, recognitions_at(snapshot, line, column, recognizers))
+    recognitions = recognitions_at(snapshot, line, column, recognizers)
+    return resolve_recognitions(engine, recognitions, snapshot.language_id)
 
 
 def mirror_file(engine: Any, candidate_bundle: str, relpath: str) -> Path:

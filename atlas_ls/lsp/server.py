@@ -500,7 +500,10 @@ def _register(server: AtlasLanguageServer) -> None:
         engine, snap, line, resolution = found
         rec = resolution.recognition
         result = hover.hover_result(
-            engine, resolution, ls.client_range(snap, line, rec.start, rec.end)
+            engine,
+            resolution,
+            ls.client_range(snap, line, rec.start, rec.end),
+            ls.matcher(engine),
         )
         formats = ls.client_capabilities.text_document
         formats = formats.hover.content_format if formats and formats.hover else None
