@@ -16,17 +16,18 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from atlas_core.chunker import fence_ids, scan_headings
 from atlas_core.symbols import (
     DEPRECATIONS_FILE,
-    KEYWORD_FILE,
+    KEY_FAMILIES,
     KIND_ORDER,
+    META_FILE,
     RECORDS_FILE,
     TABLE_DIR,
-    TABLE_FILE,
     TABLE_FORMAT,
     TABLE_VERSION,
     compact,
@@ -34,12 +35,15 @@ from atlas_core.symbols import (
     path_key,
     split_words,
     strip_path,
+    write_lines,
+    write_npy,
 )
 from atlas_core.types import Chunk, Deprecation, Document, IdentifierEntry, Param
 
 log = logging.getLogger(__name__)
 
 SUMMARY_CHARS = 400
+_SUMMARY_WORD_RE = re.compile(r"[a-z0-9]{2,}")
 _STOPWORD_TEXT = (
     "a an and are as at be by for from has have if in into is it its of on or that the this to "
     "was were when which will with you your can not use used using"
@@ -609,7 +613,10 @@ def write_identifier_table(documents: list[Document], chunks: list[Chunk], out_d
     return write_table(entries, deprecations, out_dir)
 
 
-def _record(e: IdentifierEntry) -> dict[str, Any]:
+_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _record(e: IdentifierEntry) -> bytes:
     rec: dict[str, Any] = {"file": e.file, "line": e.line}
     for key in ("anchor", "url", "summary", "publication", "method", "path", "operation_id"):
         value = getattr(e, key)
@@ -623,10 +630,10 @@ def _record(e: IdentifierEntry) -> dict[str, Any]:
             rec[key] = value
     if e.deprecated:
         rec["deprecated"] = True
-    return rec
+    return _RECORD_ENCODER.encode(rec).encode("utf-8") + b"\n"
 
 
-def _aliases(e: IdentifierEntry, search: str) -> Iterable[str]:
+def _aliases(e: IdentifierEntry, search: str) -> set[str]:
     """Extra lookup keys of an entry besides its name, compact name and path keys."""
     keys = set()
     if e.kind == "endpoint":
@@ -647,6 +654,17 @@ def _aliases(e: IdentifierEntry, search: str) -> Iterable[str]:
     return keys
 
 
+def _one_line(text: str) -> str:
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def _write_family(target: Path, family: str, pairs: list[tuple[str, int]]) -> int:
+    pairs = sorted(p for p in pairs if p[0])
+    write_lines(target / f"keys_{family}.txt", [_one_line(k) for k, _ in pairs])
+    write_npy(target / f"rows_{family}.npy", "i", (r for _, r in pairs))
+    return len(pairs)
+
+
 def write_table(
     entries: Iterable[IdentifierEntry], deprecations: Iterable[Deprecation], out_dir: Path
 ) -> dict:
@@ -657,72 +675,51 @@ def write_table(
         if e.kind not in order:
             log.warning("identifier %r has unknown kind %r; stored as heading", e.name, e.kind)
             e = replace(e, kind="heading")
+        e = replace(e, name=_one_line(e.name).strip()) if "\n" in e.name or "\r" in e.name else e
         unique.setdefault((e.kind, e.name, e.file, e.line if e.kind == "heading" else 0), e)
+    # Kind-major order: the first rows are endpoints, which is what an empty symbol query shows.
     rows = sorted(unique.values(), key=lambda e: (order[e.kind], e.name.lower(), e.file, e.line))
     target = Path(out_dir) / TABLE_DIR
     target.mkdir(parents=True, exist_ok=True)
 
-    names, kinds, search, hints = [], [], [], []
+    names = [e.name for e in rows]
+    search = [compact(n) for n in names]
+    hints = [initials(n) for n in names]
+    families: dict[str, list[tuple[str, int]]] = {f: [] for f in KEY_FAMILIES}
+    families["search"] = [(k, r) for r, k in enumerate(search)]
+    families["initials"] = [(k, r) for r, k in enumerate(hints) if k]
+    postings: dict[str, list[int]] = {}
     offsets = [0]
-    name_prev, search_prev = [], []
-    last_name: dict[str, int] = {}
-    last_search: dict[str, int] = {}
-    path_keys: list[str] = []
-    path_rows: list[int] = []
-    path_prev: list[int] = []
-    last_path: dict[str, int] = {}
-    aliases: list[list[Any]] = []
-    vocab: dict[str, list[int]] = {}
     with open(target / RECORDS_FILE, "wb") as records:
         for row, e in enumerate(rows):
-            names.append(e.name)
-            kinds.append(order[e.kind])
-            key = compact(e.name)
-            search.append(key)
-            hints.append(initials(e.name))
-            name_prev.append(last_name.get(e.name, -1))
-            last_name[e.name] = row
-            search_prev.append(last_search.get(key, -1))
-            last_search[key] = row
+            data = _record(e)
+            records.write(data)
+            offsets.append(offsets[-1] + len(data))
             if e.kind == "endpoint":
                 pkey = path_key(e.path or strip_path(e.name)[1])
                 method = e.method or e.name.split(" ", 1)[0]
-                for k in (pkey, f"{method} {pkey}"):
-                    path_prev.append(last_path.get(k, -1))
-                    last_path[k] = len(path_keys)
-                    path_keys.append(k)
-                    path_rows.append(row)
-            aliases.extend([alias, row] for alias in sorted(_aliases(e, key)))
-            line = (
-                json.dumps(_record(e), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-            )
-            records.write(line)
-            offsets.append(offsets[-1] + len(line))
-            name_words = set(split_words(e.name)) | {key}
-            summary_words = [w for w in split_words(e.summary)[:40] if w not in _STOPWORDS]
+                families["path"] += [(pkey, row), (f"{method} {pkey}", row)]
+                families["template"].append(((e.path or strip_path(e.name)[1]).lower(), row))
+            families["alias"] += [(a, row) for a in _aliases(e, search[row])]
+            name_words = set(split_words(e.name)) | {search[row]}
             for token in name_words:
-                vocab.setdefault(token, []).append(row * 4 + 2)
-            for token in set(summary_words) - name_words:
-                vocab.setdefault(token, []).append(row * 4 + 1)
-    table = {
-        "format": TABLE_FORMAT,
-        "version": TABLE_VERSION,
-        "count": len(rows),
-        "kinds": list(KIND_ORDER),
-        "names": names,
-        "kind": kinds,
-        "search": search,
-        "initials": hints,
-        "name_prev": name_prev,
-        "search_prev": search_prev,
-        "path_keys": path_keys,
-        "path_rows": path_rows,
-        "path_prev": path_prev,
-        "aliases": aliases,
-        "record_offsets": offsets,
-    }
-    _dump(target / TABLE_FILE, table)
-    _dump(target / KEYWORD_FILE, {"vocab": vocab})
+                postings.setdefault(token, []).append(row * 4 + 2)
+            summary_words = set(_SUMMARY_WORD_RE.findall(e.summary.lower()[:600]))
+            for token in summary_words - name_words - _STOPWORDS:
+                postings.setdefault(token, []).append(row * 4 + 1)
+    write_lines(target / "names.txt", names)
+    write_lines(target / "search.txt", search)
+    write_npy(target / "kind.npy", "B", (order[e.kind] for e in rows))
+    write_npy(target / "record_offsets.npy", "q", offsets)
+    key_counts = {f: _write_family(target, f, pairs) for f, pairs in families.items()}
+    terms = sorted(postings)
+    write_lines(target / "keyword_terms.txt", terms)
+    write_npy(
+        target / "keyword_offsets.npy",
+        "q",
+        accumulate((len(postings[t]) for t in terms), initial=0),
+    )
+    write_npy(target / "keyword_postings.npy", "i", (p for t in terms for p in postings[t]))
     deps = [
         {
             "term": d.term,
@@ -735,23 +732,30 @@ def write_table(
         }
         for d in deprecations
     ]
-    _dump(target / DEPRECATIONS_FILE, deps)
+    (target / DEPRECATIONS_FILE).write_text(
+        json.dumps(deps, ensure_ascii=False, indent=0), encoding="utf-8"
+    )
     counts = Counter(e.kind for e in rows)
+    meta = {
+        "format": TABLE_FORMAT,
+        "version": TABLE_VERSION,
+        "count": len(rows),
+        "kinds": list(KIND_ORDER),
+        "kind_counts": {k: counts.get(k, 0) for k in KIND_ORDER},
+        "keys": key_counts,
+        "keyword_terms": len(terms),
+        "deprecations": len(deps),
+    }
+    (target / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    files = sorted(p.name for p in target.iterdir() if p.is_file())
     return {
         "format": TABLE_FORMAT,
         "version": TABLE_VERSION,
         "count": len(rows),
-        "kinds": {k: counts.get(k, 0) for k in KIND_ORDER},
+        "kinds": meta["kind_counts"],
         "deprecations": len(deps),
-        "files": [
-            f"{TABLE_DIR}/{name}"
-            for name in (TABLE_FILE, RECORDS_FILE, KEYWORD_FILE, DEPRECATIONS_FILE)
-        ],
+        "files": [f"{TABLE_DIR}/{name}" for name in files],
     }
-
-
-def _dump(path: Path, value: Any) -> None:
-    path.write_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -817,3 +821,21 @@ def synthetic_entries(n: int, seed: int = 0) -> list[IdentifierEntry]:
             )
         )
     return out
+
+
+def write_synthetic_table(out_dir: Path, n: int = 100_000, seed: int = 0) -> Path:
+    """A synthetic table of `n` rows under ``out_dir/identifiers/``, reused when one with the same
+    `n` and `seed` is already there (writing 100,000 rows takes seconds). Returns ``out_dir``."""
+    out_dir = Path(out_dir)
+    meta_path = out_dir / TABLE_DIR / META_FILE
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if meta.get("synthetic") == {"n": n, "seed": seed} and meta.get("version") == TABLE_VERSION:
+            return out_dir
+    except (OSError, ValueError):
+        pass
+    write_table(synthetic_entries(n, seed), [], out_dir)
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["synthetic"] = {"n": n, "seed": seed}
+    meta_path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    return out_dir

@@ -1,20 +1,24 @@
 """Identifier resolution and workspace-symbol search over a bundle's identifier table.
 
-The table (``identifiers/`` in a bundle, see ``bundle_spec/SPEC.md``) is plain JSON: hot columns in
-``table.json`` that open in a few tens of milliseconds, and one JSON record per row in
-``records.jsonl`` read through a memory map only for rows that are returned. This module imports
-neither numpy nor rapidfuzz at import time: the language server opens it on its cold-start path,
-where ``import numpy`` alone can cost hundreds of milliseconds on a loaded machine.
+The table (``identifiers/`` in a bundle, byte layout in ``bundle_spec/SPEC.md``) is newline-separated
+UTF-8 key files, little-endian ``.npy`` integer arrays and one JSON record per row. Lookups bisect
+sorted key files, so opening builds no dictionaries, and JSON is decoded only for returned rows.
+This module imports neither numpy nor rapidfuzz at import time: the language server opens it on
+its cold-start path, where ``import numpy`` alone can cost hundreds of milliseconds.
 """
 
 from __future__ import annotations
 
-import bisect
+import heapq
 import json
 import logging
 import mmap
 import re
-from collections.abc import Iterable
+import sys
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +30,11 @@ log = logging.getLogger(__name__)
 TABLE_FORMAT = "atlas-identifiers"
 TABLE_VERSION = 1
 TABLE_DIR = "identifiers"
-TABLE_FILE = "table.json"
+META_FILE = "meta.json"
 RECORDS_FILE = "records.jsonl"
 DEPRECATIONS_FILE = "deprecations.json"
-KEYWORD_FILE = "keyword.json"
+# Sorted key families: keys_<family>.txt (one key a line) + rows_<family>.npy (int32 row ids).
+KEY_FAMILIES: tuple[str, ...] = ("search", "alias", "path", "template", "initials")
 
 KIND_ORDER: tuple[str, ...] = (
     "endpoint",
@@ -44,6 +49,7 @@ KIND_ORDER: tuple[str, ...] = (
 HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 MAX_LIMIT = 100
 MAX_QUERY_CHARS = 1000
+KEYWORD_POSTINGS_CAP = 2000
 
 # ---------------------------------------------------------------------------------------------
 # Normalisation, shared with the build side (identifiers.py) so keys agree byte for byte.
@@ -63,7 +69,6 @@ _UUID_RE = re.compile(
 _NUMBER_RE = re.compile(r"^\d+$")
 _NON_ALNUM_RE = re.compile(r"[\W_]+")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+")
 _CALL_SUFFIX_RE = re.compile(r"\([^()]*\)\s*;?$")
 _GENERIC_RE = re.compile(r"<[^<>]*>")
 _BUILDER_PARTS = frozenset({"builder", "build", "newbuilder", "getinstance", "class", "new"})
@@ -82,10 +87,7 @@ def compact(text: str) -> str:
 
 def split_words(text: str) -> list[str]:
     """Lowercased words of an identifier or phrase, splitting camelCase, snake_case and paths."""
-    out: list[str] = []
-    for token in _WORD_RE.findall(text):
-        out.extend(part.lower() for part in _CAMEL_RE.findall(token))
-    return out
+    return [part.lower() for part in _CAMEL_RE.findall(text)]
 
 
 def initials(text: str) -> str:
@@ -186,56 +188,106 @@ def _clamp(limit: int, hi: int = MAX_LIMIT) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# Plain files: newline-separated text and 1-D little-endian .npy arrays, without numpy.
+
+_NPY_TYPES = {"|u1": "B", "<i4": "i", "<i8": "q"}
+_NPY_CODES = {v: k for k, v in _NPY_TYPES.items()}
+# The exact header `write_npy` (and numpy for these dtypes) writes; ast would cost an import.
+_NPY_HEADER_RE = re.compile(
+    r"^\{'descr': '([|<]\w\d)', 'fortran_order': False, 'shape': \((\d+),\), \}\s*$"
+)
+
+
+def write_lines(path: Path, values: Sequence[str]) -> None:
+    """One value a line; values never hold a newline (the writer replaces them)."""
+    path.write_bytes("\n".join(values).encode("utf-8"))
+
+
+def read_lines(path: Path, expected: int = 0) -> list[str]:
+    """The values of `write_lines`; `expected` tells one empty value from none."""
+    data = path.read_bytes()
+    return data.decode("utf-8").split("\n") if data else [""] * min(expected, 1)
+
+
+def write_npy(path: Path, typecode: str, values: Iterable[int]) -> None:
+    """A 1-D .npy (format 1.0) of uint8, int32 or int64, readable by numpy.load."""
+    arr = array(typecode, values)
+    if sys.byteorder != "little":
+        arr.byteswap()
+    header = (
+        f"{{'descr': '{_NPY_CODES[typecode]}', 'fortran_order': False, 'shape': ({len(arr)},), }}"
+    )
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = header + " " * (pad % 64) + "\n"
+    with open(path, "wb") as fh:
+        fh.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1"))
+        fh.write(arr.tobytes())
+
+
+def read_npy(path: Path) -> array:
+    data = path.read_bytes()
+    if data[:8] != b"\x93NUMPY\x01\x00":
+        raise ValueError(f"{path.name} is not a version 1.0 .npy file")
+    size = int.from_bytes(data[8:10], "little")
+    header = data[10 : 10 + size].decode("latin1")
+    m = _NPY_HEADER_RE.match(header)
+    if not m or m.group(1) not in _NPY_TYPES:
+        raise ValueError(f"{path.name}: not a 1-D uint8/int32/int64 array ({header.strip()})")
+    arr = array(_NPY_TYPES[m.group(1)])
+    arr.frombytes(data[10 + size :])
+    if sys.byteorder != "little":
+        arr.byteswap()
+    if len(arr) != int(m.group(2)):
+        raise ValueError(f"{path.name}: {len(arr)} values, header says {m.group(2)}")
+    return arr
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 class IdentifierIndex:
-    """An opened identifier table. Cheap to open; indexes are built from the columns lazily."""
+    """An opened identifier table. Opening reads names and two small arrays; the sorted key
+    families, the substring blob and the keyword index load on first use."""
 
-    def __init__(self, directory: Path, table: dict[str, Any], name: str = "") -> None:
+    def __init__(self, directory: Path, meta: dict[str, Any]) -> None:
         self.directory = directory
-        self.bundle_name = name
-        self._names: list[str] = table["names"]
-        self._kinds: list[int] = table["kind"]
-        self._kind_names: list[str] = table["kinds"]
-        self._search: list[str] = table["search"]
-        self._initials: list[str] = table["initials"]
-        self._offsets: list[int] = table["record_offsets"]
-        self._name_prev: list[int] = table["name_prev"]
-        self._search_prev: list[int] = table["search_prev"]
-        self._path_rows: list[int] = table["path_rows"]
-        self._path_keys: list[str] = table["path_keys"]
-        self._path_prev: list[int] = table["path_prev"]
-        self._aliases: list[list[Any]] = table.get("aliases", [])
+        self.meta = meta
+        self._kind_names: list[str] = list(meta["kinds"])
+        self._names = read_lines(directory / "names.txt")
+        self._kinds = read_npy(directory / "kind.npy")
+        self._offsets = read_npy(directory / "record_offsets.npy")
         self.count = len(self._names)
-        self._by_name: dict[str, int] | None = None
-        self._by_search: dict[str, int] | None = None
-        self._by_path: dict[str, int] | None = None
-        self._by_alias: dict[str, list[int]] | None = None
-        self._blob: str | None = None
+        if len(self._kinds) != self.count or len(self._offsets) != self.count + 1:
+            raise ValueError("names.txt, kind.npy and record_offsets.npy disagree on row count")
+        self._families: dict[str, tuple[list[str], array]] = {}
+        self._search: list[str] | None = None
+        self._blob = ""
         self._starts: list[int] = []
-        self._kw: dict[str, Any] | None = None
+        self._kw: tuple[list[str], array, array] | None = None
         self._deprecations: list[Deprecation] | None = None
-        self._templates: list[tuple[str, int]] | None = None
         self._records_file = open(directory / RECORDS_FILE, "rb")  # noqa: SIM115 - held until close()
         try:
-            self._records = mmap.mmap(self._records_file.fileno(), 0, access=mmap.ACCESS_READ)
+            self._records: mmap.mmap | bytes = mmap.mmap(
+                self._records_file.fileno(), 0, access=mmap.ACCESS_READ
+            )
         except ValueError:  # an empty file cannot be mapped
-            self._records = b""  # type: ignore[assignment]
+            self._records = b""
 
     # -- opening -------------------------------------------------------------------------------
 
     @classmethod
     def open(cls, bundle: Any) -> IdentifierIndex:
-        """Open the table of a `Bundle` (anything with ``.file(relpath)``) or of a directory."""
+        """Open the table of a `Bundle` (anything with ``.file(relpath)``) or of a directory
+        (the bundle directory or its ``identifiers/`` folder)."""
         if hasattr(bundle, "file"):
-            directory = Path(bundle.file(f"{TABLE_DIR}/{TABLE_FILE}")).parent
+            directory = Path(bundle.file(f"{TABLE_DIR}/{META_FILE}")).parent
         else:
             directory = Path(bundle)
-            if (directory / TABLE_DIR / TABLE_FILE).is_file():
+            if (directory / TABLE_DIR / META_FILE).is_file():
                 directory = directory / TABLE_DIR
-        path = directory / TABLE_FILE
+        path = directory / META_FILE
         try:
-            table = json.loads(path.read_bytes())
+            meta = json.loads(path.read_bytes())
         except FileNotFoundError:
             raise BundleError(
                 f"identifier table missing: {path}",
@@ -248,14 +300,25 @@ class IdentifierIndex:
                 hint="the bundle is corrupt; run `atlas verify` and rebuild or re-download it",
                 path=str(path),
             ) from None
-        if table.get("format") != TABLE_FORMAT or table.get("version") != TABLE_VERSION:
+        if not isinstance(meta, dict) or (meta.get("format"), meta.get("version")) != (
+            TABLE_FORMAT,
+            TABLE_VERSION,
+        ):
+            found = (meta.get("format"), meta.get("version")) if isinstance(meta, dict) else meta
             raise BundleError(
-                f"identifier table {path} has format {table.get('format')!r} version "
-                f"{table.get('version')!r}; this Atlas reads {TABLE_FORMAT} {TABLE_VERSION}",
+                f"identifier table {path} has format/version {found!r}; this Atlas reads "
+                f"{TABLE_FORMAT} version {TABLE_VERSION}",
                 hint="upgrade Atlas or rebuild the bundle",
                 path=str(path),
             )
-        return cls(directory, table)
+        try:
+            return cls(directory, meta)
+        except (OSError, ValueError, KeyError) as exc:
+            raise BundleError(
+                f"identifier table unreadable: {directory}: {exc}",
+                hint="the bundle is corrupt; run `atlas verify` and rebuild or re-download it",
+                path=str(directory),
+            ) from None
 
     def close(self) -> None:
         if isinstance(self._records, mmap.mmap):
@@ -269,8 +332,7 @@ class IdentifierIndex:
 
     def record(self, row: int) -> dict[str, Any]:
         """The cold fields of one row (file, line, url, summary, params, ...)."""
-        start, end = self._offsets[row], self._offsets[row + 1]
-        return json.loads(self._records[start:end])
+        return json.loads(self._records[self._offsets[row] : self._offsets[row + 1]])
 
     def kind(self, row: int) -> str:
         return self._kind_names[self._kinds[row]]
@@ -296,50 +358,40 @@ class IdentifierIndex:
             deprecated=bool(rec.get("deprecated", False)),
             replacement=rec.get("replacement", ""),
             match=match,
-            bundle=self.bundle_name,
         )
 
-    # -- indexes -------------------------------------------------------------------------------
+    # -- sorted key families -------------------------------------------------------------------
 
-    def _ensure_dicts(self) -> None:
-        if self._by_name is not None:
-            return
-        # dict(zip(...)) keeps the last row per key; *_prev chains link back to earlier rows.
-        self._by_name = dict(zip(self._names, range(self.count), strict=True))
-        self._by_search = dict(zip(self._search, range(self.count), strict=True))
-        self._by_path = dict(zip(self._path_keys, range(len(self._path_keys)), strict=True))
-        aliases: dict[str, list[int]] = {}
-        for key, row in self._aliases:
-            aliases.setdefault(key, []).append(row)
-        self._by_alias = aliases
+    def _family(self, name: str) -> tuple[list[str], array]:
+        fam = self._families.get(name)
+        if fam is None:
+            keys = read_lines(self.directory / f"keys_{name}.txt")
+            rows = read_npy(self.directory / f"rows_{name}.npy")
+            if len(keys) != len(rows):
+                raise BundleError(f"identifier table: keys_{name}.txt and rows_{name}.npy differ")
+            fam = self._families[name] = (keys, rows)
+        return fam
 
-    @staticmethod
-    def _chain(last: int | None, prev: list[int]) -> list[int]:
-        rows: list[int] = []
-        i = -1 if last is None else last
-        while i >= 0:
-            rows.append(i)
-            i = prev[i]
-        rows.reverse()
-        return rows
+    def _rows(self, family: str, key: str) -> list[int]:
+        keys, rows = self._family(family)
+        i = bisect_left(keys, key)
+        j = bisect_right(keys, key, i)
+        return list(rows[i:j])
+
+    def _prefix_rows(self, family: str, prefix: str, cap: int) -> list[int]:
+        keys, rows = self._family(family)
+        i = bisect_left(keys, prefix)
+        j = bisect_left(keys, prefix + "\U0010ffff", i)
+        return list(rows[i : min(j, i + cap)])
 
     def _rows_named(self, name: str) -> list[int]:
-        assert self._by_name is not None
-        return self._chain(self._by_name.get(name), self._name_prev)
+        """Rows whose display name is exactly `name` (equal names have equal compact keys)."""
+        return [r for r in self._rows("search", compact(name)) if self._names[r] == name]
 
     def _rows_compact(self, key: str) -> list[int]:
-        assert self._by_search is not None and self._by_alias is not None
-        rows = self._chain(self._by_search.get(key), self._search_prev)
-        for row in self._by_alias.get(key, ()):
-            if row not in rows:
-                rows.append(row)
+        rows = self._rows("search", key)
+        rows.extend(r for r in self._rows("alias", key) if r not in rows)
         return rows
-
-    def _rows_path(self, key: str) -> list[int]:
-        """Endpoint rows whose normalised path key (with or without METHOD) is `key`."""
-        assert self._by_path is not None
-        slots = self._chain(self._by_path.get(key), self._path_prev)
-        return [self._path_rows[s] for s in slots]
 
     # -- lookup --------------------------------------------------------------------------------
 
@@ -349,7 +401,6 @@ class IdentifierIndex:
         query = (identifier or "").strip()[:MAX_QUERY_CHARS]
         if not query or not self.count:
             return []
-        self._ensure_dicts()
         found: dict[int, tuple[float, str]] = {}
 
         def take(rows: Iterable[int], confidence: float, match: str) -> None:
@@ -363,22 +414,22 @@ class IdentifierIndex:
             if method:
                 take(self._rows_named(f"{method} {path}"), 1.0, "exact")
             else:
-                take((r for r in self._rows_named_path(path)), 1.0, "exact")
+                take(self._rows("alias", "path:" + path), 1.0, "exact")
             self._resolve_path(method, path, take)
         else:
             for key, confidence in name_variants(query):
                 take(self._rows_compact(key), confidence, "normalized")
         if not found:
-            take_fuzzy = self._fuzzy(query, limit)
-            for row, confidence in take_fuzzy:
+            for row, confidence in self._fuzzy(query, limit):
                 take((row,), confidence, "fuzzy")
         if not found:
             return self._keyword(query, limit)
-        order = sorted(
+        best = heapq.nsmallest(
+            limit,
             found.items(),
             key=lambda kv: (-kv[1][0], self._kinds[kv[0]], self._method_rank(kv[0]), kv[0]),
         )
-        return [self._candidate(row, conf, match) for row, (conf, match) in order[:limit]]
+        return [self._candidate(row, conf, match) for row, (conf, match) in best]
 
     def _method_rank(self, row: int) -> int:
         """GET before POST before the rest, so a bare path resolves to its read first."""
@@ -387,153 +438,156 @@ class IdentifierIndex:
         method = self._names[row].partition(" ")[0]
         return HTTP_METHODS.index(method) if method in HTTP_METHODS else len(HTTP_METHODS)
 
-    def _rows_named_path(self, path: str) -> list[int]:
-        """Endpoint rows whose template is exactly `path` (after prefix stripping only)."""
-        assert self._by_alias is not None
-        return list(self._by_alias.get("path:" + path, ()))
-
     def _resolve_path(self, method: str, path: str, take: Any) -> None:
         key = path_key(path)
         if method:
-            take(self._rows_path(f"{method} {key}"), 0.9, "normalized")
-            take(self._rows_path(key), 0.8, "normalized")
+            take(self._rows("path", f"{method} {key}"), 0.9, "normalized")
+            take(self._rows("path", key), 0.8, "normalized")
         else:
-            take(self._rows_path(key), 0.9, "normalized")
-        if self._rows_path(key):
+            take(self._rows("path", key), 0.9, "normalized")
+        if self._rows("path", key):
             return
-        # A literal value in a parameter position that is not a UUID or number: try generalising
-        # one segment at a time, right to left (ids are usually last).
+        # A literal value in a parameter position that is not a UUID or number: generalise one
+        # segment at a time, right to left (ids are usually last).
         segments = key.strip("/").split("/")
         for i in range(len(segments) - 1, -1, -1):
             if segments[i] == "{}":
                 continue
             trial = "/" + "/".join([*segments[:i], "{}", *segments[i + 1 :]])
-            rows = self._rows_path(f"{method} {trial}") if method else []
-            rows = rows or self._rows_path(trial)
+            rows = self._rows("path", f"{method} {trial}") if method else []
+            rows = rows or self._rows("path", trial)
             if rows:
                 take(rows, 0.75, "normalized")
                 return
+
+    def _search_list(self) -> list[str]:
+        if self._search is None:
+            self._search = read_lines(self.directory / "search.txt", self.count)
+        return self._search
 
     def _fuzzy(self, query: str, limit: int) -> list[tuple[int, float]]:
         from rapidfuzz import fuzz, process
 
         if looks_like_path(query):
-            _, path = strip_path(query)
-            choices = self._path_keys
+            keys, rows = self._family("path")
+            target = path_key(strip_path(query)[1])
             hits = process.extract(
-                path_key(path), choices, scorer=fuzz.ratio, limit=limit * 3, score_cutoff=85
+                target, keys, scorer=fuzz.ratio, limit=limit * 3, score_cutoff=85
             )
-            rows = {}
+            best: dict[int, float] = {}
             for _, score, slot in hits:
-                row = self._path_rows[slot]
-                rows[row] = max(rows.get(row, 0.0), score)
-            return [(row, 0.85 * score / 100) for row, score in rows.items()]
-        key = compact(name_variants(query)[0][0] if name_variants(query) else query)
+                best[rows[slot]] = max(best.get(rows[slot], 0.0), score)
+            return [(row, 0.85 * score / 100) for row, score in best.items()]
+        variants = name_variants(query)
+        key = variants[0][0] if variants else compact(query)
         if len(key) < 3:
             return []
-        hits = process.extract(key, self._search, scorer=fuzz.ratio, limit=limit, score_cutoff=80)
-        return [(row, 0.85 * score / 100) for _, score, row in hits]
+        keys, rows = self._first_char_slice(key)
+        hits = process.extract(key, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=80)
+        return [(rows[i], 0.85 * score / 100) for _, score, i in hits]
+
+    def _first_char_slice(self, key: str) -> tuple[list[str], array]:
+        """Sorted search keys sharing the first character of `key`: a contiguous slice, so the
+        fuzzy scorer sees a few thousand choices instead of every row. A typo in the very first
+        character is the price; people type the start of a name right."""
+        keys, rows = self._family("search")
+        i = bisect_left(keys, key[0])
+        j = bisect_left(keys, key[0] + "\U0010ffff", i)
+        return keys[i:j], rows[i:j]
 
     def _keyword(self, query: str, limit: int) -> list[Candidate]:
-        """Token-overlap search over names and summaries when nothing resolves; confidence <= 0.5."""
+        """Token overlap over names and summaries when nothing resolves; confidence <= 0.5."""
         if self._kw is None:
-            path = self.directory / KEYWORD_FILE
-            self._kw = json.loads(path.read_bytes()) if path.is_file() else {"vocab": {}}
-        vocab: dict[str, list[int]] = self._kw["vocab"]
+            self._kw = (
+                read_lines(self.directory / "keyword_terms.txt"),
+                read_npy(self.directory / "keyword_offsets.npy"),
+                read_npy(self.directory / "keyword_postings.npy"),
+            )
+        terms, offsets, postings = self._kw
         tokens: set[str] = set()
         for word in {*split_words(query), compact(query)} - _QUERY_STOPWORDS:
             # Plural and singular meet without stemming the table: page/pages, item/items.
             tokens.update((word, word + "s", word[:-1] if word.endswith("s") else word))
         scores: dict[int, float] = {}
         for token in tokens:
-            postings = vocab.get(token)
-            if not postings:
+            i = bisect_left(terms, token)
+            if i == len(terms) or terms[i] != token:
                 continue
-            idf = 1.0 / (1.0 + len(postings) ** 0.5)
-            for packed in postings:
+            start, end = offsets[i], offsets[i + 1]
+            idf = 1.0 / (1.0 + (end - start) ** 0.5)
+            # A word on thousands of rows adds little but costs a loop over all of them.
+            end = min(end, start + KEYWORD_POSTINGS_CAP)
+            for packed in postings[start:end]:
                 row, weight = divmod(packed, 4)
                 scores[row] = scores.get(row, 0.0) + idf * weight
         if not scores:
             return []
-        best = max(scores.values())
-        order = sorted(scores.items(), key=lambda kv: (-kv[1], self._kinds[kv[0]], kv[0]))[:limit]
-        return [self._candidate(row, 0.5 * score / best, "keyword") for row, score in order]
+        top = max(scores.values())
+        best = heapq.nsmallest(
+            limit, scores.items(), key=lambda kv: (-kv[1], self._kinds[kv[0]], kv[0])
+        )
+        return [self._candidate(row, 0.5 * score / top, "keyword") for row, score in best]
 
     # -- symbols -------------------------------------------------------------------------------
 
-    def _ensure_blob(self) -> None:
-        if self._blob is not None:
-            return
-        starts = []
-        pos = 1
-        for s in self._search:
-            starts.append(pos)
-            pos += len(s) + 1
-        self._starts = starts
-        self._blob = "\n" + "\n".join(self._search) + "\n"
-        self._initials_blob = "\n" + "\n".join(self._initials) + "\n"
-        self._initial_starts = []
-        pos = 1
-        for s in self._initials:
-            self._initial_starts.append(pos)
-            pos += len(s) + 1
-
-    def _row_at(self, starts: list[int], pos: int) -> int:
-        return bisect.bisect_right(starts, pos) - 1
+    def _substring_rows(self, q: str, cap: int) -> list[int]:
+        if not self._starts and self.count:
+            search = self._search_list()
+            self._blob = "\n".join(search)
+            self._starts = list(accumulate((len(s) + 1 for s in search), initial=0))
+        out: list[int] = []
+        pos = self._blob.find(q)
+        while pos >= 0 and len(out) < cap:
+            row = bisect_right(self._starts, pos) - 1
+            out.append(row)
+            pos = self._blob.find(q, self._starts[row + 1])  # next row: one hit per row is enough
+        return out
 
     def symbols(self, query: str, limit: int = 50) -> list[Symbol]:
         """Fuzzy workspace-symbol search: exact, then prefix, camel humps, substring, fuzzy."""
         limit = _clamp(limit, 1000)
-        q = compact((query or "")[:MAX_QUERY_CHARS])
         if not self.count:
             return []
+        q = compact((query or "")[:MAX_QUERY_CHARS])
         if not q:
-            order = sorted(range(self.count), key=lambda r: (self._kinds[r], r))[:limit]
-            return [self._symbol(row, 1.0) for row in order]
-        self._ensure_dicts()
-        self._ensure_blob()
-        assert self._blob is not None
+            # Rows are stored kind-major (endpoints first), so the first rows are a sensible page.
+            return [self._symbol(row, 1.0) for row in range(min(limit, self.count))]
+        search = self._search_list()
         scores: dict[int, float] = {}
-        cap = max(2000, limit * 20)
+        cap = max(500, limit * 10)
 
-        def offer(row: int, score: float) -> None:
-            if score > scores.get(row, 0.0):
-                scores[row] = score
+        def offer(rows: Iterable[int], score_of: Any) -> None:
+            for row in rows:
+                score = score_of(row)
+                if score > scores.get(row, 0.0):
+                    scores[row] = score
 
         # Symbols match what the user sees, so aliases (an endpoint's operationId) do not count.
-        assert self._by_search is not None
-        for row in self._chain(self._by_search.get(q), self._search_prev):
-            offer(row, 100.0)
-        for row in self._rows_named(query.strip()):
-            offer(row, 100.0)
-        for n, m in enumerate(re.finditer(re.escape(q), self._blob), 1):
-            row = self._row_at(self._starts, m.start())
-            length = len(self._search[row]) or 1
-            if m.start() == self._starts[row]:
-                offer(row, 90.0 + 9.0 * len(q) / length)
-            else:
-                offer(row, 70.0 + 9.0 * len(q) / length)
-            if n >= cap:
-                break
+        offer(self._rows("search", q), lambda r: 100.0)
+        offer(self._rows_named(query.strip()), lambda r: 100.0)
+        offer(self._prefix_rows("search", q, cap), lambda r: 90.0 + 9.0 * len(q) / len(search[r]))
         if 1 < len(q) <= 8:
-            for n, m in enumerate(re.finditer("\n" + re.escape(q), self._initials_blob), 1):
-                row = self._row_at(self._initial_starts, m.start() + 1)
-                exact = len(self._initials[row]) == len(q)
-                offer(row, 88.0 if exact else 82.0)
-                if n >= cap:
-                    break
+            offer(self._prefix_rows("initials", q, cap), lambda r: 82.0)
+            offer(self._rows("initials", q), lambda r: 88.0)
+        if len(scores) < limit:
+            offer(
+                self._substring_rows(q, cap), lambda r: 70.0 + 9.0 * len(q) / max(len(search[r]), 1)
+            )
         if len(scores) < limit and len(q) >= 3:
             from rapidfuzz import fuzz, process
 
-            for _, score, row in process.extract(
-                q, self._search, scorer=fuzz.ratio, limit=limit, score_cutoff=60
+            keys, rows = self._first_char_slice(q)
+            for _, score, i in process.extract(
+                q, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=60
             ):
-                offer(row, 0.69 * score)
-        order = sorted(
+                if rows[i] not in scores:
+                    scores[rows[i]] = 0.69 * score
+        best = heapq.nsmallest(
+            limit,
             scores.items(),
-            key=lambda kv: (-kv[1], self._kinds[kv[0]], len(self._search[kv[0]]), kv[0]),
-        )[:limit]
-        return [self._symbol(row, score / 100.0) for row, score in order]
+            key=lambda kv: (-kv[1], self._kinds[kv[0]], len(search[kv[0]]), kv[0]),
+        )
+        return [self._symbol(row, score / 100.0) for row, score in best]
 
     def _symbol(self, row: int, score: float) -> Symbol:
         rec = self.record(row)
@@ -545,7 +599,6 @@ class IdentifierIndex:
             url=rec.get("url", ""),
             score=round(score, 4),
             container=rec.get("publication", "") or rec.get("file", ""),
-            bundle=self.bundle_name,
         )
 
     # -- completion and deprecations -----------------------------------------------------------
@@ -554,28 +607,17 @@ class IdentifierIndex:
         """Endpoint templates whose path starts like `prefix` (completion in string literals)."""
         limit = _clamp(limit)
         raw = (prefix or "").strip()[:MAX_QUERY_CHARS]
-        self._ensure_dicts()
         method, path = strip_path(raw) if raw else ("", "/")
-        if raw and "/rest/2.0".startswith(raw.strip(_QUOTES).rstrip("/") or "/"):
+        typed = raw.strip(_QUOTES)
+        if typed and "/rest/2.0".startswith(typed.rstrip("/") or "/"):
             path = "/"  # still typing the prefix itself
         want = path.lower()
         if raw.endswith("/") and want != "/":
             want += "/"
-        templates = self._endpoint_templates()
-        out: list[int] = []
-        i = bisect.bisect_left(templates, (want, -1))
-        while i < len(templates) and templates[i][0].startswith(want) and len(out) < limit:
-            row = templates[i][1]
-            if not method or self._names[row].startswith(method + " "):
-                out.append(row)
-            i += 1
-        return [self._candidate(row, 0.9, "prefix") for row in out]
-
-    def _endpoint_templates(self) -> list[tuple[str, int]]:
-        if self._templates is None:
-            rows = set(self._path_rows)
-            self._templates = sorted((self._names[r].partition(" ")[2].lower(), r) for r in rows)
-        return self._templates
+        rows = self._prefix_rows("template", want, self.count if method else limit)
+        if method:
+            rows = [r for r in rows if self._names[r].startswith(method + " ")]
+        return [self._candidate(row, 0.9, "prefix") for row in rows[:limit]]
 
     def deprecations(self) -> list[Deprecation]:
         if self._deprecations is None:

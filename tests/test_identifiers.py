@@ -224,11 +224,24 @@ def test_write_returns_manifest_section_and_plain_files(tmp_path):
     assert section["deprecations"] >= 6
     for rel in section["files"]:
         assert (tmp_path / rel).is_file(), rel
-    table = json.loads((tmp_path / "identifiers" / "table.json").read_text())
-    assert len(table["names"]) == section["count"]
-    records = (tmp_path / "identifiers" / "records.jsonl").read_text().splitlines()
+    ids = tmp_path / "identifiers"
+    names = (ids / "names.txt").read_text(encoding="utf-8").split("\n")
+    assert len(names) == section["count"]
+    records = (ids / "records.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(records) == section["count"]
     assert all(isinstance(json.loads(line), dict) for line in records)
+    # The arrays are ordinary little-endian .npy files, loadable without pickle.
+    np = pytest.importorskip("numpy")
+    offsets = np.load(ids / "record_offsets.npy", allow_pickle=False)
+    assert offsets.dtype == np.dtype("<i8") and offsets.shape == (section["count"] + 1,)
+    assert offsets[-1] == (ids / "records.jsonl").stat().st_size
+    kinds = np.load(ids / "kind.npy", allow_pickle=False)
+    assert kinds.dtype == np.uint8 and list(kinds) == sorted(kinds)  # kind-major rows
+    for family in ("search", "alias", "path", "template", "initials"):
+        keys = (ids / f"keys_{family}.txt").read_text(encoding="utf-8").split("\n")
+        rows = np.load(ids / f"rows_{family}.npy", allow_pickle=False)
+        assert rows.dtype == np.dtype("<i4") and len(rows) == len(keys)
+        assert keys == sorted(keys), family
 
 
 def test_synthetic_entries_cover_every_kind_and_round_trip(tmp_path):

@@ -282,13 +282,17 @@ def test_missing_or_foreign_table_is_a_bundle_error(tmp_path):
     with pytest.raises(BundleError, match="identifier table missing"):
         IdentifierIndex.open(tmp_path)
     write_table([], [], tmp_path)
-    table = tmp_path / "identifiers" / "table.json"
-    data = json.loads(table.read_text())
-    table.write_text(json.dumps({**data, "version": 99}))
-    with pytest.raises(BundleError, match="version 99"):
+    meta = tmp_path / "identifiers" / "meta.json"
+    data = json.loads(meta.read_text())
+    meta.write_text(json.dumps({**data, "version": 99}))
+    with pytest.raises(BundleError, match="99"):
         IdentifierIndex.open(tmp_path)
-    table.write_text("{not json")
+    meta.write_text("{not json")
     with pytest.raises(BundleError, match="unreadable"):
+        IdentifierIndex.open(tmp_path)
+    meta.write_text(json.dumps(data))
+    (tmp_path / "identifiers" / "kind.npy").write_bytes(b"not an array")
+    with pytest.raises(BundleError, match=r"unreadable.*kind\.npy"):
         IdentifierIndex.open(tmp_path)
 
 
