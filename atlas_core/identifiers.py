@@ -733,7 +733,7 @@ def write_table(
         for d in deprecations
     ]
     (target / DEPRECATIONS_FILE).write_text(
-        json.dumps(deps, ensure_ascii=False, indent=0), encoding="utf-8"
+        json.dumps(deps, ensure_ascii=False, indent=2), encoding="utf-8"
     )
     counts = Counter(e.kind for e in rows)
     meta = {
@@ -746,7 +746,7 @@ def write_table(
         "keyword_terms": len(terms),
         "deprecations": len(deps),
     }
-    (target / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    (target / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
     files = sorted(p.name for p in target.iterdir() if p.is_file())
     return {
         "format": TABLE_FORMAT,
@@ -837,5 +837,5 @@ def write_synthetic_table(out_dir: Path, n: int = 100_000, seed: int = 0) -> Pat
     write_table(synthetic_entries(n, seed), [], out_dir)
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     meta["synthetic"] = {"n": n, "seed": seed}
-    meta_path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return out_dir
