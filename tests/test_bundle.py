@@ -555,3 +555,50 @@ def test_schema_is_valid_draft_2020_12() -> None:
 
     jsonschema.Draft202012Validator.check_schema(schema())
     assert schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+GOOD_SHA = "ab" * 32
+BAD_ENTRIES = {
+    "escaping path": ("../up.md", {"sha256": GOOD_SHA, "size": 1}),
+    "absolute path": ("/etc/passwd", {"sha256": GOOD_SHA, "size": 1}),
+    "the manifest itself": ("manifest.json", {"sha256": GOOD_SHA, "size": 1}),
+    "backslash": ("mirror\\x.md", {"sha256": GOOD_SHA, "size": 1}),
+    "upper-case hash": ("mirror/x.md", {"sha256": "AB" * 32, "size": 1}),
+    "short hash": ("mirror/x.md", {"sha256": "ab", "size": 1}),
+    "negative size": ("mirror/x.md", {"sha256": GOOD_SHA, "size": -1}),
+    "boolean size": ("mirror/x.md", {"sha256": GOOD_SHA, "size": True}),
+    "missing size": ("mirror/x.md", {"sha256": GOOD_SHA}),
+    "not an object": ("mirror/x.md", "big"),
+    "object dtype": ("x.npy", {"sha256": GOOD_SHA, "size": 1, "dtype": "|O", "shape": [1]}),
+    "big-endian dtype": ("x.npy", {"sha256": GOOD_SHA, "size": 1, "dtype": ">f4", "shape": [1]}),
+    "dtype without shape": ("x.npy", {"sha256": GOOD_SHA, "size": 1, "dtype": "<f4"}),
+    "negative shape": ("x.npy", {"sha256": GOOD_SHA, "size": 1, "dtype": "<f4", "shape": [-1]}),
+}
+
+
+def _many_files(bundle_dir: Path) -> dict:
+    manifest = _manifest(bundle_dir)
+    for i in range(100):
+        manifest["files"][f"mirror/many/page-{i}.md"] = {"sha256": GOOD_SHA, "size": i}
+    return manifest
+
+
+def test_fast_entry_checks_agree_with_jsonschema_on_a_valid_manifest(bundle_dir: Path) -> None:
+    manifest = _many_files(bundle_dir)
+    assert schema_errors(manifest) == []
+    assert schema_errors(manifest, exhaustive=True) == []
+
+
+@pytest.mark.parametrize("case", list(BAD_ENTRIES))
+def test_fast_entry_checks_agree_with_jsonschema(bundle_dir: Path, case: str) -> None:
+    """Large manifests skip jsonschema for file entries when opening; both must refuse alike."""
+    rel, entry = BAD_ENTRIES[case]
+    manifest = _many_files(bundle_dir)
+    manifest["files"][rel] = entry
+    fast = schema_errors(manifest)
+    full = schema_errors(manifest, exhaustive=True)
+    assert fast and full
+    assert any(rel in e or "files:" in e for e in fast), fast
+    _save_manifest(bundle_dir, manifest)
+    _refused(bundle_dir, "does not match the manifest schema")
+    assert verify_bundle(bundle_dir)[0].startswith("manifest.json: ")

@@ -8,6 +8,7 @@ reports every problem instead of stopping at the first.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,29 @@ class Problem:
         return f"{self.file}: {self.message}"
 
 
-def _check_file(root: Path, rel: str, entry: dict[str, Any], problems: list[Problem]) -> bool:
+class _Dirs:
+    """Whether a listed file's directory stays inside the bundle, resolved once per directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.real_root = os.path.realpath(root)
+        self._inside: dict[str, bool] = {}
+
+    def inside(self, root: Path, rel: str) -> bool:
+        parent = os.path.dirname(rel)
+        if not parent:
+            return True
+        known = self._inside.get(parent)
+        if known is None:
+            # A link on the way (mirror/x -> /etc) would lead the file outside the bundle.
+            real = os.path.realpath(os.path.join(root, parent))
+            known = real == self.real_root or real.startswith(self.real_root + os.sep)
+            self._inside[parent] = known
+        return known
+
+
+def _check_file(
+    root: Path, rel: str, entry: dict[str, Any], dirs: _Dirs, problems: list[Problem]
+) -> bool:
     """Check one listed file's presence, type, size and `.npy` header; False when unusable."""
     if not safe_relpath(rel):
         problems.append(Problem(rel, "path escapes the bundle or is not a plain relative path"))
@@ -47,24 +70,23 @@ def _check_file(root: Path, rel: str, entry: dict[str, Any], problems: list[Prob
     if has_pickle_suffix(rel):
         problems.append(Problem(rel, "is a pickle file; bundles never contain pickle"))
         return False
+    if not dirs.inside(root, rel):
+        problems.append(Problem(rel, "resolves outside the bundle (a linked directory)"))
+        return False
     path = root / rel
     try:
-        st = path.lstat()
+        st = os.lstat(path)  # one system call per file: opening must stay cheap
     except FileNotFoundError:
         problems.append(Problem(rel, "missing (listed in manifest.json)"))
         return False
     except OSError as exc:
         problems.append(Problem(rel, f"cannot be read: {exc.strerror}"))
         return False
-    if path.is_symlink():
+    if stat.S_ISLNK(st.st_mode):
         problems.append(Problem(rel, "is a symbolic link; bundles hold plain files only"))
         return False
-    if not path.is_file():
+    if not stat.S_ISREG(st.st_mode):
         problems.append(Problem(rel, "is not a regular file"))
-        return False
-    # A link in a parent directory could still lead outside the bundle.
-    if not path.resolve().is_relative_to(root.resolve()):
-        problems.append(Problem(rel, "resolves outside the bundle"))
         return False
     if st.st_size != entry["size"]:
         problems.append(
@@ -167,12 +189,17 @@ def _holds_objects(path: Path) -> bool:
 
 
 def _walk(root: Path) -> list[str]:
+    """Every file name under `root`, bundle-relative (links are listed, not followed)."""
     found = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    top = str(root)
+    for dirpath, dirnames, filenames in os.walk(top):
         dirnames.sort()
-        base = Path(dirpath)
-        for name in sorted(filenames):
-            found.append((base / name).relative_to(root).as_posix())
+        prefix = "" if dirpath == top else dirpath[len(top) + 1 :].replace(os.sep, "/") + "/"
+        found.extend(prefix + name for name in sorted(filenames))
+        # A linked directory is not descended into; it is still something in the tree.
+        found.extend(
+            prefix + name for name in dirnames if os.path.islink(os.path.join(dirpath, name))
+        )
     return found
 
 
@@ -186,9 +213,10 @@ def structural_problems(
     problems: list[Problem] = []
     files: dict[str, Any] = manifest["files"]
     usable: set[str] = set()
+    dirs = _Dirs(root)
     for rel in sorted(files):
         entry = files[rel]
-        if _check_file(root, rel, entry, problems):
+        if _check_file(root, rel, entry, dirs, problems):
             if full and sha256_file(root / rel) != entry["sha256"]:
                 problems.append(
                     Problem(
@@ -233,7 +261,7 @@ def verify_bundle(path: str | Path) -> list[str]:
     """Every problem of the bundle at `path`, one line each naming the file; [] when intact."""
     root = Path(path)
     try:
-        manifest = read_manifest(root)
+        manifest = read_manifest(root, exhaustive=True)
     except BundleError as exc:
         return [_manifest_line(root, exc)]
     return [str(problem) for problem in structural_problems(root, manifest, full=True)]
