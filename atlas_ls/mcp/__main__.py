@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from atlas_core.errors import AtlasError
-from atlas_ls.mcp.context import TOOL_SETS, ServerOptions
+from atlas_ls.mcp.auth import required_token
+from atlas_ls.mcp.options import TOOL_SETS, ServerOptions
 
 DEFAULT_PORT = 8765
 
@@ -97,9 +98,11 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
         allow_remote=args.allow_remote,
         search_timeout_s=max(0.1, args.search_timeout),
     )
-    from atlas_ls.mcp.server import run
-
     try:
+        if options.transport == "http":
+            required_token(options.host, options.allow_remote)  # before the slow SDK import
+        from atlas_ls.mcp.server import run
+
         run(options)
     except AtlasError as exc:
         print(f"{prog}: error: {exc.message}", file=sys.stderr)

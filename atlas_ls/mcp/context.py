@@ -22,6 +22,7 @@ from atlas_core.errors import AtlasError, BundleError
 from atlas_core.holder import EngineHolder
 from atlas_ls.mcp._sdk import Context, ToolError, connection_key, send_log
 from atlas_ls.mcp.mirror import DocMeta, Mirror
+from atlas_ls.mcp.options import ServerOptions
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
@@ -31,27 +32,12 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
 
-TOOL_SETS = ("all", "fs", "rag")
 LOAD_WAIT_S = 120.0  # how long a tool waits for the first bundle load before giving up
 MAX_SESSIONS = 64
 
 
 def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass(frozen=True, slots=True)
-class ServerOptions:
-    """What the command line chose; fixed for the life of the process."""
-
-    bundles: tuple[str, ...] = ()  # explicit --bundle paths; empty: the default resolution
-    mirror: Path | None = None
-    tools: str = "all"  # all | fs | rag
-    transport: str = "stdio"
-    host: str = "127.0.0.1"
-    port: int = 8765
-    allow_remote: bool = False
-    search_timeout_s: float = 10.0
 
 
 @dataclass

@@ -28,8 +28,9 @@ from atlas_ls.mcp._sdk import (
     Tool,
 )
 from atlas_ls.mcp.auth import BearerAuth, required_token
-from atlas_ls.mcp.context import AppContext, ServerOptions
+from atlas_ls.mcp.context import AppContext
 from atlas_ls.mcp.mirror import Mirror
+from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
 from atlas_ls.mcp.tools_fs import (
     get_release_info,

@@ -160,6 +160,8 @@ def _search_ripgrep(
         cmd.append("--fixed-strings")
     for suffix in DOC_SUFFIXES:
         cmd += ["--iglob", f"*{suffix}"]
+    # A matching glob would let hidden files in again; the later glob wins in ripgrep.
+    cmd += ["--iglob", "!.*"]
     # -e keeps a pattern that starts with "-" from being read as a flag.
     cmd += ["-e", pattern, "--", *(list(paths) or ["."])]
     matches: list[TextMatch] = []
