@@ -9,6 +9,7 @@ The format is described in ``bundle_spec/SPEC.md`` (section "identifiers/").
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import random
@@ -451,7 +452,7 @@ _REPLACEMENT_RE = re.compile(
     re.IGNORECASE,
 )
 _TERM_BEFORE_RE = re.compile(
-    r"(`[^`]+`|[A-Za-z_][\w.]*(?:\(\))?)\s+(?:\w+\s+)?(?:is|are|has been|have been|was|were)\s+"
+    r"(`[^`]+`|[A-Za-z_][\w.]*(?:\(\))?)\s+(?:\w+\s+){0,2}(?:is|are|has been|have been|was|were)\s+"
     r"(?:now\s+|officially\s+)?deprecated",
     re.IGNORECASE,
 )
@@ -470,83 +471,113 @@ def _codeish(term: str) -> bool:
     return bool(re.search(r"[a-z][A-Z]|_|\.\w|\(\)$", term)) or bool(_PASCAL_RE.match(term))
 
 
+def _same_term(term: str) -> str:
+    """A term as compared with its replacement: endpoints without base, prefix or param names."""
+    if "/" in term:
+        method, path = strip_path(term)
+        return f"{method} {path_key(path)}"
+    return term
+
+
 def _strip_term(term: str) -> str:
     return term.strip().strip("`").strip().rstrip(".,;:")
 
 
+_OLD_COLUMN_RE = re.compile(r"\b(?:deprecated|old|legacy|former|previous|removed)\b")
+_NEW_COLUMN_RE = re.compile(r"\b(?:current|new|replacement|instead|use|now)\b")
+
+
 def _deprecation_table(scan: Scan, doc: Document, i: int, out: list[Deprecation]) -> int:
-    """A `Deprecated | Current` table starting at line index i; returns the next index."""
+    """A `Deprecated | Current` (or `Old name | Use instead`) table whose header is line index i,
+    in a passage that talks about deprecation; returns the index after the table."""
     header = [c.strip().lower() for c in scan.lines[i].strip().strip("|").split("|")]
-    old = next(
-        (n for n, c in enumerate(header) if "deprecated" in c or c in ("old", "legacy")), None
-    )
-    new = next(
-        (
-            n
-            for n, c in enumerate(header)
-            if n != old and re.search(r"current|new|replacement|instead", c)
-        ),
-        None,
-    )
+    old = next((n for n, c in enumerate(header) if _OLD_COLUMN_RE.search(c)), None)
+    new = next((n for n, c in enumerate(header) if n != old and _NEW_COLUMN_RE.search(c)), None)
     if old is None or new is None:
         return i + 1
     note = ""
-    for back in range(i - 1, max(-1, i - 8), -1):
+    for back in range(i - 1, max(-1, i - 10), -1):
         if _DEPRECATED_RE.search(scan.lines[back]):
             note = bound(scan.lines[back], 300)
             break
+    if not note and "deprecated" not in header[old]:
+        return i + 1  # an "old | new" table about something else (a changelog, a migration)
     j = i + 1
     while j < len(scan.lines) and "|" in scan.lines[j]:
         cells = [c.strip() for c in scan.lines[j].strip().strip("|").split("|")]
         if not re.fullmatch(r"[-: ]*", "".join(cells)) and len(cells) > max(old, new):
             term, repl = _strip_term(cells[old]), _strip_term(cells[new])
-            if term:
-                section = scan.section_at(j + 1)
-                anchor = section.anchor if section else ""
-                url = doc.url + (f"#{anchor}" if anchor and doc.url else "")
-                out.append(Deprecation(term, repl, doc.path, j + 1, url, note or doc.title, True))
+            if term and len(term) <= 80:
+                out.append(_deprecation(scan, doc, term, repl, j + 1, note or doc.title))
         j += 1
     return j
+
+
+def _deprecation(
+    scan: Scan, doc: Document, term: str, repl: str, line: int, note: str
+) -> Deprecation:
+    section = scan.section_at(line)
+    anchor = section.anchor if section else ""
+    url = doc.url + (f"#{anchor}" if anchor and doc.url else "")
+    whole = not term.startswith("/") and " " not in term
+    return Deprecation(term, repl, doc.path, line, url, bound(note, 300), whole)
+
+
+def _paragraphs(scan: Scan) -> Iterable[tuple[str, list[int], list[int]]]:
+    """Prose paragraphs as (joined text, start offset of each line, 1-based line numbers): a
+    sentence that says "deprecated" often wraps onto the next line."""
+    lines: list[int] = []
+    for i, line in enumerate([*scan.lines, ""]):
+        text = line.strip()
+        prose = (
+            text
+            and i < len(scan.lines)
+            and not scan.in_code[i]
+            and not text.startswith(("#", "|"))
+            and text.count("|") < 2
+        )
+        if prose:
+            lines.append(i)
+            continue
+        if lines:
+            parts = [scan.lines[n].strip() for n in lines]
+            starts = list(accumulate((len(p) + 1 for p in parts[:-1]), initial=0))
+            yield " ".join(parts), starts, [n + 1 for n in lines]
+            lines = []
 
 
 def extract_deprecations(doc: Document, scan: Scan) -> list[Deprecation]:
     out: list[Deprecation] = []
     i = 0
     while i < len(scan.lines):
-        line = scan.lines[i]
-        if not scan.in_code[i] and "|" in line and _DEPRECATED_RE.search(line):
-            nxt = _deprecation_table(scan, doc, i, out)
-            if nxt > i + 1:
-                i = nxt
-                continue
-        if not scan.in_code[i] and _DEPRECATED_RE.search(line) and len(line) < 2000:
-            sentences = _SENTENCE_RE.split(line)
-            for n, sentence in enumerate(sentences):
-                if not _DEPRECATED_RE.search(sentence):
-                    continue
-                follow = " ".join(sentences[n : n + 2])
-                terms = [m.group(1) for m in _TERM_BEFORE_RE.finditer(sentence)]
-                terms += [m.group(1) for m in _TERM_AFTER_RE.finditer(sentence)]
-                terms += [
-                    f"{m.group(1)} {strip_path(m.group(2))[1]}"
-                    for m in _ENDPOINT_RE.finditer(sentence)
-                ]
-                repl_m = _REPLACEMENT_RE.search(
-                    follow.split("deprecat", 1)[-1]
-                ) or _REPLACEMENT_RE.search(follow)
-                repl = _strip_term(repl_m.group(1)) if repl_m else ""
-                for raw in terms:
-                    term = _strip_term(raw)
-                    if not term or not _codeish(raw.strip()) or term == repl:
-                        continue
-                    section = scan.section_at(i + 1)
-                    anchor = section.anchor if section else ""
-                    url = doc.url + (f"#{anchor}" if anchor and doc.url else "")
-                    whole = not term.startswith("/") and " " not in term
-                    out.append(
-                        Deprecation(term, repl, doc.path, i + 1, url, bound(sentence, 300), whole)
-                    )
+        header = not scan.in_code[i] and "|" in scan.lines[i] and i + 1 < len(scan.lines)
+        if header and re.fullmatch(r"\s*\|?\s*:?-{2,}.*", scan.lines[i + 1]):
+            i = _deprecation_table(scan, doc, i, out)
+            continue
         i += 1
+    for text, starts, numbers in _paragraphs(scan):
+        if not _DEPRECATED_RE.search(text) or len(text) > 5000:
+            continue
+        sentences = _SENTENCE_RE.split(text)
+        offset = 0
+        for n, sentence in enumerate(sentences):
+            offset = text.find(sentence, offset)
+            if not _DEPRECATED_RE.search(sentence):
+                continue
+            follow = " ".join(sentences[n : n + 2])
+            terms = [m.group(1) for m in _TERM_BEFORE_RE.finditer(sentence)]
+            terms += [m.group(1) for m in _TERM_AFTER_RE.finditer(sentence)]
+            terms += [
+                f"{m.group(1)} {strip_path(m.group(2))[1]}" for m in _ENDPOINT_RE.finditer(sentence)
+            ]
+            after = follow.split("deprecat", 1)[-1]
+            repl_m = _REPLACEMENT_RE.search(after) or _REPLACEMENT_RE.search(follow)
+            repl = _strip_term(repl_m.group(1)) if repl_m else ""
+            line = numbers[max(0, bisect.bisect_right(starts, offset) - 1)]
+            for raw in dict.fromkeys(terms):
+                term = _strip_term(raw)
+                if term and _codeish(raw.strip()) and _same_term(term) != _same_term(repl):
+                    out.append(_deprecation(scan, doc, term, repl, line, sentence))
     return out
 
 
@@ -583,18 +614,14 @@ def extract(documents: Sequence[Document]) -> tuple[list[IdentifierEntry], list[
     by_term = {d.term: d for d in deprecations}
     marked: list[IdentifierEntry] = []
     for e in entries:
-        dep = by_term.get(e.name) if e.kind in ("endpoint", "operation", "schema", "type") else None
-        if dep and not e.deprecated:
-            e = replace(e, deprecated=True, replacement=e.replacement or dep.replacement)
+        if e.kind in ("endpoint", "operation", "schema", "type"):
+            dep = by_term.get(e.name)
+            if e.deprecated and dep is None:
+                dep = by_term[e.name] = _entry_deprecation(e)
+                deprecations.append(dep)
+            if dep is not None and not (e.deprecated and e.replacement):
+                e = replace(e, deprecated=True, replacement=e.replacement or dep.replacement)
         marked.append(e)
-        if (
-            e.deprecated
-            and e.name not in by_term
-            and e.kind in ("endpoint", "operation", "schema", "type")
-        ):
-            d = _entry_deprecation(e)
-            by_term[e.name] = d
-            deprecations.append(d)
     seen: set[tuple[str, str, int]] = set()
     unique_deps = []
     for d in deprecations:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,12 @@ def test_deprecations_from_tables_sentences_and_endpoints(extracted):
     # The endpoint entry itself is marked, so hover can show the notice.
     old = _find(entries, "DELETE /assets/{assetId}", "endpoint")
     assert old.deprecated and old.replacement == "POST /assets/removalJobs"
+    # A sentence that wraps onto the next line, and an "Old name | Use instead" table.
+    wrapped = next(d for d in deprecations if d.term == "listAssetsPaged")
+    assert (wrapped.replacement, wrapped.line) == ("findAssets", 29)
+    assert next(d for d in deprecations if d.term == "AssetLookup").replacement == "AssetApi"
+    # An old/new table in a passage that says nothing about deprecation is not one.
+    assert not any(d.term == "1.2" for d in deprecations)
     # Prose that merely mentions deprecation without naming a code term adds nothing.
     assert not any(d.term in ("names", "those") for d in deprecations)
 
@@ -184,7 +191,8 @@ def test_source_entries_are_kept_and_their_deprecation_reported():
         identifiers=(spec_entry,),
     )
     entries, deprecations = extract([doc])
-    assert entries == [spec_entry]  # an OpenAPI page is not re-scanned as prose
+    # An OpenAPI page is not re-scanned as prose; the entry learns the replacement its text names.
+    assert entries == [replace(spec_entry, replacement="POST /widgets/removalJobs")]
     assert [(d.term, d.replacement) for d in deprecations] == [
         ("DELETE /widgets/{widgetId}", "POST /widgets/removalJobs")
     ]

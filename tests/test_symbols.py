@@ -310,6 +310,31 @@ def test_opens_through_a_bundle(tmp_path):
     index.close()
 
 
+def test_opens_the_shared_hash_bundle(hash_bundle):
+    from atlas_core.bundle import Bundle
+
+    bundle = Bundle.open(hash_bundle)
+    index = IdentifierIndex.open(bundle)
+    section = bundle.manifest["identifiers"]
+    assert len(index) == section["count"] == bundle.manifest["counts"]["identifiers"]
+    assert set(section["files"]) <= set(bundle.manifest["files"])
+    for spelling in ("findAssets", "find_assets", "/rest/2.0/assets?name=x"):
+        top = index.lookup(spelling, 1)[0]
+        assert (top.method, top.path) == ("GET", "/assets"), spelling
+    top = index.lookup("/rest/2.0/assets/3f2504e0-4f89-11d3-9a0c-0305e82c3301", 1)[0]
+    assert top.name == "GET /assets/{assetId}"
+    lines = (bundle.mirror_dir / top.file).read_text(encoding="utf-8").split("\n")
+    assert 1 <= top.line <= len(lines)
+    rows = {d.term: d for d in index.deprecations()}
+    assert rows["Vocabulary"].replacement == "Domain"
+    assert rows["GET /rest/1.0/vocabulary/{vocabularyId}"].replacement.endswith(
+        "/domains/{domainId}"
+    )
+    legacy = index.lookup("getVocabulary", 5)
+    assert legacy and all(c.deprecated and c.replacement == "getDomain" for c in legacy)
+    index.close()
+
+
 def test_normalisation_helpers():
     assert compact("find_assets") == compact("findAssets") == compact("Find-Assets") == "findassets"
     assert strip_path("GET https://h.example/rest/2.0/assets/?q=1") == ("GET", "/assets")
