@@ -3,6 +3,8 @@ with the bundle's own copy of it (real ONNX inference on the fixture corpus)."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 
 from atlas_core.bundle import Bundle
+from atlas_core.errors import BundleError
 
 pytestmark = pytest.mark.slow
 
@@ -50,3 +53,12 @@ def test_verify_accepts_the_model_bundle(model_bundle: Path) -> None:
         timeout=120,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_different_model_file_is_refused(model_bundle: Path, tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(model_bundle, tmp_path / "copy"))
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["model"]["sha256"] = "0" * 64
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(BundleError, match=r"model/model\.onnx: is not the model"):
+        Bundle.open(copy)

@@ -92,6 +92,16 @@ CASES: dict[str, tuple[Callable[[Path], None], str, bool]] = {
     "pickle file": (_drop_pickle, "identifiers/cache.pickle", True),
     "object-dtype array": (_object_vectors, "vectors.npy", True),
     "manifest not matching the schema": (_edit_manifest(_schema_mismatch), "manifest.json", True),
+    "model of other dimensions": (
+        _edit_manifest(lambda m: m["model"].update(dims=768)),
+        "vectors.npy",
+        True,
+    ),
+    "model named differently": (
+        _edit_manifest(lambda m: m["model"].update(name="other-model")),
+        "model/atlas_model.json",
+        True,
+    ),
 }
 
 

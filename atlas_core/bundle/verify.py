@@ -7,6 +7,7 @@ reports every problem instead of stopping at the first.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from dataclasses import dataclass
@@ -181,6 +182,54 @@ def _check_tables(
             )
 
 
+MODEL_CONFIG = "model/atlas_model.json"
+MODEL_FILES = ("model/model.onnx", "model/tokenizer.json", MODEL_CONFIG)
+
+
+def _check_model(
+    root: Path, manifest: dict[str, Any], usable: set[str], problems: list[Problem]
+) -> None:
+    """The `model` section, the staged model files and their config must name the same model."""
+    model = manifest["model"]
+    files = manifest["files"]
+    if model.get("kind") == "onnx":
+        for rel in MODEL_FILES:
+            if rel not in files:
+                problems.append(
+                    Problem(
+                        rel,
+                        f"not listed in manifest.json; the {model['name']!r} model is incomplete",
+                    )
+                )
+    expected = model.get("sha256")
+    onnx = files.get("model/model.onnx")
+    if isinstance(expected, str) and onnx is not None and onnx["sha256"] != expected:
+        problems.append(
+            Problem(
+                "model/model.onnx",
+                f"is not the model {model['name']!r} of manifest.json (SHA-256 differs)",
+            )
+        )
+    if MODEL_CONFIG not in usable:
+        return
+    try:
+        config = json.loads((root / MODEL_CONFIG).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problems.append(Problem(MODEL_CONFIG, f"not readable JSON ({exc})"))
+        return
+    if not isinstance(config, dict):
+        problems.append(Problem(MODEL_CONFIG, "not a JSON object"))
+        return
+    for key in ("name", "dims"):
+        if key in config and config[key] != model.get(key):
+            problems.append(
+                Problem(
+                    MODEL_CONFIG,
+                    f"says {key} {config[key]!r}, manifest.json says {model.get(key)!r}",
+                )
+            )
+
+
 def _holds_objects(path: Path) -> bool:
     try:
         return read_npy_header(path).dtype.hasobject
@@ -227,6 +276,7 @@ def structural_problems(
                 continue
             usable.add(rel)
     _check_tables(root, manifest, usable, problems)
+    _check_model(root, manifest, usable, problems)
     for rel in _walk(root):
         if rel == MANIFEST or rel in files:
             continue
