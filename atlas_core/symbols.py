@@ -614,10 +614,14 @@ class IdentifierIndex:
         want = path.lower()
         if raw.endswith("/") and want != "/":
             want += "/"
-        rows = self._prefix_rows("template", want, self.count if method else limit)
+        rows = self._prefix_rows("template", want, self.count if method else limit * 4)
         if method:
             rows = [r for r in rows if self._names[r].startswith(method + " ")]
-        return [self._candidate(row, 0.9, "prefix") for row in rows[:limit]]
+        # One row per endpoint: several pages may document it; rows are ordered by file.
+        seen: dict[str, int] = {}
+        for row in rows:
+            seen.setdefault(self._names[row], row)
+        return [self._candidate(row, 0.9, "prefix") for row in list(seen.values())[:limit]]
 
     def deprecations(self) -> list[Deprecation]:
         if self._deprecations is None:

@@ -225,6 +225,7 @@ def test_endpoint_completion_by_prefix(index):
     names = [c.name for c in index.endpoints("/rest/2.0/as")]
     assert set(names) >= {"GET /assets", "POST /assets", "GET /assets/{assetId}"}
     assert "GET /relations" not in names
+    assert len(names) == len(set(names))  # documented on two pages, offered once
     assert all(c.path.startswith("/assets") for c in index.endpoints("/rest/2.0/as"))
     below = [c.path for c in index.endpoints("/rest/2.0/assets/")]
     assert below and all(p.startswith("/assets/") for p in below)
