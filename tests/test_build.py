@@ -167,6 +167,14 @@ def test_cli_build_text_summary_reports_reuse(tmp_path: Path) -> None:
     assert "embedding" in out.stderr
 
 
+def test_rebuild_in_place_reusing_the_bundle_being_replaced(tmp_path: Path) -> None:
+    first = _cli_build(tmp_path / "b")
+    again = _cli_build(tmp_path / "b", "--reuse", tmp_path / "b")
+    assert again["reused"] == first["chunks"] and again["embedded"] == 0
+    assert verify_bundle(tmp_path / "b") == []
+    assert _leftovers(tmp_path) == []
+
+
 def test_reuse_reembeds_only_changed_chunks(tmp_path: Path, fixture_corpus: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(fixture_corpus, corpus)

@@ -151,6 +151,27 @@ def _install(staging: Path, output: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _fsync_dir(path: Path) -> None:
+    if sys.platform == "win32":  # directories cannot be opened for fsync there
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            fd = os.open(os.path.join(dirpath, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_dir(Path(dirpath))
+
+
 def _utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -334,6 +355,9 @@ class BundleWriter:
             raise BuildError(
                 "the staged bundle fails its own checks: " + "; ".join(str(p) for p in problems[:5])
             )
+        # Data on disk before the manifest that vouches for it, so a crash cannot leave a manifest
+        # next to empty files.
+        _fsync_tree(self.staging)
         manifest_path = self.staging / MANIFEST
         with manifest_path.open("w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=2, ensure_ascii=False)
@@ -344,6 +368,7 @@ class BundleWriter:
         check_output(self.output)
         try:
             _install(self.staging, self.output)
+            _fsync_dir(self.output.parent)
         except OSError as exc:
             raise _unwritable(self.output, exc) from exc
         self._done = True
