@@ -45,6 +45,7 @@ DEFAULT_FIELD_WEIGHTS: Mapping[str, float] = {
     "heading": 2.0,
     "path": 2.5,
 }
+FIELDS = ("text", "title", "heading", "path")
 # Query-side inflections (assets for asset) count less than the word the user typed.
 VARIANT_WEIGHT = 0.5
 
@@ -60,37 +61,54 @@ def _field_texts(chunk: Chunk) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class FieldCounts:
+    """Per-chunk term counts of every field: the expensive, parameter-free half of indexing."""
+
+    counts: list[dict[str, Counter[str]]]  # chunk -> field -> term -> tf
+    lengths: dict[str, list[int]]  # field -> token count per chunk
+
+
+def count_fields(chunks: Sequence[Chunk], fields: Iterable[str] = FIELDS) -> FieldCounts:
+    fields = list(fields)
+    counts: list[dict[str, Counter[str]]] = []
+    lengths: dict[str, list[int]] = {f: [] for f in fields}
+    for chunk in chunks:
+        texts = _field_texts(chunk)
+        per_field = {f: Counter(tokenize(texts[f])) for f in fields}
+        for f in fields:
+            lengths[f].append(sum(per_field[f].values()))
+        counts.append(per_field)
+    return FieldCounts(counts, lengths)
+
+
 def build_matrix(
-    chunks: Sequence[Chunk],
+    chunks: Sequence[Chunk] | FieldCounts,
     *,
     k1: float = DEFAULT_K1,
     b: float = DEFAULT_B,
     field_weights: Mapping[str, float] = DEFAULT_FIELD_WEIGHTS,
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Vocabulary and CSR arrays (indptr, indices, data) for `chunks` with the given parameters."""
+    """Vocabulary and CSR arrays (indptr, indices, data) for `chunks` with the given parameters.
+
+    Pass a `FieldCounts` instead of chunks to try several parameter sets without re-tokenizing.
+    """
     fields = [f for f, w in field_weights.items() if w > 0]
-    per_chunk: list[dict[str, Counter[str]]] = []
-    total_len = dict.fromkeys(fields, 0)
-    for chunk in chunks:
-        texts = _field_texts(chunk)
-        counts = {f: Counter(tokenize(texts[f])) for f in fields}
-        for f in fields:
-            total_len[f] += sum(counts[f].values())
-        per_chunk.append(counts)
-    n = len(chunks)
-    avg_len = {f: (total_len[f] / n if n else 0.0) or 1.0 for f in fields}
+    counted = chunks if isinstance(chunks, FieldCounts) else count_fields(chunks, fields)
+    n = len(counted.counts)
+    avg_len = {f: (sum(counted.lengths[f]) / n if n else 0.0) or 1.0 for f in fields}
 
     vocab: dict[str, int] = {}
     rows: list[int] = []
     cols: list[int] = []
     tfs: list[float] = []
-    for col, counts in enumerate(per_chunk):
+    for col, counts in enumerate(counted.counts):
         weighted: dict[str, float] = {}
         for f in fields:
             field_counts = counts[f]
             if not field_counts:
                 continue
-            length = sum(field_counts.values())
+            length = counted.lengths[f][col]
             norm = field_weights[f] / (1.0 - b + b * length / avg_len[f])
             for term, tf in field_counts.items():
                 weighted[term] = weighted.get(term, 0.0) + tf * norm

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable
+from functools import lru_cache
 
 TOKENIZER_VERSION = "atlas-tokens-1"
 
@@ -63,23 +64,30 @@ def _segment_tokens(segment: str, out: list[str]) -> None:
         _emit(piece, out)
 
 
+@lru_cache(maxsize=1 << 18)
+def _raw_tokens(raw: str) -> tuple[str, ...]:
+    """Tokens of one raw span; cached because documentation repeats the same words endlessly."""
+    out: list[str] = []
+    if raw.startswith("{"):
+        out.append(raw.lower()[: MAX_TOKEN_CHARS + 2])
+        _segment_tokens(raw[1:-1], out)
+        return tuple(out)
+    for piece in _PATH_SPLIT.split(raw):
+        if _VERSION.fullmatch(piece):
+            # "2.0" in /rest/2.0 or a product version: one token, not two bare digits
+            out.append(piece.lower())
+            continue
+        for segment in piece.split("."):
+            if segment:
+                _segment_tokens(segment, out)
+    return tuple(out)
+
+
 def tokenize(text: str) -> list[str]:
     """Tokens of `text` in order, with repeats (term frequency matters to BM25)."""
     out: list[str] = []
-    for match in _RAW.finditer(text):
-        raw = match.group(0)
-        if raw.startswith("{"):
-            out.append(raw.lower()[: MAX_TOKEN_CHARS + 2])
-            _segment_tokens(raw[1:-1], out)
-            continue
-        for piece in _PATH_SPLIT.split(raw):
-            if _VERSION.fullmatch(piece):
-                # "2.0" in /rest/2.0 or a product version: one token, not two bare digits
-                out.append(piece.lower())
-                continue
-            for segment in piece.split("."):
-                if segment:
-                    _segment_tokens(segment, out)
+    for raw in _RAW.findall(text):
+        out.extend(_raw_tokens(raw))
     return out
 
 
