@@ -73,6 +73,7 @@ _CALL_SUFFIX_RE = re.compile(r"\([^()]*\)\s*;?$")
 _GENERIC_RE = re.compile(r"<[^<>]*>")
 _BUILDER_PARTS = frozenset({"builder", "build", "newbuilder", "getinstance", "class", "new"})
 _QUOTES = "\"'`"
+_CLI_WORD_RE = re.compile(r"[a-z][a-z0-9._-]*")
 _QUERY_STOPWORD_TEXT = (
     "a an and are as at be by can do does for from how i in is it many much of on or per the "
     "to what when where which who why with"
@@ -173,7 +174,7 @@ def name_variants(raw: str) -> list[tuple[str, float]]:
         for part in reversed(parts[:-1]):
             add(compact(part), 0.88)
     words = text.split()
-    if len(words) > 1:
+    if len(words) > 1 and all(_CLI_WORD_RE.fullmatch(w) for w in words):
         # A CLI command with its program name: "collibra data-contract init".
         add(compact(" ".join(words[1:])), 0.85)
     return variants
