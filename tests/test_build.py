@@ -18,6 +18,7 @@ import pytest
 
 from atlas_core.build import build_bundle
 from atlas_core.bundle import Bundle, verify_bundle
+from atlas_core.bundle.manifest import sha256_file
 from tests.conftest import fixture_sources
 
 ATLAS = [sys.executable, "-m", "atlas_core"]
@@ -202,9 +203,18 @@ def test_reuse_reembeds_only_changed_chunks(tmp_path: Path, fixture_corpus: Path
 
 def test_reuse_from_a_different_model_reuses_nothing(tmp_path: Path) -> None:
     build_bundle(fixture_sources(), tmp_path / "old", model="hash", progress=False)
+    # Rename the model consistently everywhere, as if another model of the same shape was used.
+    config_path = tmp_path / "old" / "model" / "atlas_model.json"
+    config = json.loads(config_path.read_text())
+    config["name"] = "some-other-model"
+    config_path.write_text(json.dumps(config))
     manifest = _manifest(tmp_path / "old")
     manifest["model"]["name"] = "some-other-model"
+    manifest["files"]["model/atlas_model.json"].update(
+        sha256=sha256_file(config_path), size=config_path.stat().st_size
+    )
     (tmp_path / "old" / "manifest.json").write_text(json.dumps(manifest))
+    assert verify_bundle(tmp_path / "old") == []
     report = build_bundle(
         fixture_sources(), tmp_path / "new", model="hash", reuse=tmp_path / "old", progress=False
     )
