@@ -55,7 +55,8 @@ DIMS = 384
 VOCAB = 40_000
 WORDS_PER_CHUNK = 60
 CHUNKS_PER_FILE = 20
-SYLLABLES = "ka lo mi ne ru sa te vi zo bra cle dri fo gu hin jas kel mor nup pla qui rst".split()
+_SYLLABLE_TEXT = "ka lo mi ne ru sa te vi zo bra cle dri fo gu hin jas kel mor nup pla qui rst"
+SYLLABLES = tuple(_SYLLABLE_TEXT.split(" "))
 
 
 def log(message: str) -> None:
@@ -249,7 +250,6 @@ def main() -> int:
     results["keyword_speedup_vs_rank_bm25"] = round(
         results["rank_bm25_p50_ms"] / results["keyword_p50_ms"], 1
     )
-    del okapi
 
     # -- vector ------------------------------------------------------------------------------
     dense = DenseIndex.open(bundle)
