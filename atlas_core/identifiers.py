@@ -175,7 +175,6 @@ _INLINE_CODE_RE = re.compile(r"`([^`\n]{2,80})`")
 _JSON_KEY_RE = re.compile(r'"([A-Za-z_][\w.-]{1,60})"\s*:')
 _RESOURCE_TYPE_RE = re.compile(r'"resourceType"\s*:\s*"([A-Za-z]\w*)"')
 _CAMEL_WORD_RE = re.compile(r"\b([a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+)\b")
-_TABLE_KEY_RE = re.compile(r"^\|?\s*`?([a-z][A-Za-z0-9]+)`?\s*\|")
 _PASCAL_RE = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
 _CLI_LINE_RE = re.compile(
     r"^(?:\$\s+)?([a-z][\w.-]*(?:[ \t]+[a-z][a-z0-9-]*){0,3})(?:[ \t]+-{1,2}[\w-].*)?$"
@@ -227,8 +226,10 @@ class _Collector:
 
 
 def _is_publication(doc: Document, *words: str) -> bool:
+    """Whether the page's publication, path or title names one of `words` (as a whole word, so
+    "cli" does not match a Java client page)."""
     hay = f"{doc.publication} {doc.path} {doc.title}".lower()
-    return any(w in hay for w in words)
+    return any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", hay) for w in words)
 
 
 def _section_params(
@@ -288,7 +289,7 @@ def extract_document(doc: Document) -> tuple[list[IdentifierEntry], list[Depreca
         if s.level == 1:
             _heading_type(out, s)
     is_import = _is_publication(doc, "import")
-    is_cli = _is_publication(doc, "cli", "command", "harvester")
+    is_cli = _is_publication(doc, "cli", "command", "commands", "harvester")
     is_graphql = _is_publication(doc, "graphql", "knowledge-graph")
     programs: set[str] = set()
     for i, line in enumerate(scan.lines):
@@ -314,9 +315,7 @@ def extract_document(doc: Document) -> tuple[list[IdentifierEntry], list[Depreca
             for value in _RESOURCE_TYPE_RE.findall(line):
                 out.add(value, "json_key", lineno)
         if is_import and not code:
-            m = _TABLE_KEY_RE.match(line.strip())
-            if m and _CAMEL_WORD_RE.fullmatch(m.group(1)):
-                out.add(m.group(1), "json_key", lineno)
+            # Option names in prose and parameter tables: "the continueOnError parameter".
             for word in _CAMEL_WORD_RE.findall(line):
                 out.add(word, "json_key", lineno)
         if is_cli and not code:
