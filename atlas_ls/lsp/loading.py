@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from atlas_core.errors import AtlasError, BundleError
@@ -38,6 +38,7 @@ class LoadResult:
     error: str  # "" on success
     ms: float
     superseded: bool = False  # a newer request replaced this one before it finished
+    unconfigured: bool = False  # failed only because no bundle is configured anywhere
 
     @property
     def ok(self) -> bool:
@@ -105,8 +106,15 @@ class BundleLoader:
     def loading(self) -> bool:
         return self.pending is not None and not self.pending.done()
 
-    def request(self, explicit: Sequence[str], *, force: bool = False) -> Future[LoadResult] | None:
-        """Open `explicit` bundle paths (empty: the default resolution) unless already current."""
+    def request(
+        self, explicit: Sequence[str], *, force: bool = False, allow_demo: bool = False
+    ) -> Future[LoadResult] | None:
+        """Open `explicit` bundle paths (empty: the default resolution) unless already current.
+
+        With `allow_demo`, an empty resolution falls back to the embedded demo bundle, built in a
+        subprocess on first use; the server asks for that only once the client has said which
+        bundle it wants, so a configured bundle never waits behind a demo build.
+        """
         key = tuple(str(p) for p in explicit) or DEFAULT_KEY
         with self._lock:
             if not force and key == self._key:
@@ -114,29 +122,36 @@ class BundleLoader:
             self._seq += 1
             seq = self._seq
             self._key = key
-            future = self._executor.submit(self._load, seq, key, tuple(explicit))
+            future = self._executor.submit(self._load, seq, key, tuple(explicit), allow_demo)
             self.pending = future
         future.add_done_callback(self._notify)
         return future
 
-    def _resolve(self, explicit: tuple[str, ...]) -> list[str]:
+    def _resolve(self, explicit: tuple[str, ...], allow_demo: bool) -> list[str]:
         from atlas_core.bundle_locator import resolve_bundle_paths
 
         try:
             return [str(p) for p in resolve_bundle_paths(list(explicit) or None, allow_demo=False)]
-        except BundleError:
-            if explicit or not self._allow_demo:
+        except BundleError as exc:
+            if explicit:
                 raise
+            if not (allow_demo and self._allow_demo):
+                raise _Unconfigured(exc) from None
         if self.on_demo_build is not None:
             self.on_demo_build()
         return [build_demo_in_subprocess()]
 
-    def _load(self, seq: int, key: tuple[str, ...], explicit: tuple[str, ...]) -> LoadResult:
+    def _load(
+        self, seq: int, key: tuple[str, ...], explicit: tuple[str, ...], allow_demo: bool
+    ) -> LoadResult:
         t0 = time.perf_counter()
         paths: tuple[str, ...] = ()
         try:
-            paths = tuple(self._resolve(explicit))
+            paths = tuple(self._resolve(explicit, allow_demo))
             engine = self._opener(paths)
+        except _Unconfigured as exc:
+            result = self._failed(seq, key, paths, exc.error.one_line(), t0)
+            return replace(result, unconfigured=True)
         except AtlasError as exc:
             return self._failed(seq, key, paths, exc.one_line(), t0)
         except Exception as exc:  # a broken bundle can raise anything; the server must live on
@@ -191,6 +206,12 @@ class BundleLoader:
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class _Unconfigured(Exception):
+    def __init__(self, error: AtlasError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 def _close(engine: Any) -> None:

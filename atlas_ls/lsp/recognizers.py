@@ -106,7 +106,7 @@ _PATH = re.compile(r"/(?:\$\{[^{}\s]*\}|\{[^{}\s]*\}|[A-Za-z0-9_.~\-/$<>:%@=,+])
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _METHOD_NAMES = "|".join(HTTP_METHODS)
 _METHOD_CALL_BEFORE = re.compile(
-    r"(?i)\b(get|post|put|patch|delete|head|options)\s*\(\s*[rbfu]{0,2}$"
+    r"(?i)\b(get|post|put|patch|delete|head|options)\s*(?:<[^()]*>)?\s*\(\s*[rbfu]{0,2}$"
 )
 _METHOD_WORD_BEFORE = re.compile(rf"\b({_METHOD_NAMES})\b[\"'`]?\s*,?\s*[rbfu]{{0,2}}[\"'`]?$")
 _METHOD_SPRING_BEFORE = re.compile(r"@(Get|Post|Put|Patch|Delete)Mapping\s*\(\s*(?:value\s*=\s*)?$")

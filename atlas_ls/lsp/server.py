@@ -95,6 +95,7 @@ class AtlasLanguageServer(LanguageServer):
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.init_problems = ""
         self._announced = 0  # the last load seq the client was told about
+        self._demo_requested = False
         self._tasks: set[asyncio.Future[Any]] = set()
 
     # -- engine ---------------------------------------------------------------------------------
@@ -103,8 +104,8 @@ class AtlasLanguageServer(LanguageServer):
         """The bundle paths the settings ask for: editor setting, then --bundle, then default."""
         return self.settings.bundle or self.cli_bundles
 
-    def load(self, *, force: bool = False) -> None:
-        future = self.loader.request(self.bundle_request(), force=force)
+    def load(self, *, force: bool = False, allow_demo: bool = False) -> None:
+        future = self.loader.request(self.bundle_request(), force=force, allow_demo=allow_demo)
         if future is not None and not future.done() and self.initialized:
             self._begin_progress(self.loader.seq)
 
@@ -136,6 +137,14 @@ class AtlasLanguageServer(LanguageServer):
     def _on_load(self, result: LoadResult) -> None:
         if result.superseded or result.seq <= self._announced:
             return
+        if result.unconfigured:
+            if not self.initialized:
+                return  # the client may still name a bundle in its settings
+            if self.holder.engine is None and not self._demo_requested:
+                # Nothing configured anywhere: serve the embedded demo rather than nothing.
+                self._demo_requested = True
+                self.load(force=True, allow_demo=True)
+                return
         self._announced = result.seq
         if result.ok:
             info = _bundle_summary(result.engine)
@@ -245,7 +254,7 @@ class AtlasLanguageServer(LanguageServer):
         except Exception as exc:
             logger.info("workspace/configuration failed: %s", exc)
             return
-        value = result[0] if isinstance(result, list) and result else None
+        value = result[0] if isinstance(result, list | tuple) and result else None
         if value is not None:
             self.apply_settings({SECTION: value})
 
@@ -463,12 +472,12 @@ def _register(server: AtlasLanguageServer) -> None:
         ls.initialized = True
         if ls.init_problems:
             ls.show(types.MessageType.Warning, ls.init_problems)
+        await ls.pull_configuration()
         last = ls.loader.last
         if ls.loader.loading():
             ls._begin_progress(ls.loader.seq)
         elif last is not None:
             ls._on_load(last)  # finished before the client could hear about it
-        await ls.pull_configuration()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_config(

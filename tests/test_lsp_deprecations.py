@@ -1,0 +1,95 @@
+"""The deprecation matcher behind diagnostics and hover notices, on text written for the test."""
+
+from __future__ import annotations
+
+from atlas_core.types import Deprecation
+from atlas_ls.lsp.diagnostics import (
+    DeprecationMatcher,
+    diagnostics_for,
+    path_pattern,
+    quick_fix_text,
+)
+from atlas_ls.lsp.documents import Snapshot, split_lines
+
+
+def dep(term: str, replacement: str = "", whole_word: bool = True) -> Deprecation:
+    return Deprecation(
+        term, replacement, "doc.md", 3, "https://docs.example.invalid/doc#x", "", whole_word
+    )
+
+
+MATCHER = DeprecationMatcher(
+    [
+        dep("Term", "Asset"),
+        dep("getVocabulary", "getDomain"),
+        dep("GET /rest/1.0/vocabulary/{vocabularyId}", "GET /rest/2.0/domains/{domainId}", False),
+        dep("GET /domains/{domainId}/vocabulary", "getDomain", False),
+        dep("Business Glossary", "", False),
+        dep("", "ignored"),
+    ]
+)
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(f.text, f.fix) for f in MATCHER.find(text)]
+
+
+def test_words_are_whole_and_case_sensitive() -> None:
+    assert found("Term Terms term myTerm Term_x Term.") == [("Term", "Asset"), ("Term", "Asset")]
+    assert found("api.getVocabulary(x)") == [("getVocabulary", "getDomain")]
+
+
+def test_endpoints_match_any_parameter_spelling_and_concatenation() -> None:
+    assert found('get("/rest/1.0/vocabulary/" + vid)') == [("/rest/1.0/vocabulary/", "")]
+    assert found("GET /rest/1.0/vocabulary/{vocabularyId}") == [
+        ("GET /rest/1.0/vocabulary/{vocabularyId}", "GET /rest/2.0/domains/{domainId}")
+    ]
+    assert found('"/rest/1.0/vocabulary/{vocabularyId}"') == [
+        ("/rest/1.0/vocabulary/{vocabularyId}", "/rest/2.0/domains/{domainId}")
+    ]
+    assert found('f"{b}/rest/2.0/domains/{d}/vocabulary"') == [("/domains/{d}/vocabulary", "")]
+    # Other paths that share a prefix are left alone.
+    assert found('"/domains/{d}/vocabularyItems"') == []
+    assert found('"/rest/1.0/vocabularies"') == []
+
+
+def test_phrases() -> None:
+    assert found("the Business Glossary page") == [("Business Glossary", "")]
+
+
+def test_quick_fix_text_only_for_names() -> None:
+    assert quick_fix_text(dep("Term", "Asset"), "Term") == "Asset"
+    assert quick_fix_text(dep("Term", "the Asset resource type"), "Term") == ""
+    assert quick_fix_text(dep("getVocabulary", "/rest/2.0/domains"), "getVocabulary") == ""
+    endpoint = dep("GET /rest/1.0/x/{id}", "GET /rest/2.0/y/{id}", False)
+    assert quick_fix_text(endpoint, "/rest/1.0/x/{id}") == "/rest/2.0/y/{id}"
+    assert quick_fix_text(endpoint, "/rest/1.0/x/") == ""
+
+
+def test_path_pattern() -> None:
+    assert path_pattern("/a/b/{id}") == "/a/b(?:/[^/\\s\\\"'`?#]+)?/?"
+    assert path_pattern("/a/{id}/c") == "/a/[^/\\s\\\"'`?#]+/c"
+
+
+def test_lookup_by_name_for_hover() -> None:
+    assert MATCHER.deprecation_of("nothing", "getVocabulary") is not None
+    assert MATCHER.deprecation_of("GET /domains/{domainId}/vocabulary") is not None
+    assert MATCHER.deprecation_of("findAssets") is None
+
+
+def test_diagnostics_positions_use_the_client_encoding() -> None:
+    text = "x = 'é😀' + Term\nTerm\n"
+    snap = Snapshot("file:///t.py", text, split_lines(text), "python", 1)
+    utf16 = diagnostics_for(snap, MATCHER, "utf-16")
+    utf8 = diagnostics_for(snap, MATCHER, "utf-8")
+    utf32 = diagnostics_for(snap, MATCHER, "utf-32")
+    assert [d.range.start.character for d in utf32] == [11, 0]
+    assert [d.range.start.character for d in utf16] == [12, 0]
+    assert [d.range.start.character for d in utf8] == [15, 0]
+    assert utf16[0].data == {"term": "Term", "replacement": "Asset", "fix": "Asset"}
+
+
+def test_result_is_bounded() -> None:
+    findings = MATCHER.find("Term " * 10_000)
+    assert len(findings) == 500
+    assert not DeprecationMatcher([])
