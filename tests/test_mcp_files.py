@@ -65,6 +65,11 @@ def test_only_file_tools(client: McpClient) -> None:
     }
 
 
+def test_search_within_a_publication(client: McpClient) -> None:
+    data = structured(client.call("search_text", {"pattern": "a", "publication": "security"}))
+    assert data["count"] >= 2 and {m["file"].split("/")[0] for m in data["matches"]} == {"security"}
+
+
 def test_publications_and_release_from_crawl_meta(client: McpClient) -> None:
     pubs = {
         p["name"]: p["files"] for p in structured(client.call("list_publications"))["publications"]
@@ -77,7 +82,10 @@ def test_publications_and_release_from_crawl_meta(client: McpClient) -> None:
 
 
 def test_injection_is_flagged_not_removed(client: McpClient, mirror: Path) -> None:
+    before = len(client.logs)
     read = structured(client.call("read_file", {"path": "security/webhooks.md"}))
+    warnings = [log for log in client.logs[before:] if log.level == "warning"]
+    assert warnings and "security/webhooks.md" in str(warnings[0].data)
     original = (mirror / "markdown" / "security" / "webhooks.md").read_text(encoding="utf-8")
     assert read["text"] == original.rstrip("\n")  # verbatim, zero-width space included
     kinds = {(f["kind"], f["line"]) for f in read["injection_flags"]}

@@ -115,6 +115,19 @@ class Mirror:
                 hint=f"known publications: {names} (list_publications shows them with counts)",
             ) from None
 
+    def search_paths(self, publication: str) -> tuple[str, ...]:
+        """What to hand the text search for one publication: its folders where a folder holds
+        exactly the publication's files (short command lines), else the files themselves."""
+        files = self.files_of(publication)
+        by_dir: dict[str, list[str]] = {}
+        for rel in files:
+            by_dir.setdefault(rel.split("/", 1)[0] if "/" in rel else "", []).append(rel)
+        paths: list[str] = []
+        for top, members in sorted(by_dir.items()):
+            whole = top and len(members) == sum(1 for f in self.files if f.startswith(top + "/"))
+            paths += [top] if whole else members
+        return tuple(paths)
+
     def meta(self, rel: str) -> DocMeta:
         """Title, URL and publication of a file (front matter read once, on first use)."""
         known = self.known.get(rel)

@@ -17,7 +17,7 @@ from pydantic import Field
 from atlas_core.errors import QueryError
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, send_log, text_result
-from atlas_ls.mcp.context import app_of, tool_errors
+from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
 from atlas_ls.mcp.mirror import Mirror, section_at
 from atlas_ls.mcp.models import (
     FileEntry,
@@ -151,6 +151,7 @@ async def read_file(
     result = await anyio.to_thread.run_sync(
         functools.partial(_read, mirror, path, start_line, min(max_lines, MAX_READ_LINES))
     )
+    await warn_injection(ctx, [result.file] if result.injection_flags else [])
     header = f"{result.file} lines {result.line_start}-{result.line_end} of {result.total_lines}"
     if result.heading:
         header += f" ({result.heading})"
@@ -220,10 +221,11 @@ async def search_text(
     mirror = await app.mirror()
     paths: tuple[str, ...] = ()
     if publication is not None:
-        paths = mirror.files_of(publication)
+        paths = mirror.search_paths(publication)
     clamped = min(max_results, MAX_TEXT_RESULTS)
     note = f"max_results clamped to {MAX_TEXT_RESULTS}. " if clamped < max_results else ""
-    await report_progress(ctx, 0, 1, f"searching {len(paths) or len(mirror.files)} files")
+    scope = len(mirror.files_of(publication)) if publication is not None else len(mirror.files)
+    await report_progress(ctx, 0, 1, f"searching {scope} files")
     found = await anyio.to_thread.run_sync(
         functools.partial(
             textsearch.search,
@@ -238,6 +240,7 @@ async def search_text(
     )
     hits = await anyio.to_thread.run_sync(functools.partial(_text_hits, mirror, found.matches))
     await report_progress(ctx, 1, 1, f"{len(hits)} matches")
+    await warn_injection(ctx, [f"{h.file}:{h.line}" for h in hits if h.injection_flags])
     if found.engine == "python":
         await send_log(
             ctx.session,

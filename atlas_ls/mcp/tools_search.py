@@ -16,7 +16,7 @@ from atlas_core.errors import QueryError
 from atlas_core.types import Chunk, SearchFilters
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result
-from atlas_ls.mcp.context import app_of, tool_errors
+from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
 from atlas_ls.mcp.mirror import Mirror, section_at
 from atlas_ls.mcp.models import (
     BundleInfoResult,
@@ -121,6 +121,7 @@ async def _search(
     )
     hits = [_hit(engine.chunk(hit.chunk_id), hit, max_chars) for hit in found]
     await report_progress(ctx, 1, 1, f"{len(hits)} results")
+    await warn_injection(ctx, [f"{h.file}:{h.line_start}" for h in hits if h.injection_flags])
     if not hits:
         notes.append(
             "no results: try other words, mode='keyword' for exact names, "
@@ -295,6 +296,7 @@ async def get_chunk(
         chunk.text, chunk.line_start, chunk.file, min(max_chars, MAX_CHARS)
     )
     flags = InjectionFlag.from_flags(scan(text, first_line=chunk.line_start or 1))
+    await warn_injection(ctx, [chunk.file] if flags else [])
     result = ChunkResult(
         chunk_id=chunk.chunk_id,
         file=chunk.file,
