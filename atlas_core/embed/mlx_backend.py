@@ -85,7 +85,8 @@ class MlxRunner:
             return np.array(states)
 
     def close(self) -> None:
-        self._layers = []
+        # The weights are plain arrays that go with the runner; there is no session to end.
+        pass
 
     def _forward(self, ids: Any, types: Any, mask: Any) -> Any:
         mx = self._mx
