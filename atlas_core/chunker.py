@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 CLUSTER_TAG_CAP = 12
 CHUNK_ID_HEX = 20
+MIN_SPLIT_CHARS = 48
 
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -240,69 +241,99 @@ def _blocks(lines: list[str], ids: list[int], sec: _Section) -> list[_Unit]:
     return units
 
 
-def _split_unit(unit: _Unit, fits: Callable[[str], bool]) -> list[_Unit]:
+class _Budget:
+    """Token and character allowance for a chunk's text, with cached, additive token costs.
+
+    Costs leave out what the counter adds to every call (special tokens, a document prefix), so
+    the cost of a join is close to the sum of its parts; chunks are still checked exactly after.
+    """
+
+    def __init__(self, count_tokens: Callable[[str], int], tokens: int, chars: int) -> None:
+        self._count = count_tokens
+        self._cache: dict[str, int] = {}
+        self.overhead = count_tokens("")
+        self.tokens = tokens
+        self.chars = chars
+
+    def cost(self, text: str) -> int:
+        cost = self._cache.get(text)
+        if cost is None:
+            cost = max(0, self._count(text) - self.overhead)
+            if len(self._cache) < 4096:
+                self._cache[text] = cost
+        return cost
+
+    def fits(self, text: str) -> bool:
+        return len(text) <= self.chars and self.cost(text) <= self.tokens
+
+
+def _split_unit(unit: _Unit, budget: _Budget) -> list[_Unit]:
     """Break one oversized unit: code and tables on lines, prose on lines, sentences, words."""
-    if fits(unit.text):
+    if budget.fits(unit.text):
         return [unit]
     lines = unit.text.split("\n")
     pieces: list[_Unit] = []
     if unit.code or _TABLE_LINE_RE.match(lines[0]):
-        pieces = _pack_lines(unit, lines, fits)
+        pieces = _pack_lines(unit, lines, budget)
     elif len(lines) > 1:
         for k, line in enumerate(lines):
             if line.strip():
-                pieces.extend(_split_unit(_Unit(line, unit.start + k, unit.start + k), fits))
+                pieces.extend(_split_unit(_Unit(line, unit.start + k, unit.start + k), budget))
     else:
         parts = [p for p in _SENTENCE_END_RE.split(unit.text) if p.strip()]
         if len(parts) <= 1:
             parts = [p for p in unit.text.split(" ") if p]
         if len(parts) <= 1:
-            pieces = _hard_split(unit, fits)
+            pieces = _hard_split(unit, budget)
         else:
-            for group in _greedy(parts, " ", fits):
+            for group in _greedy(parts, " ", budget):
                 piece = _Unit(group, unit.start, unit.end, whole_lines=False, code=unit.code)
-                pieces.extend([piece] if fits(group) else _split_unit(piece, fits))
+                pieces.extend([piece] if budget.fits(group) else _split_unit(piece, budget))
     if pieces:
         pieces[0].heading = unit.heading
     return pieces
 
 
-def _pack_lines(unit: _Unit, lines: list[str], fits: Callable[[str], bool]) -> list[_Unit]:
+def _pack_lines(unit: _Unit, lines: list[str], budget: _Budget) -> list[_Unit]:
     """Consecutive lines up to the budget; a single line still too long is halved."""
     out: list[_Unit] = []
-    buf: list[str] = []
     start = unit.start
-    for k, line in enumerate(lines):
-        if buf and not fits("\n".join([*buf, line])):
-            out.append(_Unit("\n".join(buf), start, start + len(buf) - 1, code=unit.code))
-            buf, start = [], unit.start + k
-        buf.append(line)
-    if buf:
-        out.append(_Unit("\n".join(buf), start, start + len(buf) - 1, code=unit.code))
+    for group in _greedy(lines, "\n", budget):
+        n = group.count("\n") + 1
+        out.append(_Unit(group, start, start + n - 1, code=unit.code))
+        start += n
     final: list[_Unit] = []
     for piece in out:
-        final.extend([piece] if fits(piece.text) else _hard_split(piece, fits))
+        final.extend([piece] if budget.fits(piece.text) else _hard_split(piece, budget))
     return final
 
 
-def _hard_split(unit: _Unit, fits: Callable[[str], bool]) -> list[_Unit]:
+def _hard_split(unit: _Unit, budget: _Budget) -> list[_Unit]:
     """Last resort for an unbreakable run of characters: halve until each half fits."""
     text = unit.text
-    if fits(text) or len(text) <= 1:
+    # A floor keeps a counter that never says "fits" (a padded tokenizer) from shredding text.
+    if budget.fits(text) or len(text) <= MIN_SPLIT_CHARS:
         return [_Unit(text, unit.start, unit.end, whole_lines=False, code=unit.code)]
     mid = len(text) // 2
     left = _Unit(text[:mid], unit.start, unit.end, whole_lines=False, code=unit.code)
     right = _Unit(text[mid:], unit.start, unit.end, whole_lines=False, code=unit.code)
-    return _hard_split(left, fits) + _hard_split(right, fits)
+    return _hard_split(left, budget) + _hard_split(right, budget)
 
 
-def _greedy(parts: list[str], sep: str, fits: Callable[[str], bool]) -> Iterable[str]:
+def _greedy(parts: list[str], sep: str, budget: _Budget) -> Iterable[str]:
+    """Runs of parts joined by sep, each within the budget by additive cost (checked later)."""
     buf: list[str] = []
+    tokens = chars = 0
     for part in parts:
-        if buf and not fits(sep.join([*buf, part])):
+        cost = budget.cost(part)
+        if buf and (tokens + cost > budget.tokens or chars + len(sep) + len(part) > budget.chars):
             yield sep.join(buf)
-            buf = []
+            buf, tokens, chars = [], 0, 0
+        if buf:
+            chars += len(sep)
         buf.append(part)
+        tokens += cost
+        chars += len(part)
     if buf:
         yield sep.join(buf)
 
@@ -488,29 +519,31 @@ def _pieces(
 
     longest = max((len(h.text) for h in sec.sub_headings.values()), default=0)
     header = embed_text_for(doc.title, heading + " > " + "x" * longest, filler, "")
-    budget = max(16, max_tokens - count_tokens(header) - 4)
-
-    def fits(text: str) -> bool:
-        return len(text) <= max_chars and count_tokens(text) <= budget
+    # A few tokens of slack: counts are not exactly additive across joins.
+    budget = _Budget(count_tokens, 0, max_chars)
+    budget.tokens = max(16, max_tokens - count_tokens(header) - 4)
 
     flat: list[_Unit] = []
     for unit in units:
-        flat.extend(_split_unit(unit, fits))
+        flat.extend(_split_unit(unit, budget))
 
     path, anchor = list(sec.path), sec.anchor
     current: list[_Unit] = []
     used_tokens = used_chars = 0
     for unit in flat:
-        unit.tokens = count_tokens(unit.text)
+        unit.tokens = budget.cost(unit.text)
         if unit.heading is not None:
             path = _sub_path(sec.path, unit.heading, sec.sub_headings)
             anchor = unit.heading.anchor
             # Prefer cutting at a sub-heading once the current piece holds real content.
-            if current and used_tokens >= budget // 2:
+            if current and used_tokens >= budget.tokens // 2:
                 yield current
                 current, used_tokens, used_chars = [], 0, 0
         unit.path, unit.anchor = path, anchor
-        over = used_tokens + unit.tokens + 1 > budget or used_chars + len(unit.text) + 2 > max_chars
+        over = (
+            used_tokens + unit.tokens + 1 > budget.tokens
+            or used_chars + len(unit.text) + 2 > max_chars
+        )
         if current and over:
             yield current
             current, used_tokens, used_chars = [], 0, 0
