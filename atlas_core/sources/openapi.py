@@ -270,6 +270,27 @@ def _params(resolver: Resolver, raw: list[Any]) -> list[Param]:
     return list(merged.values())
 
 
+def _body_params(
+    resolver: Resolver, media: Any, type_name: str, required: bool, description: str
+) -> list[Param]:
+    """A named body type is one `body` param; an inline object lists its fields instead."""
+    schema = media.get("schema") if isinstance(media, dict) else None
+    props = schema.get("properties") if isinstance(schema, dict) and "$ref" not in schema else None
+    if not isinstance(props, dict) or not props:
+        return [Param("body", "body", type_name, required, description)]
+    needed = {str(r) for r in schema.get("required") or []}
+    return [
+        Param(
+            str(name),
+            "body",
+            resolver.type_name(prop),
+            str(name) in needed,
+            str(prop.get("description") or "") if isinstance(prop, dict) else "",
+        )
+        for name, prop in props.items()
+    ]
+
+
 def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operation]:
     operations: list[Operation] = []
     top_url = (
@@ -297,8 +318,10 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
                     request_schema = resolver.type_name(media["schema"])
                 request_required = bool(body.get("required"))
                 request_description = str(body.get("description") or "")
-                params.append(
-                    Param("body", "body", request_schema, request_required, request_description)
+                params.extend(
+                    _body_params(
+                        resolver, media, request_schema, request_required, request_description
+                    )
                 )
             responses: list[tuple[str, str, str]] = []
             raw_responses = op.get("responses") if isinstance(op.get("responses"), dict) else {}
@@ -370,10 +393,10 @@ def extract_schemas(spec: dict[str, Any], resolver: Resolver) -> list[SchemaInfo
             required.update(str(r) for r in part.get("required") or [])
             props = part.get("properties") if isinstance(part.get("properties"), dict) else {}
             for prop, prop_schema in props.items():
-                resolved = resolver.resolve(prop_schema)
-                description = resolved.get("description", "") if isinstance(resolved, dict) else ""
-                if isinstance(prop_schema, dict) and prop_schema.get("description"):
-                    description = prop_schema["description"]
+                # Only the property's own description: a $ref target's describes the type.
+                description = (
+                    prop_schema.get("description") if isinstance(prop_schema, dict) else ""
+                )
                 info.properties.append(
                     Param(
                         str(prop),

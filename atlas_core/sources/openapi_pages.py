@@ -87,10 +87,17 @@ def _param_table(params: Sequence[Param], *, location: bool) -> list[str]:
     return rows
 
 
-def _finish(lines: list[str], heading_lines: list[int]) -> Page:
+def _finish(lines: list[str], heading_items: list[int]) -> Page:
+    """The page text and the 1-based line and anchor of each recorded heading entry."""
+    starts: list[int] = []
+    line = 1
+    for entry in lines:
+        starts.append(line)
+        line += entry.count("\n") + 1
     text = "\n".join(lines).rstrip("\n") + "\n"
     anchors = heading_anchors(text)
-    return Page(text, [(n, anchors.get(n, "")) for n in heading_lines])
+    numbers = [starts[i] for i in heading_items]
+    return Page(text, [(n, anchors.get(n, "")) for n in numbers])
 
 
 def render_tag_page(
@@ -122,7 +129,7 @@ def render_tag_page(
         lines.append("")
     heading_lines: list[int] = []
     for op in operations:
-        heading_lines.append(len(lines) + 1)
+        heading_lines.append(len(lines))
         lines += [f"## {_heading_text(op)}", ""]
         head = f"`{op.method} {op.path}`"
         if op.operation_id:
@@ -140,6 +147,7 @@ def render_tag_page(
         plain = [p for p in op.params if p.location != "body"]
         if plain:
             lines += ["**Parameters**", "", *_param_table(plain, location=True), ""]
+        fields = [p for p in op.params if p.location == "body" and p.name != "body"]
         if op.request_schema or op.request_media:
             body = "**Request body**"
             if op.request_media:
@@ -150,6 +158,8 @@ def render_tag_page(
             if op.request_description:
                 body += f" — {cell(op.request_description)}"
             lines += [body, ""]
+        if fields:
+            lines += ["**Request fields**", "", *_param_table(fields, location=False), ""]
         if op.responses:
             lines += [
                 "**Responses**",
@@ -182,7 +192,7 @@ def render_schema_page(
     ]
     heading_lines: list[int] = []
     for schema in schemas:
-        heading_lines.append(len(lines) + 1)
+        heading_lines.append(len(lines))
         lines += [f"## {schema.name}", ""]
         kind = f"Type: `{schema.type}`"
         if schema.composed_of:
