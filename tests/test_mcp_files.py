@@ -154,3 +154,30 @@ def test_title_and_url_come_from_front_matter(client: McpClient) -> None:
 def test_retrieval_tools_are_absent(client: McpClient) -> None:
     result = client.call("search_docs", {"query": "assets"})
     assert result.is_error and "search_docs" in result.content[0].text
+
+
+def test_sections_follow_the_chunkers_headings() -> None:
+    from atlas_ls.mcp.mirror import Outline
+
+    lines = [
+        "# Guide",  # 1
+        "intro",
+        "## Setup",  # 3
+        "```bash",
+        "# not a heading inside a fence",
+        "```",
+        "",
+        "### Details",  # 8
+        "more",
+        "",
+        "Usage",  # 11: setext H2
+        "-----",
+        "text",
+    ]
+    outline = Outline.of(lines)
+    assert outline.section_at(2).heading == "Guide"
+    setup = outline.section_at(5)
+    assert (setup.heading, setup.line_start, setup.line_end) == ("Guide > Setup", 3, 9)
+    assert outline.section_at(9).heading == "Guide > Setup > Details"
+    usage = outline.section_at(13)
+    assert (usage.heading, usage.line_start, usage.line_end) == ("Guide > Usage", 11, 13)

@@ -10,10 +10,9 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
@@ -58,16 +57,16 @@ class AppContext:
 
     # --- the engine -------------------------------------------------------------------------
 
-    def load(self, paths: Sequence[str | Path] | None = None) -> None:
+    def load(self) -> None:
         """Open the bundle(s) and install the engine; on failure remember why (tools report it)."""
         started = time.perf_counter()
         try:
             from atlas_core.bundle_locator import resolve_bundle_paths
             from atlas_core.engine import Engine
 
-            explicit = list(paths if paths is not None else self.options.bundles)
+            # With --mirror the file tools already work: no demo bundle is built behind them.
             resolved = resolve_bundle_paths(
-                explicit or None, allow_demo=self.options.mirror is None
+                list(self.options.bundles) or None, allow_demo=self.options.mirror is None
             )
             engine = Engine.open(resolved)
         except AtlasError as exc:
@@ -89,10 +88,14 @@ class AppContext:
             self.reloaded_at = now
         return old
 
-    async def engine(self) -> Engine:
-        """The current engine, waiting for the first load; a tool error when there is none."""
+    async def wait_ready(self) -> None:
+        """Wait (bounded) until the first load finished or failed."""
         with anyio.move_on_after(LOAD_WAIT_S):
             await self.ready.wait()
+
+    async def engine(self) -> Engine:
+        """The current engine, waiting for the first load; a tool error when there is none."""
+        await self.wait_ready()
         engine = self.holder.engine
         if engine is None:
             cause = self.load_error

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from atlas_core.chunker import Heading, scan_headings
 from atlas_core.errors import QueryError
 from atlas_ls.mcp.paths import resolve_file
 from atlas_ls.mcp.textsearch import iter_doc_files
@@ -28,8 +29,6 @@ log = logging.getLogger(__name__)
 
 CRAWL_META = "crawl_meta.json"
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a doc page is kilobytes; anything this big is not one
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +85,6 @@ class Mirror:
     @cached_property
     def files(self) -> tuple[str, ...]:
         return tuple(iter_doc_files(self.root))
-
-    @cached_property
-    def _file_set(self) -> frozenset[str]:
-        return frozenset(self.files)
 
     @cached_property
     def publications(self) -> dict[str, tuple[str, ...]]:
@@ -155,8 +150,8 @@ class Mirror:
         title = str(data.get("title") or "")
         url = str(data.get("source_url") or data.get("url") or "")
         if not title:
-            match = next((m for m in map(_HEADING.match, head.split("\n")) if m is not None), None)
-            title = match.group(2).strip() if match else ""
+            headings = scan_headings(head.split("\n"))
+            title = headings[0].text if headings else ""
         return DocMeta(publication=publication, title=title, url=url)
 
     def resolve(self, raw: str) -> tuple[str, Path]:
@@ -178,52 +173,44 @@ class Mirror:
             lines.pop()
         return lines
 
-    def is_listed(self, rel: str) -> bool:
-        return rel in self._file_set
+    def outline(self, rel: str) -> Outline | None:
+        """The headings of a file in the mirror, None when it cannot be read."""
+        try:
+            return Outline.of(self.read_lines(*self.resolve(rel)))
+        except (OSError, QueryError):
+            return None
 
 
-def section_at(lines: list[str], line: int) -> Section:
-    """The heading path (``H1 > H2 > H3``) around ``line`` and that section's line range."""
-    stack: list[tuple[int, str]] = []
-    start = 1
-    fence: str | None = None
-    target = max(1, min(line, len(lines) or 1))
-    for number, text in enumerate(lines[:target], start=1):
-        fence, is_heading = _scan_line(text, fence)
-        if is_heading:
-            match = _HEADING.match(text)
-            assert match is not None
-            level = len(match.group(1))
-            while stack and stack[-1][0] >= level:
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """A file's headings (the chunker's own scan), to place any line in its section quickly."""
+
+    lines: Sequence[str]
+    headings: tuple[Heading, ...]
+    starts: tuple[int, ...]  # 1-based line of each heading
+
+    @classmethod
+    def of(cls, lines: Sequence[str]) -> Outline:
+        headings = tuple(scan_headings(lines))
+        return cls(lines=lines, headings=headings, starts=tuple(h.line + 1 for h in headings))
+
+    def section_at(self, line: int) -> Section:
+        """The heading path (``H1 > H2``) around ``line`` and the line range of that section,
+        subsections included, trailing blank lines left out."""
+        index = bisect_right(self.starts, line) - 1
+        stack: list[Heading] = []
+        for heading in self.headings[: index + 1]:
+            while stack and stack[-1].level >= heading.level:
                 stack.pop()
-            stack.append((level, match.group(2).strip()))
-            start = number
-    level_here = stack[-1][0] if stack else 0
-    end = len(lines)
-    for number in range(target + 1, len(lines) + 1):
-        fence, is_heading = _scan_line(lines[number - 1], fence)
-        if is_heading:
-            match = _HEADING.match(lines[number - 1])
-            assert match is not None
-            if len(match.group(1)) <= level_here or not stack:
-                end = number - 1
+            stack.append(heading)
+        start = self.starts[index] if index >= 0 else 1
+        end = len(self.lines)
+        for heading in self.headings[index + 1 :]:
+            if not stack or heading.level <= stack[-1].level:
+                end = heading.line  # 0-based index of the next heading: the line before it
                 break
-    return Section(
-        heading=" > ".join(h for _, h in stack), line_start=start, line_end=max(end, start)
-    )
-
-
-def _scan_line(text: str, fence: str | None) -> tuple[str | None, bool]:
-    """Track fenced code blocks: (fence still open, whether this line is a real heading)."""
-    fence_match = _FENCE.match(text)
-    if fence is not None:
-        if (
-            fence_match
-            and fence_match.group(1)[0] == fence[0]
-            and len(fence_match.group(1)) >= len(fence)
-        ):
-            return None, False
-        return fence, False
-    if fence_match:
-        return fence_match.group(1), False
-    return None, _HEADING.match(text) is not None
+        while end > max(line, start) and not self.lines[end - 1].strip():
+            end -= 1
+        return Section(
+            heading=" > ".join(h.text for h in stack), line_start=start, line_end=max(end, start)
+        )

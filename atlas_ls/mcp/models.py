@@ -222,7 +222,7 @@ class ReleaseInfo(BaseModel):
     crawl: dict[str, Any] | None = Field(
         description="crawl_meta.json of a --mirror: when and from where"
     )
-    mirror: str | None
+    mirror: str
     files: int
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import logging
 import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -14,7 +13,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
-from atlas_core.errors import AtlasError
+from atlas_core.errors import AtlasError, ConfigError
 from atlas_ls.mcp._sdk import (
     INVALID_PARAMS,
     READ_ONLY,
@@ -47,8 +46,6 @@ from atlas_ls.mcp.tools_search import (
     search_code,
     search_docs,
 )
-
-log = logging.getLogger(__name__)
 
 INSTRUCTIONS = """\
 Offline Collibra developer documentation (REST and Import APIs, workflows, lineage, CLI).
@@ -238,12 +235,10 @@ async def _list_docs(app: AppContext, params: Mapping[str, Any]) -> ListResource
 
 def run(options: ServerOptions) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    server = build_server(options)
     if options.transport == "http":
-        token = required_token(options.host, options.allow_remote)
-        server = build_server(options)
-        anyio.run(_serve_http, server, options, token)
+        anyio.run(_serve_http, server, options, required_token(options.host, options.allow_remote))
     else:
-        server = build_server(options)
         anyio.run(server.run_stdio_async)
 
 
@@ -262,8 +257,6 @@ async def _serve_http(
         sock.bind((options.host, options.port))
     except OSError as exc:
         sock.close()
-        from atlas_core.errors import ConfigError
-
         raise ConfigError(
             f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}",
             hint="pick another --port (0 picks a free one)",

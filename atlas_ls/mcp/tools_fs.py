@@ -18,7 +18,7 @@ from atlas_core.errors import QueryError
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, send_log, text_result
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
-from atlas_ls.mcp.mirror import Mirror, section_at
+from atlas_ls.mcp.mirror import Mirror, Outline
 from atlas_ls.mcp.models import (
     FileEntry,
     FilesResult,
@@ -189,7 +189,7 @@ def _read(mirror: Mirror, raw_path: str, start_line: int, max_lines: int) -> Rea
         title=meta.title,
         url=meta.url,
         uri=RESOURCE_PREFIX + rel,
-        heading=section_at(lines, start_line).heading if lines else "",
+        heading=Outline.of(lines).section_at(start_line).heading if lines else "",
         line_start=start_line,
         line_end=max(end, start_line),
         total_lines=total,
@@ -274,16 +274,13 @@ async def search_text(
 
 
 def _text_hits(mirror: Mirror, matches: list[textsearch.TextMatch]) -> list[TextHit]:
-    lines_of: dict[str, list[str]] = {}
+    outlines: dict[str, Outline | None] = {}
     hits = []
     for match in matches:
-        if match.file not in lines_of:
-            try:
-                lines_of[match.file] = mirror.read_lines(match.file)
-            except (OSError, QueryError):
-                lines_of[match.file] = []
-        lines = lines_of[match.file]
-        section = section_at(lines, match.line) if lines else None
+        if match.file not in outlines:
+            outlines[match.file] = mirror.outline(match.file)
+        outline = outlines[match.file]
+        section = outline.section_at(match.line) if outline else None
         hits.append(
             TextHit(
                 file=match.file,
@@ -306,14 +303,9 @@ async def get_release_info(ctx: Context) -> Annotated[CallToolResult, ReleaseInf
     Use it to tell the user how current the documentation is, or to cite the docs version.
     """
     app = app_of(ctx)
+    mirror = await app.mirror()  # --mirror, else the bundle's: an error when there is neither
+    await app.wait_ready()
     engine = app.holder.engine
-    mirror: Mirror | None
-    try:
-        mirror = await app.mirror()
-    except QueryError:
-        mirror = None
-    if engine is None and mirror is None:
-        await app.engine()  # raises the "no bundle" error with its reason
     bundle_info: dict[str, Any] | None = None
     sources: list[dict[str, Any]] = []
     if engine is not None:
@@ -327,13 +319,12 @@ async def get_release_info(ctx: Context) -> Annotated[CallToolResult, ReleaseInf
         }
         for bundle in engine.bundles:
             sources += [bounded_facts(dict(s)) for s in bundle.manifest.get("sources", [])]
-    crawl = _crawl_summary(mirror.crawl_meta) if mirror is not None and mirror.crawl_meta else None
     result = ReleaseInfo(
         bundle=bundle_info,
         sources=sources,
-        crawl=crawl,
-        mirror=str(mirror.root) if mirror else None,
-        files=len(mirror.files) if mirror else 0,
+        crawl=_crawl_summary(mirror.crawl_meta) if mirror.crawl_meta else None,
+        mirror=str(mirror.root),
+        files=len(mirror.files),
     )
     return text_result(json.dumps(result.model_dump(), indent=2), result.model_dump())
 

@@ -17,7 +17,7 @@ from atlas_core.types import Chunk, SearchFilters
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
-from atlas_ls.mcp.mirror import Mirror, section_at
+from atlas_ls.mcp.mirror import Mirror, Outline
 from atlas_ls.mcp.models import (
     BundleInfoResult,
     BundleSummary,
@@ -232,16 +232,13 @@ async def lookup_identifier(
 
 
 def _matches(mirror: Mirror, candidates: list[Candidate]) -> list[IdentifierMatch]:
-    lines_of: dict[str, list[str]] = {}
+    outlines: dict[str, Outline | None] = {}
     out = []
     for c in candidates:
-        if c.file not in lines_of:
-            try:
-                lines_of[c.file] = mirror.read_lines(mirror.resolve(c.file)[0])
-            except (OSError, QueryError):
-                lines_of[c.file] = []
-        lines = lines_of[c.file]
-        section = section_at(lines, c.line) if lines else None
+        if c.file not in outlines:
+            outlines[c.file] = mirror.outline(c.file)
+        outline = outlines[c.file]
+        section = outline.section_at(c.line) if outline else None
         out.append(
             IdentifierMatch(
                 name=c.name,
