@@ -174,6 +174,7 @@ class _Unit:
     tokens: int = 0
     path: list[str] = field(default_factory=list)  # heading path in force at this unit
     anchor: str = ""
+    heading_only: bool = False  # nothing but heading lines: never a chunk on its own
 
 
 @dataclass(slots=True)
@@ -182,6 +183,7 @@ class _Section:
     anchor: str
     start: int
     end: int  # inclusive
+    head_end: int = -1  # last line of the section's own heading (-1: text before any heading)
     sub_headings: dict[int, Heading] = field(default_factory=dict)
 
 
@@ -196,7 +198,7 @@ def _sections(lines: list[str], headings: list[Heading]) -> list[_Section]:
     for n, h in enumerate(cuts):
         stack = [s for s in stack if s.level < h.level] + [h]
         end = cuts[n + 1].line - 1 if n + 1 < len(cuts) else len(lines) - 1
-        sections.append(_Section([s.text for s in stack], h.anchor, h.line, end))
+        sections.append(_Section([s.text for s in stack], h.anchor, h.line, end, h.end))
     for h in headings:
         if h.level > level:
             for sec in sections:
@@ -228,13 +230,16 @@ def _blocks(lines: list[str], ids: list[int], sec: _Section) -> list[_Unit]:
                 if bool(_TABLE_LINE_RE.match(lines[j + 1])) != table:
                     break
                 j += 1
+        sub = sec.sub_headings.get(i)
+        heading_only = (i == sec.start and j == sec.head_end) or (sub is not None and j == sub.end)
         units.append(
             _Unit(
                 "\n".join(lines[i : j + 1]),
                 i,
                 j,
                 code=ids[i] >= 0,
-                heading=sec.sub_headings.get(i),
+                heading=sub,
+                heading_only=heading_only,
             )
         )
         i = j + 1
@@ -449,7 +454,7 @@ def _chunk_document(
             tail = _overlap_tail(previous, overlap)
             embed = embed_text_for(doc.title, heading, tail, text)
             tokens = count_tokens(embed)
-            if tokens > max_tokens and len(units) > 1:
+            if tokens > max_tokens and not all(u.heading_only for u in units[:-1]):
                 # The packing estimate was short (token counts are not additive): give the
                 # last unit to the next piece and try again.
                 queue[:0] = [units[:-1], units[-1:]]
@@ -521,7 +526,9 @@ def _pieces(
     header = embed_text_for(doc.title, heading + " > " + "x" * longest, filler, "")
     # A few tokens of slack: counts are not exactly additive across joins.
     budget = _Budget(count_tokens, 0, max_chars)
-    budget.tokens = max(16, max_tokens - count_tokens(header) - 4)
+    # A heading line always travels with the unit after it, so its cost is reserved too.
+    reserve = max((budget.cost(u.text) for u in units if u.heading_only), default=0)
+    budget.tokens = max(16, max_tokens - count_tokens(header) - reserve - 4)
 
     flat: list[_Unit] = []
     for unit in units:
@@ -544,7 +551,7 @@ def _pieces(
             used_tokens + unit.tokens + 1 > budget.tokens
             or used_chars + len(unit.text) + 2 > max_chars
         )
-        if current and over:
+        if current and over and not all(u.heading_only for u in current):
             yield current
             current, used_tokens, used_chars = [], 0, 0
         current.append(unit)
