@@ -118,11 +118,11 @@ def _clean_once(text: str) -> str:
     vault = _Vault()
     text = text.replace("\r\n", "\n")
     text = _protect_fences(text, vault)
+    text = _protect_code_spans(text, vault)
     text = _LLMS_BANNER_RE.sub("", text)
     text = _HINT_RE.sub(lambda m: _hint(m.group(1), m.group(2), vault), text)
     text = _LIQUID_RE.sub(_liquid, text)
     text = _PRE_RE.sub(lambda m: "\n" + vault.put(_pre_to_fence(m.group(1))) + "\n", text)
-    text = _protect_code_spans(text, vault)
     text = _ESCAPED_TAG_RE.sub(r"<\1>", text)
     text = _ICON_RE.sub("", text)
     text = _TABLE_RE.sub(lambda m: "\n\n" + _table_to_markdown(m.group(0)) + "\n\n", text)
@@ -132,7 +132,10 @@ def _clean_once(text: str) -> str:
     text = _SUMMARY_RE.sub(lambda m: f"\n**{_inline_text(m.group(1))}**\n\n", text)
     text = "\n".join(_inline_line(line) for line in text.split("\n"))
     text = _decode_entities(text)
-    text = _BLANKS_RE.sub("\n\n", text).lstrip("\n")
+    ends_with_newline = text.endswith("\n")
+    text = _BLANKS_RE.sub("\n\n", text).strip("\n")
+    if ends_with_newline and text:
+        text += "\n"
     return vault.restore(text)
 
 
