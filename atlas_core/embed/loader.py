@@ -82,17 +82,17 @@ def _transformer(
     expected_sha256: str | None = None,
 ) -> Embedder:
     backend, reason, explicit = resolve(prefer)
-    runner = _runner(backend, info, model)
-    if runner is None:
-        if explicit:
-            raise BackendUnavailable(
-                "the nvidia (CUDA) embedding backend cannot start here",
-                hint="install the CUDA runtime onnxruntime-gpu needs, or use --prefer cpu",
-            )
-        backend, reason = "onnx-cpu", f"{reason}; CUDA failed to start, using CPU"
+    try:
+        runner = _runner(backend, info, model)
+    except (BackendUnavailable, ModelError) as exc:
+        # onnxruntime-gpu lists CUDA even when its libraries are missing, and the MLX encoder
+        # reads only standard BERT graphs. Asked for by name, that is an error; under auto, ONNX
+        # Runtime on CPU (which runs any graph) takes over.
+        if explicit or backend == "onnx-cpu":
+            raise
+        backend, reason = "onnx-cpu", f"{reason}; but {backend} failed ({exc.message}), so CPU"
         log.warning("embedding backend: %s (%s)", backend, reason)
         runner = _runner(backend, info, model)
-    assert runner is not None
     return TransformerEmbedder(
         info,
         model,
@@ -105,17 +105,10 @@ def _transformer(
 
 
 def _runner(backend: str, info: ModelInfo, model: Path) -> Any:
-    """The runner for ``backend``; None when CUDA is offered but cannot start."""
     if backend == "mlx":
         from atlas_core.embed.mlx_backend import MlxRunner
 
         return MlxRunner(model, info)
     from atlas_core.embed.onnx_backend import OnnxRunner
 
-    if backend == "onnx-cuda":
-        try:
-            return OnnxRunner(model, info.output, device="cuda")
-        except BackendUnavailable as exc:
-            log.warning("%s", exc.one_line())
-            return None
-    return OnnxRunner(model, info.output, device="cpu")
+    return OnnxRunner(model, info.output, device="cuda" if backend == "onnx-cuda" else "cpu")
