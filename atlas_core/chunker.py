@@ -14,10 +14,40 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
+from atlas_core.markdown_outline import (
+    ATX_RE,
+    FENCE_RE,
+    Heading,
+    Slugger,
+    fence_ids,
+    fence_mask,
+    github_slug,
+    heading_anchors,
+    plain_heading,
+    scan_headings,
+    split_level,
+)
 from atlas_core.types import Chunk, Document
+
+# The outline helpers are part of the chunker's interface: other parts import them from here.
+__all__ = [
+    "Heading",
+    "Slugger",
+    "chunk_documents",
+    "chunk_id_for",
+    "cluster_tags_for",
+    "embed_text_for",
+    "fence_ids",
+    "fence_mask",
+    "github_slug",
+    "heading_anchors",
+    "plain_heading",
+    "scan_headings",
+    "split_level",
+]
 
 log = logging.getLogger(__name__)
 
@@ -25,137 +55,8 @@ CLUSTER_TAG_CAP = 12
 CHUNK_ID_HEX = 20
 MIN_SPLIT_CHARS = 48
 
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_NOT_PARAGRAPH_RE = re.compile(r"^ {0,3}(?:[-*+>|<]|\d+[.)]\s|#|$)")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?:;])\s+")
 _TABLE_LINE_RE = re.compile(r"^\s*\|")
-
-
-@dataclass(frozen=True, slots=True)
-class Heading:
-    level: int
-    text: str  # plain text: inline markdown removed
-    line: int  # 0-based index of the heading's text line
-    end: int  # 0-based index of its last line (the underline of a setext heading)
-    anchor: str
-
-
-# --- markdown structure -------------------------------------------------------------------------
-
-
-def fence_ids(lines: Sequence[str]) -> list[int]:
-    """For each line, the index of the fenced code block it belongs to (fence lines included),
-    or -1 outside fences. An unclosed fence runs to the end, as in CommonMark."""
-    ids = [-1] * len(lines)
-    opener: str | None = None
-    block = -1
-    for i, line in enumerate(lines):
-        m = _FENCE_RE.match(line)
-        if opener is None:
-            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
-                opener = m.group(1)
-                block += 1
-                ids[i] = block
-        else:
-            ids[i] = block
-            closes = m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
-            if closes and not m.group(2).strip():
-                opener = None
-    return ids
-
-
-def fence_mask(lines: Sequence[str]) -> list[bool]:
-    """True for each line that belongs to a fenced code block, the fence lines included."""
-    return [n >= 0 for n in fence_ids(lines)]
-
-
-_INLINE_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_INLINE_MARK_RE = re.compile(r"[`*]|(?<!\w)_+|_+(?!\w)|</?[a-zA-Z][^>]*>")
-
-
-def plain_heading(text: str) -> str:
-    """Heading text as a reader sees it: links, emphasis and code marks removed."""
-    text = _INLINE_LINK_RE.sub(r"\1", text)
-    text = _INLINE_MARK_RE.sub("", text)
-    text = text.replace("\\", "")
-    return " ".join(text.split())
-
-
-def github_slug(text: str) -> str:
-    """GitHub's heading anchor: lowercase, punctuation dropped, spaces to hyphens."""
-    text = plain_heading(text).lower()
-    text = "".join(ch for ch in text if ch.isalnum() or ch in " -_")
-    return text.replace(" ", "-")
-
-
-class Slugger:
-    """Unique anchors within one page, numbered the way GitHub numbers repeated headings."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, int] = {}
-
-    def slug(self, text: str) -> str:
-        base = github_slug(text)
-        count = self._seen.get(base)
-        if count is None:
-            self._seen[base] = 0
-            return base
-        count += 1
-        while f"{base}-{count}" in self._seen:
-            count += 1
-        self._seen[base] = count
-        self._seen[f"{base}-{count}"] = 0
-        return f"{base}-{count}"
-
-
-def scan_headings(lines: Sequence[str], mask: Sequence[bool] | None = None) -> list[Heading]:
-    """ATX and setext headings outside code fences, in order, with unique GitHub anchors."""
-    mask = fence_mask(lines) if mask is None else mask
-    slugger = Slugger()
-    found: list[Heading] = []
-    for i, line in enumerate(lines):
-        if mask[i]:
-            continue
-        m = _ATX_RE.match(line)
-        if m:
-            text = plain_heading(m.group(2) or "")
-            if text:
-                found.append(Heading(len(m.group(1)), text, i, i, slugger.slug(text)))
-            continue
-        if i == 0 or not _SETEXT_RE.match(line):
-            continue
-        prev = lines[i - 1]
-        if mask[i - 1] or _NOT_PARAGRAPH_RE.match(prev) or (found and found[-1].end == i - 1):
-            continue
-        # Only a one-line paragraph becomes a setext heading here; a longer paragraph followed
-        # by a rule is rare in docs and reads as text either way.
-        if i >= 2 and lines[i - 2].strip() and not mask[i - 2] and not _ATX_RE.match(lines[i - 2]):
-            continue
-        text = plain_heading(prev)
-        if text:
-            level = 1 if line.strip().startswith("=") else 2
-            found.append(Heading(level, text, i - 1, i, slugger.slug(text)))
-    return found
-
-
-def heading_anchors(text: str) -> dict[int, str]:
-    """1-based line number of each heading -> its anchor, exactly as the chunker assigns them."""
-    return {h.line + 1: h.anchor for h in scan_headings(text.split("\n"))}
-
-
-def split_level(headings: Sequence[Heading]) -> int:
-    """The heading level a page is cut at: H2 when present, else the page's own structure."""
-    counts: dict[int, int] = defaultdict(int)
-    for h in headings:
-        counts[h.level] += 1
-    if not counts:
-        return 0
-    if 2 in counts:
-        return 2
-    repeated = [level for level in sorted(counts) if counts[level] >= 2]
-    return repeated[0] if repeated else max(counts)
 
 
 # --- section packing ------------------------------------------------------------------------------
@@ -225,7 +126,7 @@ def _blocks(lines: list[str], ids: list[int], sec: _Section) -> list[_Unit]:
             if i in sec.sub_headings:
                 j = sec.sub_headings[i].end
             while j + 1 <= sec.end and lines[j + 1].strip() and ids[j + 1] < 0:
-                if j + 1 in sec.sub_headings or _ATX_RE.match(lines[j + 1]):
+                if j + 1 in sec.sub_headings or ATX_RE.match(lines[j + 1]):
                     break
                 if bool(_TABLE_LINE_RE.match(lines[j + 1])) != table:
                     break
@@ -410,16 +311,10 @@ def chunk_documents(
                 # The same heading and text twice in one file: disambiguate by line so the
                 # table keeps one row per id; still stable while the file is unchanged.
                 new_id = chunk_id_for(chunk.file, f"{chunk.heading}@{chunk.line_start}", chunk.text)
-                chunk = _replace_id(chunk, new_id)
+                chunk = replace(chunk, chunk_id=new_id)
             seen.add(chunk.chunk_id)
             chunks.append(chunk)
     return chunks
-
-
-def _replace_id(chunk: Chunk, new_id: str) -> Chunk:
-    from dataclasses import replace
-
-    return replace(chunk, chunk_id=new_id)
 
 
 def _chunk_document(
@@ -587,5 +482,5 @@ def _assemble(lines: list[str], units: list[_Unit]) -> tuple[str, int, int]:
 def _is_code(units: list[_Unit]) -> bool:
     code_chars = sum(len(u.text) for u in units if u.code)
     total = sum(len(u.text) for u in units) or 1
-    has_fence = any(u.code and _FENCE_RE.match(u.text.split("\n", 1)[0]) for u in units)
+    has_fence = any(u.code and FENCE_RE.match(u.text.split("\n", 1)[0]) for u in units)
     return has_fence or code_chars / total >= 0.5

@@ -1,0 +1,142 @@
+"""The outline of a markdown page: fenced code blocks, headings and their GitHub anchors.
+
+The chunker, the OpenAPI page renderer and the identifier extractor all read headings through
+these functions, so a heading's line and anchor agree everywhere in a bundle.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_NOT_PARAGRAPH_RE = re.compile(r"^ {0,3}(?:[-*+>|<]|\d+[.)]\s|#|$)")
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    text: str  # plain text: inline markdown removed
+    line: int  # 0-based index of the heading's text line
+    end: int  # 0-based index of its last line (the underline of a setext heading)
+    anchor: str
+
+
+# --- markdown structure -------------------------------------------------------------------------
+
+
+def fence_ids(lines: Sequence[str]) -> list[int]:
+    """For each line, the index of the fenced code block it belongs to (fence lines included),
+    or -1 outside fences. An unclosed fence runs to the end, as in CommonMark."""
+    ids = [-1] * len(lines)
+    opener: str | None = None
+    block = -1
+    for i, line in enumerate(lines):
+        m = FENCE_RE.match(line)
+        if opener is None:
+            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+                opener = m.group(1)
+                block += 1
+                ids[i] = block
+        else:
+            ids[i] = block
+            closes = m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
+            if closes and not m.group(2).strip():
+                opener = None
+    return ids
+
+
+def fence_mask(lines: Sequence[str]) -> list[bool]:
+    """True for each line that belongs to a fenced code block, the fence lines included."""
+    return [n >= 0 for n in fence_ids(lines)]
+
+
+_INLINE_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_INLINE_MARK_RE = re.compile(r"[`*]|(?<!\w)_+|_+(?!\w)|</?[a-zA-Z][^>]*>")
+
+
+def plain_heading(text: str) -> str:
+    """Heading text as a reader sees it: links, emphasis and code marks removed."""
+    text = _INLINE_LINK_RE.sub(r"\1", text)
+    text = _INLINE_MARK_RE.sub("", text)
+    text = text.replace("\\", "")
+    return " ".join(text.split())
+
+
+def github_slug(text: str) -> str:
+    """GitHub's heading anchor: lowercase, punctuation dropped, spaces to hyphens."""
+    text = plain_heading(text).lower()
+    text = "".join(ch for ch in text if ch.isalnum() or ch in " -_")
+    return text.replace(" ", "-")
+
+
+class Slugger:
+    """Unique anchors within one page, numbered the way GitHub numbers repeated headings."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def slug(self, text: str) -> str:
+        base = github_slug(text)
+        count = self._seen.get(base)
+        if count is None:
+            self._seen[base] = 0
+            return base
+        count += 1
+        while f"{base}-{count}" in self._seen:
+            count += 1
+        self._seen[base] = count
+        self._seen[f"{base}-{count}"] = 0
+        return f"{base}-{count}"
+
+
+def scan_headings(lines: Sequence[str], mask: Sequence[bool] | None = None) -> list[Heading]:
+    """ATX and setext headings outside code fences, in order, with unique GitHub anchors."""
+    mask = fence_mask(lines) if mask is None else mask
+    slugger = Slugger()
+    found: list[Heading] = []
+    for i, line in enumerate(lines):
+        if mask[i]:
+            continue
+        m = ATX_RE.match(line)
+        if m:
+            text = plain_heading(m.group(2) or "")
+            if text:
+                found.append(Heading(len(m.group(1)), text, i, i, slugger.slug(text)))
+            continue
+        if i == 0 or not _SETEXT_RE.match(line):
+            continue
+        prev = lines[i - 1]
+        if mask[i - 1] or _NOT_PARAGRAPH_RE.match(prev) or (found and found[-1].end == i - 1):
+            continue
+        # Only a one-line paragraph becomes a setext heading here; a longer paragraph followed
+        # by a rule is rare in docs and reads as text either way.
+        if i >= 2 and lines[i - 2].strip() and not mask[i - 2] and not ATX_RE.match(lines[i - 2]):
+            continue
+        text = plain_heading(prev)
+        if text:
+            level = 1 if line.strip().startswith("=") else 2
+            found.append(Heading(level, text, i - 1, i, slugger.slug(text)))
+    return found
+
+
+def heading_anchors(text: str) -> dict[int, str]:
+    """1-based line number of each heading -> its anchor, exactly as the chunker assigns them."""
+    return {h.line + 1: h.anchor for h in scan_headings(text.split("\n"))}
+
+
+def split_level(headings: Sequence[Heading]) -> int:
+    """The heading level a page is cut at: H2 when present, else the page's own structure."""
+    counts: dict[int, int] = defaultdict(int)
+    for h in headings:
+        counts[h.level] += 1
+    if not counts:
+        return 0
+    if 2 in counts:
+        return 2
+    repeated = [level for level in sorted(counts) if counts[level] >= 2]
+    return repeated[0] if repeated else max(counts)
