@@ -166,6 +166,19 @@ def test_failed_demo_build_leaves_no_bundle(
     assert not cache.exists() or _demo_dirs(cache) == []
 
 
+def test_atlas_demo_with_unwritable_cache_is_one_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    env = {**os.environ, "ATLAS_CACHE_DIR": str(blocker / "cache")}
+    out = subprocess.run(
+        [sys.executable, "-m", "atlas_core", "demo", "-q"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 2
+    assert out.stderr.startswith("atlas: error: cannot write the demo bundle under ")
+    assert "ATLAS_CACHE_DIR" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_atlas_demo_command_shows_every_mode() -> None:

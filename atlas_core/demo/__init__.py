@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from atlas_core.config import cache_dir
-from atlas_core.errors import BundleError
+from atlas_core.errors import BuildError, BundleError
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +98,16 @@ def _build_lock(directory: Path) -> Iterator[None]:
     except ImportError:  # Windows: the staged rename still keeps every bundle whole
         yield
         return
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".demo-bundle.lock", "w") as handle:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        handle = open(directory / ".demo-bundle.lock", "w")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise BuildError(
+            f"cannot write the demo bundle under {directory}: {exc.strerror or exc}",
+            hint="set ATLAS_CACHE_DIR to a writable directory",
+            path=str(directory),
+        ) from exc
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
