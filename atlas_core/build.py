@@ -196,6 +196,67 @@ def _check_documents(documents: Sequence[Document], sources: Sequence[str]) -> N
         )
 
 
+def _write(
+    target: Path,
+    name: str | None,
+    documents: Sequence[Document],
+    chunks: Sequence[Chunk],
+    embedder: Embedder,
+    previous: tuple[Bundle, dict[str, str]] | None,
+    stage: _Stages,
+    *,
+    progress: bool,
+    started: float,
+    facts: dict[str, Any],
+    sources: list[dict[str, Any]],
+) -> tuple[Path, int, float, str]:
+    """Stage and commit the bundle; (output, reused, embed seconds, why nothing was reused)."""
+    write_keyword_index = _index_writer("atlas_core.bm25", "write_keyword_index")
+    write_identifier_table = _index_writer("atlas_core.identifiers", "write_identifier_table")
+    with BundleWriter(target, name=name) as writer:
+        model_section = embedder.stage(writer.staging / MODEL)
+        reuse_from: _Previous | None = None
+        reuse_note = ""
+        if previous is not None:
+            reuse_from, reuse_note = _reusable(*previous, model_section, writer.staging)
+            if reuse_note:
+                stage(f"not reusing vectors from {previous[0].path}: {reuse_note}")
+        stage(f"writing the mirror ({len(documents)} files) and chunk table ({len(chunks)} rows)")
+        writer.write_mirror(documents)
+        writer.write_chunks(chunks)
+        # The indexes before the long embedding step, so a failure there costs seconds, not minutes.
+        if write_keyword_index is not None:
+            stage("writing the keyword index")
+            writer.set_section("keyword", write_keyword_index(chunks, writer.staging))
+        if write_identifier_table is not None:
+            stage("writing the identifier table")
+            writer.set_section(
+                "identifiers", write_identifier_table(documents, chunks, writer.staging)
+            )
+
+        plan = _plan(chunks, reuse_from)
+        reused = len(plan)
+        stage(f"embedding {len(chunks) - reused} of {len(chunks)} chunks ({reused} reused)")
+        vectors, embed_seconds = _embed(chunks, embedder, reuse_from, plan, progress=progress)
+        writer.write_vectors(vectors)
+
+        stage("hashing files, writing the manifest, moving the bundle into place")
+        written = writer.commit(
+            model=model_section,
+            sources=sources,
+            counts={"documents": len(documents)},
+            build={
+                "seconds": round(time.perf_counter() - started, 3),
+                "backend": embedder.backend,
+                **facts,
+                "reused": reused,
+                "embedded": len(chunks) - reused,
+                "reused_from": reuse_from.name if reuse_from else None,
+            },
+        )
+    return written, reused, embed_seconds, reuse_note
+
+
 def build_bundle(
     sources: Sequence[str],
     output: str | Path,
@@ -229,67 +290,31 @@ def build_bundle(
 
     stage(f"loading embedding model {model}")
     embedder = load_embedder(str(model), prefer=prefer)
-    stage(
-        f"model {embedder.info.name} ({embedder.info.dims} dims) on {embedder.backend}: {embedder.backend_reason}"
-    )
-
-    stage(f"chunking {len(documents)} documents")
-    chunks = chunk_documents(
-        documents, count_tokens=embedder.count_tokens, max_tokens=embedder.info.max_length
-    )
-    if not chunks:
-        raise BuildError(
-            f"the {len(documents)} documents produced no chunks (they have no text)",
-            hint="check that the sources hold markdown with body text",
-        )
-
-    write_keyword_index = _index_writer("atlas_core.bm25", "write_keyword_index")
-    write_identifier_table = _index_writer("atlas_core.identifiers", "write_identifier_table")
-
+    info = embedder.info
+    stage(f"model {info.name} ({info.dims} dims) on {embedder.backend}: {embedder.backend_reason}")
     try:
-        with embedder, BundleWriter(target, name=name) as writer:
-            model_section = embedder.stage(writer.staging / MODEL)
-            reuse_from: _Previous | None = None
-            reuse_note = ""
-            if previous is not None:
-                reuse_from, reuse_note = _reusable(*previous, model_section, writer.staging)
-                if reuse_note:
-                    stage(f"not reusing vectors from {reuse}: {reuse_note}")
-            stage(
-                f"writing the mirror ({len(documents)} files) and chunk table ({len(chunks)} rows)"
+        with embedder:
+            stage(f"chunking {len(documents)} documents")
+            chunks = chunk_documents(
+                documents, count_tokens=embedder.count_tokens, max_tokens=info.max_length
             )
-            writer.write_mirror(documents)
-            writer.write_chunks(chunks)
-
-            plan = _plan(chunks, reuse_from)
-            reused = len(plan)
-            stage(f"embedding {len(chunks) - reused} of {len(chunks)} chunks ({reused} reused)")
-            vectors, embed_seconds = _embed(chunks, embedder, reuse_from, plan, progress=progress)
-            writer.write_vectors(vectors)
-
-            if write_keyword_index is not None:
-                stage("writing the keyword index")
-                writer.set_section("keyword", write_keyword_index(chunks, writer.staging))
-            if write_identifier_table is not None:
-                stage("writing the identifier table")
-                writer.set_section(
-                    "identifiers", write_identifier_table(documents, chunks, writer.staging)
+            if not chunks:
+                raise BuildError(
+                    f"the {len(documents)} documents produced no chunks (they have no text)",
+                    hint="check that the sources hold markdown with body text",
                 )
-
-            stage("hashing files, writing the manifest, moving the bundle into place")
-            written = writer.commit(
-                model=model_section,
+            written, reused, embed_seconds, reuse_note = _write(
+                target,
+                name,
+                documents,
+                chunks,
+                embedder,
+                previous,
+                stage,
+                progress=progress,
+                started=started,
+                facts={"limit": limit, "clean_gitbook": clean_gitbook},
                 sources=list(source_set.descriptions),
-                counts={"documents": len(documents)},
-                build={
-                    "seconds": round(time.perf_counter() - started, 3),
-                    "backend": embedder.backend,
-                    "limit": limit,
-                    "clean_gitbook": clean_gitbook,
-                    "reused": reused,
-                    "embedded": len(chunks) - reused,
-                    "reused_from": reuse_from.name if reuse_from else None,
-                },
             )
     except OSError as exc:
         # Disk full, permissions changed mid-build: the writer has already removed its staging.
