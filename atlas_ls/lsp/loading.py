@@ -48,7 +48,25 @@ class LoadResult:
 def open_engine(paths: Sequence[str]) -> Any:
     from atlas_core.engine import Engine
 
-    return Engine.open([str(p) for p in paths])
+    engine = Engine.open([str(p) for p in paths])
+    warm_up(engine)
+    return engine
+
+
+def warm_up(engine: Any) -> None:
+    """Build the identifier indexes now, on the loading thread, instead of in the first hover.
+
+    The engine builds its lookup tables lazily; one exact lookup of a name the table holds builds
+    them (a miss would also load the fuzzy matcher and the keyword fallback, which hover never
+    needs). The deprecation list is read for the diagnostics of the first opened document.
+    """
+    try:
+        first = engine.symbols("", limit=1)
+        if first:
+            engine.lookup(first[0].name, limit=1)
+        engine.deprecations()
+    except Exception:  # a warm-up must never fail a load
+        logger.debug("warming up the engine failed", exc_info=True)
 
 
 def build_demo_in_subprocess() -> str:

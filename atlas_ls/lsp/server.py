@@ -39,6 +39,7 @@ except Exception:  # running from a source tree without metadata
 
 NAME = "atlas-ls"
 ENGINE_WAIT_S = 20.0  # how long a request waits for the first bundle to open
+OPEN_DIAGNOSTICS_DELAY_MS = 100
 RELOAD = "atlas.reload"
 DEBUG_INFO = "atlas.debugInfo"
 _WATCHED_MODULES = ("onnxruntime", "tokenizers", "torch", "mlx", "numpy", "pyarrow", "rapidfuzz")
@@ -90,6 +91,7 @@ class AtlasLanguageServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.initialized = False
         self._progress: dict[int, str] = {}  # load seq -> work-done token
+        self._progress_ended: dict[int, str] = {}  # ended before their token was created
         self._matcher: tuple[Any, diagnostics.DeprecationMatcher] | None = None
         self._diag_tasks: dict[str, asyncio.Task[None]] = {}
         self.published: dict[str, list[types.Diagnostic]] = {}
@@ -164,11 +166,40 @@ class AtlasLanguageServer(LanguageServer):
             )
             self._end_progress(result.seq, "Failed to load the bundle")
 
-    def _begin_progress(self, seq: int) -> None:
+    # -- hot reload ------------------------------------------------------------------------------
+
+    def on_reload_event(self, event: Any) -> None:
+        """Report a hot reload to the client; thread-safe, for a watcher on another thread.
+
+        `event` is an ``atlas_core.reload.ReloadEvent`` (``kind``: loading, loaded or failed;
+        ``message``; ``generation``). The watcher swaps ``self.holder`` itself; here the client
+        sees $/progress while the new bundle loads, the outcome in its log, a message on failure,
+        and the open documents' diagnostics recomputed against the new bundle.
+        """
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._reload_event, event)
+
+    def _reload_event(self, event: Any) -> None:
+        key = -1_000_000 - int(getattr(event, "generation", 0))  # apart from BundleLoader seqs
+        kind = getattr(event, "kind", "")
+        message = f"Atlas: {getattr(event, 'message', '')}"
+        if kind == "loading":
+            if self.initialized:
+                self._begin_progress(key, token=f"atlas-reload-{-key}")
+            return
+        self._end_progress(key, "Loaded" if kind == "loaded" else "Failed to load the bundle")
+        if kind == "loaded":
+            self.log(types.MessageType.Info, message)
+            self._refresh_all_diagnostics()
+        elif kind == "failed":
+            self.show(types.MessageType.Error, message)
+
+    def _begin_progress(self, seq: int, token: str | None = None) -> None:
         caps = self.client_capabilities.window
         if not (caps and caps.work_done_progress) or seq in self._progress:
             return
-        token = f"atlas-load-{seq}"
+        token = token or f"atlas-load-{seq}"
         self._progress[seq] = token
 
         async def run() -> None:
@@ -176,6 +207,7 @@ class AtlasLanguageServer(LanguageServer):
                 await self.work_done_progress.create_async(token)
             except Exception:
                 self._progress.pop(seq, None)
+                self._progress_ended.pop(seq, None)
                 return
             self.work_done_progress.begin(
                 token,
@@ -183,9 +215,9 @@ class AtlasLanguageServer(LanguageServer):
                     title="Atlas", message="Loading the Collibra docs bundle…", cancellable=False
                 ),
             )
-            last = self.loader.last
-            if last is not None and last.seq == seq:  # finished while the token was created
-                self._end_progress(seq, "Loaded" if last.ok else "Failed to load the bundle")
+            ended = self._progress_ended.pop(seq, None)
+            if ended is not None:  # the load finished while the token was being created
+                self._end_progress(seq, ended)
 
         self._spawn(run())
 
@@ -196,7 +228,10 @@ class AtlasLanguageServer(LanguageServer):
 
     def _end_progress(self, seq: int, message: str) -> None:
         token = self._progress.get(seq)
-        if token is None or token not in self.work_done_progress.tokens:
+        if token is None:
+            return
+        if token not in self.work_done_progress.tokens:
+            self._progress_ended[seq] = message  # `begin` has not gone out yet
             return
         self._progress.pop(seq, None)
         self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
@@ -491,7 +526,9 @@ def _register(server: AtlasLanguageServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: AtlasLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.schedule_diagnostics(params.text_document.uri, delay_ms=0)
+        # A short wait lets the hover that editors often send right after opening go first.
+        delay = min(OPEN_DIAGNOSTICS_DELAY_MS, ls.settings.diagnostics_debounce_ms)
+        ls.schedule_diagnostics(params.text_document.uri, delay_ms=delay)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_change(ls: AtlasLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -607,7 +644,17 @@ def _register(server: AtlasLanguageServer) -> None:
 
     @server.command(DEBUG_INFO)
     def debug(ls: AtlasLanguageServer, *args: Any) -> dict[str, Any]:
-        return ls.debug_info()
+        info = ls.debug_info()
+        # Also in the client's log, for editors that do not show a command's result.
+        bundle = info["bundle"] or {}
+        ls.log(
+            types.MessageType.Info,
+            f"Atlas {info['version']}: bundle {bundle.get('name') or '-'} "
+            f"({', '.join(info['bundle_paths']) or 'none'}), generation {info['generation']}, "
+            f"last error: {info['last_error'] or 'none'}, recognisers: "
+            f"{', '.join(info['recognizers'])}",
+        )
+        return info
 
 
 def _range_key(r: types.Range) -> tuple[int, int, int, int]:

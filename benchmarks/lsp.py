@@ -1,0 +1,324 @@
+"""Language-server speed over stdio with a real JSON-RPC client, on 100,000 identifiers.
+
+    uv run python benchmarks/lsp.py --json [--identifiers 100000] [--workdir DIR] [--requests 300]
+
+Writes (or reuses, with --workdir) a bundle whose identifier table holds N synthetic identifiers
+(`atlas_core.identifiers.synthetic_entries`, every kind) over 200 mirror pages, then starts
+``python -m atlas_ls --bundle DIR`` and measures, from the client's side of the pipe:
+
+  cold_start_ms            process start to the first hover answer (initialize, initialized,
+                           didOpen, hover; the server opens the bundle while the client starts)
+  cold_start_cpu_ms        the server's CPU time (user + system) up to that answer: the part of
+                           the cold start that does not depend on how busy the machine is
+  hover_p50_ms / _p95_ms   textDocument/hover on operations, types, JSON keys and REST paths in
+                           string literals of one open document
+  definition_p95_ms        textDocument/definition on the same positions
+  workspace_symbol_p95_ms  workspace/symbol for prefixes, camel humps and misspellings
+  rss_mb                   the server's resident memory after all of that
+  onnxruntime_loaded       whether the server process mapped libonnxruntime (must be false)
+
+Targets (issue 4): hover p95 < 10 ms, workspace symbol p95 < 30 ms, definition p95 < 10 ms,
+cold start < 800 ms. Not a test: it prints numbers and asserts nothing; run it once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = 200
+PAGE_LINES = 400
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return round(ordered[index], 2)
+
+
+# --- the bundle ---------------------------------------------------------------------------------
+
+
+def build_bundle(output: Path, n: int) -> tuple[Path, list[Any]]:
+    """A bundle with `n` synthetic identifiers; returns it and the entries it holds."""
+    from atlas_core.identifiers import synthetic_entries
+
+    entries = [
+        replace(e, file=f"synthetic/page-{i % PAGES}.md", line=1 + (i // PAGES) % PAGE_LINES)
+        for i, e in enumerate(synthetic_entries(n, seed=7))
+    ]
+    if (output / "manifest.json").is_file():
+        return output, entries
+
+    import numpy as np
+
+    from atlas_core.bm25 import write_keyword_index
+    from atlas_core.bundle import BundleWriter
+    from atlas_core.identifiers import write_table
+    from atlas_core.types import Chunk, Deprecation, Document
+
+    body = "\n".join(f"Line {k} of a synthetic reference page." for k in range(1, PAGE_LINES + 1))
+    documents = [
+        Document(
+            path=f"synthetic/page-{p}.md",
+            publication="synthetic",
+            title=f"Page {p}",
+            url="",
+            text=body,
+        )
+        for p in range(PAGES)
+    ]
+    chunks = [
+        Chunk(
+            chunk_id=f"{p:016x}",
+            file=d.path,
+            publication="synthetic",
+            title=d.title,
+            heading=d.title,
+            anchor=f"page-{p}",
+            url="",
+            line_start=1,
+            line_end=PAGE_LINES,
+            text=body[:2000],
+            embed_text=body[:2000],
+            token_count=400,
+        )
+        for p, d in enumerate(documents)
+    ]
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((len(chunks), 384), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    deprecations = [
+        Deprecation(e.name, "", e.file, e.line, "", "Deprecated in the synthetic docs.", True)
+        for e in entries[:: max(1, n // 50)]
+        if e.kind == "operation"
+    ]
+    with BundleWriter(output, name="synthetic-identifiers") as writer:
+        (writer.staging / "model").mkdir()
+        (writer.staging / "model" / "atlas_model.json").write_text('{"name": "synthetic"}\n')
+        writer.write_mirror(documents)
+        writer.write_chunks(chunks)
+        writer.write_vectors(vectors)
+        writer.set_section("keyword", write_keyword_index(chunks, writer.staging))
+        writer.set_section("identifiers", write_table(entries, deprecations, writer.staging))
+        path = writer.commit(
+            model={"name": "synthetic", "kind": "hash", "dims": 384},
+            sources=[{"kind": "local", "path": "synthetic"}],
+            counts={"documents": len(documents)},
+        )
+    return path, entries
+
+
+def sample_document(
+    entries: list[Any], count: int, seed: int = 1
+) -> tuple[str, list[dict[str, int]]]:
+    """A Python file that uses `count` identifiers the way code does, and where each one is."""
+    rnd = random.Random(seed)
+    lines: list[str] = []
+    positions: list[dict[str, int]] = []
+    pool = [e for e in entries if e.kind in ("operation", "type", "schema", "json_key", "endpoint")]
+    for e in rnd.sample(pool, count):
+        if e.kind == "operation":
+            line, target = f"result = api.{e.name}(limit=5)", e.name
+        elif e.kind in ("type", "schema"):
+            line, target = f"request = {e.name}.builder().build()", e.name
+        elif e.kind == "json_key":
+            line, target = f'payload = {{"{e.name}": True}}', e.name
+        else:
+            method, path = e.name.split(" ", 1)
+            concrete = re.sub(r"\{[^}]*\}", "0190a3c2-4b1e-7c2d-9e8f-123456789abc", path)
+            line = f'r = session.{method.lower()}(f"{{base}}/rest/2.0{concrete}")'
+            target = concrete
+        positions.append({"line": len(lines), "character": line.index(target) + 2})
+        lines.append(line)
+    return "\n".join(lines) + "\n", positions
+
+
+SYMBOL_QUERIES = ["find", "assetdom", "GET /asset", "getAssetRel", "comunity", "wkflw", "tag", "sch",
+                  "domainType", "relation", "atlas-", "listUser", "RoleApi", "bulk merge", "cntr"]  # fmt: skip
+
+
+# --- a small JSON-RPC client ---------------------------------------------------------------------
+
+
+class Client:
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self._next = 0
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        assert self.proc.stdout is not None
+        stream = self.proc.stdout
+        while True:
+            length = 0
+            while True:
+                header = await stream.readline()
+                if not header:
+                    return
+                if header in (b"\r\n", b"\n"):
+                    break
+                name, _, value = header.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            message = json.loads(await stream.readexactly(length))
+            if "id" in message and "method" in message:  # a request from the server
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif "id" in message and message["id"] in self._waiting:
+                self._waiting.pop(message["id"]).set_result(message)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        body = json.dumps(message).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def request(self, method: str, params: Any) -> Any:
+        self._next += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[self._next] = future
+        self._send({"jsonrpc": "2.0", "id": self._next, "method": method, "params": params})
+        reply = await asyncio.wait_for(future, 120)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply.get("result")
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def timed(self, method: str, params: Any) -> tuple[float, Any]:
+        started = time.perf_counter()
+        result = await self.request(method, params)
+        return (time.perf_counter() - started) * 1000, result
+
+
+def _cpu_ms(pid: int) -> float | None:
+    """CPU time a process has used (user + system): what a cold start costs on an idle machine."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        return None
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])
+    return round(ticks * 1000 / os.sysconf("SC_CLK_TCK"), 1)
+
+
+async def measure(
+    bundle: Path, text: str, positions: list[dict[str, int]], home: Path
+) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATLAS_")}
+    env.update(ATLAS_CONFIG=str(home / "atlas.toml"), ATLAS_DATA_DIR=str(home / "data"),
+               ATLAS_CACHE_DIR=str(home / "cache"))  # fmt: skip
+    uri = (home / "bench.py").as_uri()
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "atlas_ls", "--bundle", str(bundle),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    client = Client(proc)
+    try:
+        await client.request(
+            "initialize",
+            {"processId": os.getpid(), "rootUri": home.as_uri(), "capabilities": {
+                "textDocument": {"hover": {"contentFormat": ["markdown"]}},
+                "workspace": {"symbol": {}}}},
+        )  # fmt: skip
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": text}})  # fmt: skip
+        first = await client.request(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": positions[0]}
+        )
+        cold_start_ms = (time.perf_counter() - started) * 1000
+        cold_start_cpu_ms = _cpu_ms(proc.pid)
+
+        hover_ms, definition_ms, symbol_ms, misses = [], [], [], 0
+        for pos in positions:
+            params = {"textDocument": {"uri": uri}, "position": pos}
+            ms, result = await client.timed("textDocument/hover", params)
+            hover_ms.append(ms)
+            misses += result is None
+            ms, _ = await client.timed("textDocument/definition", params)
+            definition_ms.append(ms)
+        for _ in range(4):
+            for query in SYMBOL_QUERIES:
+                ms, _ = await client.timed("workspace/symbol", {"query": query})
+                symbol_ms.append(ms)
+        rss_kb = 0
+        status = Path(f"/proc/{proc.pid}/status")
+        if status.exists():
+            for line in status.read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss_kb = int(line.split()[1])
+        maps = Path(f"/proc/{proc.pid}/maps")
+        onnx = "onnxruntime" in maps.read_text() if maps.exists() else None
+        await client.request("shutdown", None)
+        client.notify("exit", None)
+        await asyncio.wait_for(proc.wait(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    return {
+        "first_hover_found": first is not None,
+        "cold_start_ms": round(cold_start_ms, 1),
+        "cold_start_cpu_ms": cold_start_cpu_ms,
+        "hover_p50_ms": percentile(hover_ms, 0.5),
+        "hover_p95_ms": percentile(hover_ms, 0.95),
+        "hover_misses": misses,
+        "definition_p50_ms": percentile(definition_ms, 0.5),
+        "definition_p95_ms": percentile(definition_ms, 0.95),
+        "workspace_symbol_p50_ms": percentile(symbol_ms, 0.5),
+        "workspace_symbol_p95_ms": percentile(symbol_ms, 0.95),
+        "rss_mb": round(rss_kb / 1024, 1),
+        "onnxruntime_loaded": onnx,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--identifiers", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=300, help="hover/definition positions")
+    parser.add_argument("--workdir", type=Path, help="keep (and reuse) the bundle here")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="atlas-lsp-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    bundle, entries = build_bundle(workdir / f"bundle-{args.identifiers}", args.identifiers)
+    build_s = time.perf_counter() - t0
+    text, positions = sample_document(entries, min(args.requests, len(entries)))
+    (workdir / "home").mkdir(exist_ok=True)
+    numbers = asyncio.run(measure(bundle, text, positions, workdir / "home"))
+    report = {
+        "identifiers": args.identifiers,
+        "requests": len(positions),
+        "bundle_build_s": round(build_s, 2),
+        **numbers,
+        "cpu_count": os.cpu_count(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:28} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
