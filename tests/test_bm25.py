@@ -69,7 +69,7 @@ def index(tmp_path: Path) -> KeywordIndex:
 def test_writer_layout_and_manifest_section(tmp_path: Path) -> None:
     section = write_keyword_index(CHUNKS, tmp_path)
     assert section["files"] == [f"keyword/{name}" for name in FILES]
-    assert section["k1"] == 2.0 and section["b"] == 0.7
+    assert section["k1"] == 0.9 and section["b"] == 0.3
     assert section["field_weights"] == {"text": 1.0, "title": 3.0, "heading": 2.0, "path": 2.5}
     indptr = np.load(tmp_path / "keyword/indptr.npy", allow_pickle=False)
     indices = np.load(tmp_path / "keyword/indices.npy", allow_pickle=False)

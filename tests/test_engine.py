@@ -76,13 +76,13 @@ def test_results_are_file_diverse(engine: Engine) -> None:
 
 
 def test_penalty_setting_changes_order(tiny: Path) -> None:
-    query = "widget"
+    query = "widgets"
     with Engine.open(tiny, settings=SearchSettings(file_penalty=1.0)) as flat:
         no_penalty = [h.file for h in flat.search(query, mode="keyword", top_k=4)]
     with Engine.open(tiny, settings=SearchSettings(file_penalty=0.3)) as strict:
         penalised = [h.file for h in strict.search(query, mode="keyword", top_k=4)]
-    assert set(no_penalty[:3]) == {"rest-core/widgets-api.md"}
-    assert len(set(penalised[:3])) == 3
+    assert set(no_penalty) == {"rest-core/widgets-api.md"}
+    assert len(set(penalised)) >= 3
 
 
 @pytest.mark.parametrize("query", ["", "   \t\n", "\x00\x01\x1b"])
