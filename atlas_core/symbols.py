@@ -1,7 +1,7 @@
 """Identifier resolution and workspace-symbol search over a bundle's identifier table.
 
-The table (``identifiers/`` in a bundle, byte layout in ``bundle_spec/SPEC.md``) is newline-separated
-UTF-8 key files, little-endian ``.npy`` integer arrays and one JSON record per row. Lookups bisect
+The table (``identifiers/`` in a bundle, written by `atlas_core.identifier_table`, byte layout in
+``bundle_spec/SPEC.md``) is sorted key files, small ``.npy`` arrays and JSON records. Lookups bisect
 sorted key files, so opening builds no dictionaries, and JSON is decoded only for returned rows.
 This module imports neither numpy nor rapidfuzz at import time: the language server opens it on
 its cold-start path, where ``import numpy`` alone can cost hundreds of milliseconds.
@@ -13,171 +13,45 @@ import heapq
 import json
 import logging
 import mmap
-import re
-import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import BundleError
+from atlas_core.identifier_normalize import (
+    HTTP_METHODS,
+    QUERY_STOPWORDS,
+    QUOTES,
+    compact,
+    looks_like_path,
+    name_variants,
+    path_key,
+    split_words,
+    strip_path,
+)
+from atlas_core.identifier_table import (
+    META_FILE,
+    RECORDS_FILE,
+    TABLE_DIR,
+    TABLE_FORMAT,
+    TABLE_VERSION,
+    read_deprecations,
+    read_lines,
+    read_npy,
+)
 from atlas_core.types import Candidate, Deprecation, Param, Symbol
+
+# Normalisation helpers stay importable from here, where the resolver's callers look for them.
+__all__ = ["IdentifierIndex", "compact", "name_variants", "path_key", "split_words", "strip_path"]
 
 log = logging.getLogger(__name__)
 
-TABLE_FORMAT = "atlas-identifiers"
-TABLE_VERSION = 1
-TABLE_DIR = "identifiers"
-META_FILE = "meta.json"
-RECORDS_FILE = "records.jsonl"
-DEPRECATIONS_FILE = "deprecations.json"
-# Sorted key families: keys_<family>.txt (one key a line) + rows_<family>.npy (int32 row ids).
-KEY_FAMILIES: tuple[str, ...] = ("search", "alias", "path", "template", "initials")
-
-KIND_ORDER: tuple[str, ...] = (
-    "endpoint",
-    "operation",
-    "schema",
-    "type",
-    "json_key",
-    "cli",
-    "graphql",
-    "heading",
-)
-HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 MAX_LIMIT = 100
 MAX_QUERY_CHARS = 1000
 KEYWORD_POSTINGS_CAP = 2000
-
-# ---------------------------------------------------------------------------------------------
-# Normalisation, shared with the build side (identifiers.py) so keys agree byte for byte.
-
-_METHOD_RE = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+", re.IGNORECASE)
-_SCHEME_HOST_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/\s]*")
-# A base URL held in a variable: {base}, ${BASE_URL}, {self.base}, <your_collibra_url>, %7Bbase%7D.
-_BASE_VAR_RE = re.compile(r"^(?:\$?\{[^}/]*\}|<[^>/]*>|%7B[^/]*?%7D)+(?=/)", re.IGNORECASE)
-# Only the 2.0 prefix is implied by the templates; /rest/1.0 paths are a different (older) API.
-_REST_PREFIX_RE = re.compile(r"^/rest/2\.0(?=/|$)")
-_PARAM_SEG_RE = re.compile(
-    r"^(?:\$?\{[^}]*\}|<[^>]*>|:[A-Za-z_][\w.]*|%7B.*%7D|\[[^\]]*\]|\*)$", re.IGNORECASE
-)
-_UUID_RE = re.compile(
-    r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
-)
-_NUMBER_RE = re.compile(r"^\d+$")
-_NON_ALNUM_RE = re.compile(r"[\W_]+")
-_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_CALL_SUFFIX_RE = re.compile(r"\([^()]*\)\s*;?$")
-_GENERIC_RE = re.compile(r"<[^<>]*>")
-_BUILDER_PARTS = frozenset({"builder", "build", "newbuilder", "getinstance", "class", "new"})
-_QUOTES = "\"'`"
-_CLI_WORD_RE = re.compile(r"[a-z][a-z0-9._-]*")
-_QUERY_STOPWORD_TEXT = (
-    "a an and are as at be by can do does for from how i in is it many much of on or per the "
-    "to what when where which who why with"
-)
-_QUERY_STOPWORDS = frozenset(_QUERY_STOPWORD_TEXT.split())
-
-
-def compact(text: str) -> str:
-    """Lowercase letters and digits only: findAssets, find_assets, find-assets all meet here."""
-    return _NON_ALNUM_RE.sub("", text.lower())
-
-
-def split_words(text: str) -> list[str]:
-    """Lowercased words of an identifier or phrase, splitting camelCase, snake_case and paths."""
-    return [part.lower() for part in _CAMEL_RE.findall(text)]
-
-
-def initials(text: str) -> str:
-    """Camel-hump initials: findAssets -> fa, GET /assets/{assetId} -> gaai."""
-    return "".join(word[0] for word in split_words(text))
-
-
-def strip_path(raw: str) -> tuple[str, str]:
-    """Split a REST path spelling into (METHOD or "", path without base, prefix, query, fragment)."""
-    text = raw.strip().strip(_QUOTES).strip()
-    if text[:2] in ("f'", 'f"', "f`"):
-        text = text[2:].strip(_QUOTES)
-    method = ""
-    m = _METHOD_RE.match(text)
-    if m:
-        method = m.group(1).upper()
-        text = text[m.end() :].strip().strip(_QUOTES)
-    text = _SCHEME_HOST_RE.sub("", text)
-    text = _BASE_VAR_RE.sub("", text)
-    if not text.startswith("/"):
-        # A host without a scheme (api.example.com/rest/2.0/...) or a bare "rest/2.0/...".
-        first, sep, rest = text.partition("/")
-        if first == "rest":
-            text = "/" + text
-        elif sep and ("." in first or ":" in first):
-            text = "/" + rest
-        else:
-            text = "/" + text
-    text = re.split(r"[?#]", text, maxsplit=1)[0]
-    text = _REST_PREFIX_RE.sub("", text)
-    text = re.sub(r"/{2,}", "/", text).rstrip("/") or "/"
-    return method, text
-
-
-def path_key(path: str) -> str:
-    """The normalised form of a path template or a concrete path: params become {}."""
-    segments = []
-    for seg in path.split("/"):
-        if not seg:
-            continue
-        if _PARAM_SEG_RE.match(seg) or _UUID_RE.match(seg) or _NUMBER_RE.match(seg):
-            segments.append("{}")
-        else:
-            segments.append(seg.lower())
-    return "/" + "/".join(segments)
-
-
-def looks_like_path(text: str) -> bool:
-    body = _METHOD_RE.sub("", text.strip().strip(_QUOTES))
-    return "/" in body and not re.search(r"\s", body.strip())
-
-
-def name_variants(raw: str) -> list[tuple[str, float]]:
-    """Compact keys to try for a non-path identifier, each with the confidence of a match."""
-    text = raw.strip().strip(_QUOTES + ",;").strip()
-    variants: list[tuple[str, float]] = []
-
-    def add(key: str, confidence: float) -> None:
-        if key and all(key != k for k, _ in variants):
-            variants.append((key, confidence))
-
-    # A JSON pair such as "resourceType": "Asset": the key first, then the value.
-    if ":" in text and not text.startswith(":") and "::" not in text:
-        key, _, value = text.partition(":")
-        if key.strip().strip(_QUOTES) and (
-            key.strip()[:1] in _QUOTES or value.strip()[:1] in _QUOTES
-        ):
-            add(compact(key), 0.9)
-            add(compact(value), 0.85)
-            return variants
-    if text.lower().startswith("new "):
-        text = text[4:]
-    while _CALL_SUFFIX_RE.search(text):
-        text = _CALL_SUFFIX_RE.sub("", text).rstrip()
-    text = _GENERIC_RE.sub("", text).replace("::", ".").replace("#", ".")
-    parts = [p for p in (s.strip() for s in text.split(".")) if p]
-    parts = [p for p in parts if compact(p) not in _BUILDER_PARTS] or parts
-    text = ".".join(parts)
-    add(compact(text), 0.9)
-    if len(parts) > 1:
-        # assetApi.addAsset: the member is what the cursor means; its owner type comes next.
-        add(compact(parts[-1]), 0.9)
-        for part in reversed(parts[:-1]):
-            add(compact(part), 0.88)
-    words = text.split()
-    if len(words) > 1 and all(_CLI_WORD_RE.fullmatch(w) for w in words):
-        # A CLI command with its program name: "collibra data-contract init".
-        add(compact(" ".join(words[1:])), 0.85)
-    return variants
 
 
 def _clamp(limit: int, hi: int = MAX_LIMIT) -> int:
@@ -186,64 +60,6 @@ def _clamp(limit: int, hi: int = MAX_LIMIT) -> int:
     except (TypeError, ValueError):
         value = 10
     return max(1, min(hi, value))
-
-
-# ---------------------------------------------------------------------------------------------
-# Plain files: newline-separated text and 1-D little-endian .npy arrays, without numpy.
-
-_NPY_TYPES = {"|u1": "B", "<i4": "i", "<i8": "q"}
-_NPY_CODES = {v: k for k, v in _NPY_TYPES.items()}
-# The exact header `write_npy` (and numpy for these dtypes) writes; ast would cost an import.
-_NPY_HEADER_RE = re.compile(
-    r"^\{'descr': '([|<]\w\d)', 'fortran_order': False, 'shape': \((\d+),\), \}\s*$"
-)
-
-
-def write_lines(path: Path, values: Sequence[str]) -> None:
-    """One value a line; values never hold a newline (the writer replaces them)."""
-    path.write_bytes("\n".join(values).encode("utf-8"))
-
-
-def read_lines(path: Path, expected: int = 0) -> list[str]:
-    """The values of `write_lines`; `expected` tells one empty value from none."""
-    data = path.read_bytes()
-    return data.decode("utf-8").split("\n") if data else [""] * min(expected, 1)
-
-
-def write_npy(path: Path, typecode: str, values: Iterable[int]) -> None:
-    """A 1-D .npy (format 1.0) of uint8, int32 or int64, readable by numpy.load."""
-    arr = array(typecode, values)
-    if sys.byteorder != "little":
-        arr.byteswap()
-    header = (
-        f"{{'descr': '{_NPY_CODES[typecode]}', 'fortran_order': False, 'shape': ({len(arr)},), }}"
-    )
-    pad = 64 - (10 + len(header) + 1) % 64
-    header = header + " " * (pad % 64) + "\n"
-    with open(path, "wb") as fh:
-        fh.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1"))
-        fh.write(arr.tobytes())
-
-
-def read_npy(path: Path) -> array:
-    data = path.read_bytes()
-    if data[:8] != b"\x93NUMPY\x01\x00":
-        raise ValueError(f"{path.name} is not a version 1.0 .npy file")
-    size = int.from_bytes(data[8:10], "little")
-    header = data[10 : 10 + size].decode("latin1")
-    m = _NPY_HEADER_RE.match(header)
-    if not m or m.group(1) not in _NPY_TYPES:
-        raise ValueError(f"{path.name}: not a 1-D uint8/int32/int64 array ({header.strip()})")
-    arr = array(_NPY_TYPES[m.group(1)])
-    arr.frombytes(data[10 + size :])
-    if sys.byteorder != "little":
-        arr.byteswap()
-    if len(arr) != int(m.group(2)):
-        raise ValueError(f"{path.name}: {len(arr)} values, header says {m.group(2)}")
-    return arr
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 class IdentifierIndex:
@@ -506,7 +322,7 @@ class IdentifierIndex:
             )
         terms, offsets, postings = self._kw
         tokens: set[str] = set()
-        for word in {*split_words(query), compact(query)} - _QUERY_STOPWORDS:
+        for word in {*split_words(query), compact(query)} - QUERY_STOPWORDS:
             # Plural and singular meet without stemming the table: page/pages, item/items.
             tokens.update((word, word + "s", word[:-1] if word.endswith("s") else word))
         scores: dict[int, float] = {}
@@ -609,7 +425,7 @@ class IdentifierIndex:
         limit = _clamp(limit)
         raw = (prefix or "").strip()[:MAX_QUERY_CHARS]
         method, path = strip_path(raw) if raw else ("", "/")
-        typed = raw.strip(_QUOTES)
+        typed = raw.strip(QUOTES)
         if typed and "/rest/2.0".startswith(typed.rstrip("/") or "/"):
             path = "/"  # still typing the prefix itself
         want = path.lower()
@@ -626,18 +442,5 @@ class IdentifierIndex:
 
     def deprecations(self) -> list[Deprecation]:
         if self._deprecations is None:
-            path = self.directory / DEPRECATIONS_FILE
-            rows = json.loads(path.read_bytes()) if path.is_file() else []
-            self._deprecations = [
-                Deprecation(
-                    term=d["term"],
-                    replacement=d.get("replacement", ""),
-                    file=d.get("file", ""),
-                    line=int(d.get("line", 0)),
-                    url=d.get("url", ""),
-                    note=d.get("note", ""),
-                    whole_word=bool(d.get("whole_word", True)),
-                )
-                for d in rows
-            ]
+            self._deprecations = read_deprecations(self.directory)
         return list(self._deprecations)

@@ -1,0 +1,273 @@
+"""The identifier table on disk: its constants, plain-file codecs and writer.
+
+The table (``identifiers/`` in a bundle, byte layout in ``bundle_spec/SPEC.md``) is newline-
+separated UTF-8 key files, little-endian ``.npy`` integer arrays and one JSON record per row. This
+module writes it and holds the codecs the reader (`atlas_core.symbols`) shares; it imports
+neither numpy nor anything else heavy, since the language server reads the table on cold start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+from atlas_core.identifier_normalize import (
+    STOPWORDS,
+    compact,
+    initials,
+    path_key,
+    split_words,
+    strip_path,
+)
+from atlas_core.types import Deprecation, IdentifierEntry
+
+log = logging.getLogger(__name__)
+
+TABLE_FORMAT = "atlas-identifiers"
+TABLE_VERSION = 1
+TABLE_DIR = "identifiers"
+META_FILE = "meta.json"
+RECORDS_FILE = "records.jsonl"
+DEPRECATIONS_FILE = "deprecations.json"
+# Sorted key families: keys_<family>.txt (one key a line) + rows_<family>.npy (int32 row ids).
+KEY_FAMILIES: tuple[str, ...] = ("search", "alias", "path", "template", "initials")
+
+KIND_ORDER: tuple[str, ...] = (
+    "endpoint",
+    "operation",
+    "schema",
+    "type",
+    "json_key",
+    "cli",
+    "graphql",
+    "heading",
+)
+HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+_SUMMARY_WORD_RE = re.compile(r"[a-z0-9]{2,}")
+
+# ---------------------------------------------------------------------------------------------
+# Plain files: newline-separated text and 1-D little-endian .npy arrays, without numpy.
+
+_NPY_TYPES = {"|u1": "B", "<i4": "i", "<i8": "q"}
+_NPY_CODES = {v: k for k, v in _NPY_TYPES.items()}
+# The exact header `write_npy` (and numpy for these dtypes) writes; ast would cost an import.
+_NPY_HEADER_RE = re.compile(
+    r"^\{'descr': '([|<]\w\d)', 'fortran_order': False, 'shape': \((\d+),\), \}\s*$"
+)
+
+
+def write_lines(path: Path, values: Sequence[str]) -> None:
+    """One value a line; values never hold a newline (the writer replaces them)."""
+    path.write_bytes("\n".join(values).encode("utf-8"))
+
+
+def read_lines(path: Path, expected: int = 0) -> list[str]:
+    """The values of `write_lines`; `expected` tells one empty value from none."""
+    data = path.read_bytes()
+    return data.decode("utf-8").split("\n") if data else [""] * min(expected, 1)
+
+
+def write_npy(path: Path, typecode: str, values: Iterable[int]) -> None:
+    """A 1-D .npy (format 1.0) of uint8, int32 or int64, readable by numpy.load."""
+    arr = array(typecode, values)
+    if sys.byteorder != "little":
+        arr.byteswap()
+    header = (
+        f"{{'descr': '{_NPY_CODES[typecode]}', 'fortran_order': False, 'shape': ({len(arr)},), }}"
+    )
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = header + " " * (pad % 64) + "\n"
+    with open(path, "wb") as fh:
+        fh.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1"))
+        fh.write(arr.tobytes())
+
+
+def read_npy(path: Path) -> array:
+    data = path.read_bytes()
+    if data[:8] != b"\x93NUMPY\x01\x00":
+        raise ValueError(f"{path.name} is not a version 1.0 .npy file")
+    size = int.from_bytes(data[8:10], "little")
+    header = data[10 : 10 + size].decode("latin1")
+    m = _NPY_HEADER_RE.match(header)
+    if not m or m.group(1) not in _NPY_TYPES:
+        raise ValueError(f"{path.name}: not a 1-D uint8/int32/int64 array ({header.strip()})")
+    arr = array(_NPY_TYPES[m.group(1)])
+    arr.frombytes(data[10 + size :])
+    if sys.byteorder != "little":
+        arr.byteswap()
+    if len(arr) != int(m.group(2)):
+        raise ValueError(f"{path.name}: {len(arr)} values, header says {m.group(2)}")
+    return arr
+
+
+_RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _record(e: IdentifierEntry) -> bytes:
+    rec: dict[str, Any] = {"file": e.file, "line": e.line}
+    for key in ("anchor", "url", "summary", "publication", "method", "path", "operation_id"):
+        value = getattr(e, key)
+        if value:
+            rec[key] = value
+    if e.params:
+        rec["params"] = [[p.name, p.location, p.type, p.required, p.description] for p in e.params]
+    for key in ("request_schema", "response_schema", "replacement"):
+        value = getattr(e, key)
+        if value:
+            rec[key] = value
+    if e.deprecated:
+        rec["deprecated"] = True
+    return _RECORD_ENCODER.encode(rec).encode("utf-8") + b"\n"
+
+
+def _deprecation_record(d: Deprecation) -> dict[str, Any]:
+    return {
+        "term": d.term,
+        "replacement": d.replacement,
+        "file": d.file,
+        "line": d.line,
+        "url": d.url,
+        "note": d.note,
+        "whole_word": d.whole_word,
+    }
+
+
+def read_deprecations(directory: Path) -> list[Deprecation]:
+    """The rows of ``deprecations.json`` in a table directory; none when the file is absent."""
+    path = directory / DEPRECATIONS_FILE
+    rows = json.loads(path.read_bytes()) if path.is_file() else []
+    return [
+        Deprecation(
+            term=d["term"],
+            replacement=d.get("replacement", ""),
+            file=d.get("file", ""),
+            line=int(d.get("line", 0)),
+            url=d.get("url", ""),
+            note=d.get("note", ""),
+            whole_word=bool(d.get("whole_word", True)),
+        )
+        for d in rows
+    ]
+
+
+def _aliases(e: IdentifierEntry, search: str) -> set[str]:
+    """Extra lookup keys of an entry besides its name, compact name and path keys."""
+    keys = set()
+    if e.kind == "endpoint":
+        keys.add("path:" + e.path)
+        if e.operation_id:
+            keys.add(compact(e.operation_id))
+    if e.kind == "operation" and e.operation_id:
+        keys.add(compact(e.operation_id))
+    parts = [p for p in re.split(r"[.#]|::", e.name) if p]
+    if len(parts) > 1:
+        keys.add(compact(parts[-1]))
+    if e.kind == "cli":
+        words = e.name.split()
+        if len(words) > 1:
+            keys.add(compact(" ".join(words[1:])))
+    keys.discard(search)
+    keys.discard("")
+    return keys
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def _write_family(target: Path, family: str, pairs: list[tuple[str, int]]) -> int:
+    pairs = sorted(p for p in pairs if p[0])
+    write_lines(target / f"keys_{family}.txt", [_one_line(k) for k, _ in pairs])
+    write_npy(target / f"rows_{family}.npy", "i", (r for _, r in pairs))
+    return len(pairs)
+
+
+def write_table(
+    entries: Iterable[IdentifierEntry], deprecations: Iterable[Deprecation], out_dir: Path
+) -> dict:
+    """Write the identifier table under ``out_dir/identifiers/``; returns the manifest section."""
+    order = {k: n for n, k in enumerate(KIND_ORDER)}
+    unique: dict[tuple[str, str, str, int], IdentifierEntry] = {}
+    for e in entries:
+        if e.kind not in order:
+            log.warning("identifier %r has unknown kind %r; stored as heading", e.name, e.kind)
+            e = replace(e, kind="heading")
+        e = replace(e, name=_one_line(e.name).strip()) if "\n" in e.name or "\r" in e.name else e
+        unique.setdefault((e.kind, e.name, e.file, e.line if e.kind == "heading" else 0), e)
+    # Kind-major order: the first rows are endpoints, which is what an empty symbol query shows.
+    rows = sorted(unique.values(), key=lambda e: (order[e.kind], e.name.lower(), e.file, e.line))
+    target = Path(out_dir) / TABLE_DIR
+    target.mkdir(parents=True, exist_ok=True)
+
+    names = [e.name for e in rows]
+    search = [compact(n) for n in names]
+    hints = [initials(n) for n in names]
+    families: dict[str, list[tuple[str, int]]] = {f: [] for f in KEY_FAMILIES}
+    families["search"] = [(k, r) for r, k in enumerate(search)]
+    families["initials"] = [(k, r) for r, k in enumerate(hints) if k]
+    postings: dict[str, list[int]] = {}
+    offsets = [0]
+    with open(target / RECORDS_FILE, "wb") as records:
+        for row, e in enumerate(rows):
+            data = _record(e)
+            records.write(data)
+            offsets.append(offsets[-1] + len(data))
+            if e.kind == "endpoint":
+                pkey = path_key(e.path or strip_path(e.name)[1])
+                method = e.method or e.name.split(" ", 1)[0]
+                families["path"] += [(pkey, row), (f"{method} {pkey}", row)]
+                families["template"].append(((e.path or strip_path(e.name)[1]).lower(), row))
+            families["alias"] += [(a, row) for a in _aliases(e, search[row])]
+            name_words = set(split_words(e.name)) | {search[row]}
+            for token in name_words:
+                postings.setdefault(token, []).append(row * 4 + 2)
+            summary_words = set(_SUMMARY_WORD_RE.findall(e.summary.lower()[:600]))
+            for token in summary_words - name_words - STOPWORDS:
+                postings.setdefault(token, []).append(row * 4 + 1)
+    write_lines(target / "names.txt", names)
+    write_lines(target / "search.txt", search)
+    write_npy(target / "kind.npy", "B", (order[e.kind] for e in rows))
+    write_npy(target / "record_offsets.npy", "q", offsets)
+    key_counts = {f: _write_family(target, f, pairs) for f, pairs in families.items()}
+    terms = sorted(postings)
+    write_lines(target / "keyword_terms.txt", terms)
+    write_npy(
+        target / "keyword_offsets.npy",
+        "q",
+        accumulate((len(postings[t]) for t in terms), initial=0),
+    )
+    write_npy(target / "keyword_postings.npy", "i", (p for t in terms for p in postings[t]))
+    deps = [_deprecation_record(d) for d in deprecations]
+    (target / DEPRECATIONS_FILE).write_text(
+        json.dumps(deps, ensure_ascii=False, indent=2), encoding="utf-8"
+    )
+    counts = Counter(e.kind for e in rows)
+    meta = {
+        "format": TABLE_FORMAT,
+        "version": TABLE_VERSION,
+        "count": len(rows),
+        "kinds": list(KIND_ORDER),
+        "kind_counts": {k: counts.get(k, 0) for k in KIND_ORDER},
+        "keys": key_counts,
+        "keyword_terms": len(terms),
+        "deprecations": len(deps),
+    }
+    (target / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    files = sorted(p.name for p in target.iterdir() if p.is_file())
+    return {
+        "format": TABLE_FORMAT,
+        "version": TABLE_VERSION,
+        "count": len(rows),
+        "kinds": meta["kind_counts"],
+        "deprecations": len(deps),
+        "files": [f"{TABLE_DIR}/{name}" for name in files],
+    }
