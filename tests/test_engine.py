@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.engine import MAX_QUERY_CHARS, MAX_TOP_K, Engine, SearchSettings, make_snippet
+from atlas_core.engine import (
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+    Engine,
+    SearchSettings,
+    looks_like_identifier,
+    make_snippet,
+)
 from atlas_core.errors import BundleError, QueryError
 from atlas_core.types import SearchFilters
 from tests.search_fixtures import build_search_bundle
@@ -46,6 +53,33 @@ def test_each_mode_finds_the_right_page(engine: Engine, mode: str) -> None:
 def test_identifier_spellings_reach_the_api_page(engine: Engine, query: str, mode: str) -> None:
     hit = engine.search(query, mode=mode, top_k=3)[0]
     assert (hit.file, hit.heading) == ("rest-core/widgets-api.md", "Widgets API > Find widgets")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("findAssets", True),
+        ("find_assets", True),
+        ("GET /rest/2.0/assets/{assetId}", True),
+        ("AssetApi.findAssets", True),
+        ("TableViewConfig", True),
+        ("how do I add an asset", False),
+        ("assets", False),
+        ("create asset", False),
+    ],
+)
+def test_identifier_shaped_queries(query: str, expected: bool) -> None:
+    assert looks_like_identifier(query) is expected
+
+
+def test_identifier_queries_lean_on_keywords(tiny: Path) -> None:
+    # with the keyword list ignored, only the identifier weight can bring keyword ranking back
+    settings = SearchSettings(vector_weight=1.0, identifier_vector_weight=0.0)
+    with Engine.open(tiny, settings=settings) as engine:
+        keyword = [h.chunk_id for h in engine.search("findWidgets", mode="keyword", top_k=3)]
+        assert [h.chunk_id for h in engine.search("findWidgets", top_k=3)] == keyword
+        vector = [h.chunk_id for h in engine.search("widgets listing", mode="vector", top_k=3)]
+        assert [h.chunk_id for h in engine.search("widgets listing", top_k=3)] == vector
 
 
 def test_query_side_inflection(engine: Engine) -> None:
