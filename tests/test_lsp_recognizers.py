@@ -8,19 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from atlas_ls.lsp.builtin_recognizers import BUILTIN_RECOGNIZERS
 from atlas_ls.lsp.recognizers import (
-    BUILTIN_RECOGNIZERS,
     MAX_LINE_WINDOW,
     Context,
     Recognition,
     RecognizerSet,
     context_at,
-    find_path,
     load_plugins,
-    normalize_language,
-    normalize_path,
-    string_spans,
 )
+from atlas_ls.lsp.text_scan import find_path, normalize_language, normalize_path, string_spans
 
 RECOGNIZERS = RecognizerSet(list(BUILTIN_RECOGNIZERS))
 

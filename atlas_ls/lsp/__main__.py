@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     loader = BundleLoader(holder)
     loader.request(args.bundle)
 
-    from atlas_ls.lsp.server import create_server
+    from atlas_ls.lsp.features import create_server
 
     server = create_server(args.bundle, loader=loader, holder=holder)
     try:

@@ -8,7 +8,6 @@ feeds and Unicode separators, which would shift every line number after one).
 
 from __future__ import annotations
 
-import bisect
 import logging
 import re
 from dataclasses import dataclass
@@ -101,10 +100,6 @@ class Snapshot:
     lines: list[str]
     language_id: str
     version: int | None
-
-    def offset_to_position(self, offset: int, starts: list[int]) -> tuple[int, int]:
-        line = bisect.bisect_right(starts, offset) - 1
-        return line, offset - starts[line]
 
 
 def line_starts(text: str) -> list[int]:

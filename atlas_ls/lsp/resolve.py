@@ -12,7 +12,8 @@ from typing import Any
 
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot
-from atlas_ls.lsp.recognizers import Recognition, RecognizerSet, context_at, normalize_language
+from atlas_ls.lsp.recognizers import Recognition, RecognizerSet, context_at
+from atlas_ls.lsp.text_scan import normalize_language
 
 logger = logging.getLogger(__name__)
 
