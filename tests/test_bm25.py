@@ -128,6 +128,24 @@ def test_empty_corpus(tmp_path: Path) -> None:
     assert KeywordIndex.from_dir(tmp_path, 0).search("assets", 3).rows.size == 0
 
 
+@pytest.mark.parametrize("n", [10, 5_000, 100_003])
+@pytest.mark.parametrize("kind", ["random", "ties", "sparse", "negative"])
+def test_top_k_block_bound_is_exact(n: int, kind: str) -> None:
+    rng = np.random.default_rng(n)
+    scores = rng.standard_normal(n).astype(np.float32)
+    if kind == "ties":
+        scores = np.round(scores, 1)
+    elif kind == "sparse":
+        scores = np.zeros(n, dtype=np.float32)
+        scores[rng.integers(0, n, 5)] = 1.0
+    elif kind == "negative":
+        scores = -np.abs(scores)
+        scores[::7] = -np.inf
+    for k in (1, 10, 100):
+        expected = np.lexsort((np.arange(n), -scores))[:k]
+        assert top_k(scores, k).tolist() == expected.tolist()
+
+
 def test_top_k_orders_and_breaks_ties_by_row() -> None:
     scores = np.array([0.5, 2.0, 0.5, 1.0], dtype=np.float32)
     assert top_k(scores, 3).tolist() == [1, 3, 0]
