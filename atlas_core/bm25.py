@@ -286,7 +286,7 @@ class KeywordIndex:
         return KeywordResult(rows, scores[rows], tuple(terms))
 
 
-# Block size for the top-k bound below; 512 float32 scores are 2 KiB, one cheap max each.
+# Largest block for the top-k bound below; 512 float32 scores are 2 KiB, one cheap max each.
 _TOPK_BLOCK = 512
 
 
@@ -301,10 +301,12 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     n = scores.shape[0]
     if k <= 0 or n == 0:
         return np.zeros(0, dtype=np.int64)
-    blocks = n // _TOPK_BLOCK
-    if blocks >= 4 * k:
-        full = blocks * _TOPK_BLOCK
-        maxima = scores[:full].reshape(blocks, _TOPK_BLOCK).max(axis=1)
+    # at least 8k blocks keep the bound tight; smaller blocks cost more maxima
+    block = min(_TOPK_BLOCK, n // (8 * k))
+    blocks = n // block if block >= 32 else 0
+    if blocks:
+        full = blocks * block
+        maxima = scores[:full].reshape(blocks, block).max(axis=1)
         if full < n:
             maxima = np.append(maxima, scores[full:].max())
         bound = np.partition(maxima, maxima.size - k)[maxima.size - k]
