@@ -24,6 +24,7 @@ from atlas_core.holder import EngineHolder
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 300
+POLL_MS = 2000
 CLOSE_GRACE_S = 30.0  # old engines are closed this long after a swap, when requests are done
 
 
@@ -179,6 +180,10 @@ class BundleReloader:
                 recursive=False,
                 raise_interrupt=False,
                 ignore_permission_denied=True,
+                # Also wake up now and then: a change made while the watch was being set up, or
+                # on a filesystem without events, is still found by comparing signatures.
+                rust_timeout=POLL_MS,
+                yield_on_timeout=True,
             ):
                 self.check()
         except Exception:

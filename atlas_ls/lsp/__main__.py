@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             server.start_io()
     finally:
+        server.stop_watching()
         loader.shutdown()
     return 0
 

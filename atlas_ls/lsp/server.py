@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -21,9 +22,10 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from atlas_core.holder import EngineHolder
+from atlas_core.reload import BundleReloader
 from atlas_ls.lsp import diagnostics
 from atlas_ls.lsp.documents import DocumentCache, Snapshot, column_from_client, column_to_client
-from atlas_ls.lsp.loading import BundleLoader, LoadResult
+from atlas_ls.lsp.loading import BundleLoader, LoadResult, open_engine
 from atlas_ls.lsp.recognizers import RecognizerSet
 from atlas_ls.lsp.resolve import Resolution, resolve_at
 from atlas_ls.lsp.settings import SECTION, Settings, parse_settings
@@ -99,6 +101,7 @@ class AtlasLanguageServer(LanguageServer):
         self._announced = 0  # the last load seq the client was told about
         self._demo_requested = False
         self._tasks: set[asyncio.Future[Any]] = set()
+        self.reloader: BundleReloader | None = None
 
     # -- engine ---------------------------------------------------------------------------------
 
@@ -153,6 +156,7 @@ class AtlasLanguageServer(LanguageServer):
             self.log(types.MessageType.Info, f"Atlas: loaded {info} in {result.ms:.0f} ms")
             self._end_progress(result.seq, f"Loaded {info}")
             self._refresh_all_diagnostics()
+            self.watch(result.paths)
         else:
             serving = self.holder.engine is not None
             tail = (
@@ -167,6 +171,23 @@ class AtlasLanguageServer(LanguageServer):
             self._end_progress(result.seq, "Failed to load the bundle")
 
     # -- hot reload ------------------------------------------------------------------------------
+
+    def watch(self, paths: Sequence[str]) -> None:
+        """Hot-reload `paths`: a new bundle there (an install's flip, a rebuild) is swapped in."""
+        wanted = [Path(p) for p in paths]
+        if self.reloader is not None:
+            if self.reloader.paths == wanted:
+                return
+            self.reloader.stop()
+        self.reloader = BundleReloader(
+            self.holder, wanted, open_engine, on_event=self.on_reload_event
+        )
+        self.reloader.start()
+
+    def stop_watching(self) -> None:
+        if self.reloader is not None:
+            self.reloader.stop()
+            self.reloader = None
 
     def on_reload_event(self, event: Any) -> None:
         """Report a hot reload to the client; thread-safe, for a watcher on another thread.
