@@ -175,7 +175,7 @@ def write_keyword_index(
     staging.rename(target)
     log.info("keyword index: %d terms, %d chunks, %d entries", len(terms), len(chunks), data.size)
     return {
-        "format": "bm25f-csr-1",
+        "format": INDEX_FORMAT,
         "tokenizer": TOKENIZER_VERSION,
         "k1": float(k1),
         "b": float(b),
@@ -186,6 +186,21 @@ def write_keyword_index(
         "nnz": int(data.size),
         "files": [f"{KEYWORD_DIR}/{name}" for name in FILES],
     }
+
+
+INDEX_FORMAT = "bm25f-csr-1"
+
+
+def check_section(section: Mapping[str, Any]) -> None:
+    """Refuse an index this reader would score wrongly (another layout or tokenizer)."""
+    fmt = section.get("format", INDEX_FORMAT)
+    tokenizer = section.get("tokenizer", TOKENIZER_VERSION)
+    if fmt != INDEX_FORMAT or tokenizer != TOKENIZER_VERSION:
+        raise BundleError(
+            f"keyword index is {fmt!r} with tokenizer {tokenizer!r}; this Atlas reads "
+            f"{INDEX_FORMAT!r} with {TOKENIZER_VERSION!r}",
+            hint="rebuild the bundle with this Atlas (`atlas build`), or upgrade Atlas",
+        )
 
 
 class _BundleLike(Protocol):
@@ -235,6 +250,7 @@ class KeywordIndex:
     def open(cls, bundle: _BundleLike) -> KeywordIndex:
         """Load from an opened bundle (arrays memory-mapped and checked by the bundle reader)."""
         section = dict(bundle.manifest.get("keyword") or {})
+        check_section(section)
         indptr = bundle.array(f"{KEYWORD_DIR}/indptr.npy")
         indices = bundle.array(f"{KEYWORD_DIR}/indices.npy")
         data = bundle.array(f"{KEYWORD_DIR}/data.npy")

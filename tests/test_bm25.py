@@ -8,7 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atlas_core.bm25 import FILES, KeywordIndex, build_matrix, top_k, write_keyword_index
+from atlas_core.bm25 import (
+    FILES,
+    KeywordIndex,
+    build_matrix,
+    check_section,
+    top_k,
+    write_keyword_index,
+)
+from atlas_core.errors import BundleError
 from atlas_core.types import Chunk
 
 
@@ -120,6 +128,15 @@ def test_mask_and_no_match(index: KeywordIndex) -> None:
     assert 0 not in result.rows.tolist()
     assert index.search("zzzunknown", 5).rows.size == 0
     assert index.search("", 5).rows.size == 0
+
+
+def test_other_format_or_tokenizer_is_refused(tmp_path: Path) -> None:
+    section = write_keyword_index(CHUNKS, tmp_path)
+    check_section(section)
+    with pytest.raises(BundleError, match="tokenizer 'atlas-tokens-0'"):
+        check_section({**section, "tokenizer": "atlas-tokens-0"})
+    with pytest.raises(BundleError, match="bm25-per-field"):
+        check_section({**section, "format": "bm25-per-field"})
 
 
 def test_empty_corpus(tmp_path: Path) -> None:
