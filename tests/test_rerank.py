@@ -112,9 +112,73 @@ def test_missing_files_and_unconfigured_rerank(tmp_path: Path, tiny: Path) -> No
         engine.search("widget", rerank=True)
 
 
-def test_explicit_mlx_request_names_the_limit(cross_encoder: Path) -> None:
-    with pytest.raises(BackendUnavailable, match="ONNX Runtime only"):
+def test_mlx_refuses_a_graph_without_a_bert_classifier(cross_encoder: Path) -> None:
+    pytest.importorskip("mlx.core")
+    with pytest.raises(BackendUnavailable, match="'classifier' head") as info:
         load_reranker(cross_encoder, prefer="apple")
+    assert "--prefer cpu" in (info.value.hint or "")
+
+
+def build_bert_cross_encoder(directory: Path) -> Path:
+    """The default MiniLM encoder with a pooler and a classifier head added, as a Hugging Face
+    ...ForSequenceClassification export would have them (random head weights, fixed seed)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    from atlas_core.embed.model_config import default_model_files
+
+    model_path, tokenizer_path, _ = default_model_files()
+    directory.mkdir(parents=True, exist_ok=True)
+    model = onnx.load(str(model_path))
+    graph = model.graph
+    hidden = 384
+    rng = np.random.default_rng(3)
+    graph.initializer.extend(
+        [
+            numpy_helper.from_array(np.array(0, dtype=np.int64), "cls_index"),
+            numpy_helper.from_array(
+                rng.normal(0, 0.1, (hidden, hidden)).astype(np.float32), "pooler_w"
+            ),
+            numpy_helper.from_array(
+                rng.normal(0, 0.1, hidden).astype(np.float32), "inner.pooler.dense.bias"
+            ),
+            numpy_helper.from_array(rng.normal(0, 1.0, (hidden, 1)).astype(np.float32), "cls_w"),
+            numpy_helper.from_array(np.array([0.25], dtype=np.float32), "classifier.bias"),
+        ]
+    )
+    graph.node.extend(
+        [
+            helper.make_node("Gather", ["last_hidden_state", "cls_index"], ["cls"], axis=1),
+            helper.make_node("MatMul", ["cls", "pooler_w"], ["pooled_mm"]),
+            helper.make_node("Add", ["pooled_mm", "inner.pooler.dense.bias"], ["pooled_add"]),
+            helper.make_node("Tanh", ["pooled_add"], ["pooled"]),
+            helper.make_node("MatMul", ["pooled", "cls_w"], ["logits_mm"]),
+            helper.make_node("Add", ["logits_mm", "classifier.bias"], ["logits"]),
+        ]
+    )
+    del graph.output[:]
+    graph.output.append(helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1]))
+    onnx.save(model, str(directory / "model.onnx"))
+    (directory / "tokenizer.json").write_bytes(tokenizer_path.read_bytes())
+    (directory / "atlas_reranker.json").write_text(json.dumps({"max_length": 128}))
+    return directory
+
+
+def test_mlx_cross_encoder_matches_onnx_runtime(tmp_path: Path) -> None:
+    pytest.importorskip("mlx.core")
+    directory = build_bert_cross_encoder(tmp_path / "minilm-ce")
+    passages = [
+        "Assets are created with a POST request that names the domain and the type.",
+        "A session cookie expires after thirty minutes without activity.",
+        "Workflows run Groovy scripts with beans for the asset being changed.",
+        "x",
+    ]
+    onnx_scores = load_reranker(directory, prefer="cpu").score("how to add an asset", passages)
+    mlx = load_reranker(directory, prefer="apple")
+    assert mlx.backend == "mlx"
+    mlx_scores = mlx.score("how to add an asset", passages)
+    assert np.ptp(onnx_scores) > 0.1  # the head tells the passages apart
+    np.testing.assert_allclose(mlx_scores, onnx_scores, atol=0.05 * np.ptp(onnx_scores))
+    assert np.argsort(mlx_scores).tolist() == np.argsort(onnx_scores).tolist()
 
 
 def test_cli_rerank_uses_env_directory(tiny: Path, cross_encoder: Path) -> None:
