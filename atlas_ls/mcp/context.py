@@ -7,18 +7,21 @@ on the one they started with. The docs mirror follows the engine unless ``--mirr
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.holder import EngineHolder
+from atlas_core.reload import BundleReloader, ReloadEvent
 from atlas_ls.mcp._sdk import Context, ToolError, connection_key, send_log
 from atlas_ls.mcp.mirror import DocMeta, Mirror
 from atlas_ls.mcp.options import ServerOptions
@@ -53,6 +56,8 @@ class AppContext:
     # The latest session of each connection, for notifications that belong to no request (a
     # reload, a failure); bounded, oldest dropped first.
     sessions: dict[int, Any] = field(default_factory=dict)
+    paths: list[Path] = field(default_factory=list)  # the bundle paths served (hot reload watches)
+    reloader: BundleReloader | None = None
     _mirror_cache: tuple[object, Mirror] | None = None
 
     # --- the engine -------------------------------------------------------------------------
@@ -69,6 +74,7 @@ class AppContext:
                 list(self.options.bundles) or None, allow_demo=self.options.mirror is None
             )
             engine = Engine.open(resolved)
+            self.paths = [Path(p) for p in resolved]
         except AtlasError as exc:
             self.load_error = exc
             self.holder.last_error = exc.one_line()
@@ -107,6 +113,37 @@ class AppContext:
                 "the filesystem tools work with --mirror DIR alone",
             )
         return engine
+
+    # --- hot reload ---------------------------------------------------------------------------
+
+    def watch(self) -> None:
+        """Hot-reload the served bundles: a new one there is verified and swapped in."""
+        if not self.paths or self.reloader is not None:
+            return
+        from atlas_core.engine import Engine
+
+        loop = asyncio.get_running_loop()
+
+        def on_event(event: ReloadEvent) -> None:  # on the watcher's thread
+            asyncio.run_coroutine_threadsafe(self.report_reload(event), loop)
+
+        self.reloader = BundleReloader(self.holder, self.paths, Engine.open, on_event=on_event)
+        self.reloader.start()
+
+    async def report_reload(self, event: ReloadEvent) -> None:
+        if event.kind == "loaded":
+            self.reloaded_at = utc_now()
+            self.load_ms = event.ms
+            await self.broadcast("info", f"{event.message} in {event.ms:.0f} ms")
+        elif event.kind == "failed":
+            await self.broadcast("error", event.message)
+        else:
+            await self.broadcast("info", event.message)
+
+    def stop_watching(self) -> None:
+        if self.reloader is not None:
+            self.reloader.stop()
+            self.reloader = None
 
     # --- the mirror -------------------------------------------------------------------------
 

@@ -140,6 +140,7 @@ def _lifespan(
             try:
                 yield app
             finally:
+                app.stop_watching()
                 tasks.cancel_scope.cancel()
         engine = app.holder.engine
         if engine is not None:
@@ -155,6 +156,8 @@ async def _load(app: AppContext) -> None:
         app.ready.set()
     if app.holder.engine is None:
         await app.broadcast("error", f"no docs bundle loaded: {app.holder.last_error}")
+    else:
+        app.watch()
 
 
 class _Middleware:
