@@ -3,7 +3,8 @@
 `Engine.open` reads only manifests. Each capability loads what it needs on first use: the identifier
 table for lookup and symbols, the chunk table and keyword index for keyword search, the vectors and
 the embedding model for vector search. Lookup therefore never imports the embedding stack,
-onnxruntime, pyarrow or scipy, and this module imports nothing heavy at import time.
+onnxruntime or scipy, nor the keyword and vector modules, and this module imports nothing heavy at
+import time.
 
 Several bundles can be opened together (Collibra's docs beside a team's own): each is searched on
 its own and the answers are merged by score, each tagged with its bundle's name.
@@ -21,9 +22,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.chunk_columns import ChunkTable
 from atlas_core.errors import BundleError, ModelError, QueryError
+from atlas_core.query import (
+    CONTROL_CHARS,
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+    check_mode,
+    clamp_count,
+    clean_query,
+    looks_like_identifier,
+    make_snippet,
+)
 from atlas_core.types import (
-    SEARCH_MODES,
     BundleInfo,
     Candidate,
     Chunk,
@@ -41,15 +53,20 @@ if TYPE_CHECKING:
     from atlas_core.rerank import Reranker
     from atlas_core.symbols import IdentifierIndex
 
+__all__ = [
+    "MAX_LIMIT",
+    "MAX_QUERY_CHARS",
+    "MAX_TOP_K",
+    "Engine",
+    "SearchSettings",
+    "clamp_count",
+    "looks_like_identifier",
+    "make_snippet",
+]
+
 log = logging.getLogger(__name__)
 
-MAX_TOP_K = 100  # every list a client can receive is bounded
-MAX_LIMIT = 100
-MAX_QUERY_CHARS = 1000  # past this a query is a pasted document; the model reads ~256 tokens anyway
-SNIPPET_CHARS = 320
 RERANK_ENV = "ATLAS_RERANKER"
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _WORD = re.compile(r"\w+")
 
 
@@ -77,185 +94,6 @@ class SearchSettings:
     rerank_depth: int = 30  # candidates the cross-encoder re-scores
 
 
-def clean_query(query: object) -> str:
-    """A query as the engine searches it: printable, single-spaced, bounded; else QueryError."""
-    if not isinstance(query, str):
-        raise QueryError(
-            f"query must be text, got {type(query).__name__}", hint="pass the words to search for"
-        )
-    text = " ".join(_CONTROL.sub(" ", query).split())
-    if not text:
-        raise QueryError("empty query", hint="type a few words or an identifier to search for")
-    if len(text) > MAX_QUERY_CHARS:
-        cut = text.rfind(" ", 0, MAX_QUERY_CHARS)
-        text = text[: cut if cut > MAX_QUERY_CHARS // 2 else MAX_QUERY_CHARS]
-        log.info("query truncated to %d characters", len(text))
-    return text
-
-
-_IDENTIFIER_WORD = re.compile(
-    r"[a-z0-9][A-Z]"  # camelCase
-    r"|\w_\w"  # snake_case
-    r"|\w[./]\w|^/|[{}<>]"  # dotted names, paths, path parameters
-)
-
-
-def looks_like_identifier(text: str) -> bool:
-    """A query of one or two words, at least one spelled like code rather than prose."""
-    words = text.split()
-    return 0 < len(words) <= 2 and any(_IDENTIFIER_WORD.search(w) for w in words)
-
-
-def check_mode(mode: object) -> str:
-    if mode not in SEARCH_MODES:
-        raise QueryError(
-            f"unknown search mode {mode!r}", hint=f"use one of: {', '.join(SEARCH_MODES)}"
-        )
-    return str(mode)
-
-
-def clamp_count(value: object, name: str, maximum: int) -> int:
-    """1..maximum; a non-integer or a value below 1 is a QueryError, above the maximum is cut."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise QueryError(f"{name} must be a whole number, got {value!r}", hint=f"e.g. {name}=10")
-    if value < 1:
-        raise QueryError(f"{name} must be at least 1, got {value}", hint=f"e.g. {name}=10")
-    return min(value, maximum)
-
-
-def make_snippet(text: str, words: Sequence[str], limit: int = SNIPPET_CHARS) -> str:
-    """A bounded excerpt of `text`, starting near the first query word it contains."""
-    body_text = text.lstrip()
-    if body_text.startswith("#"):
-        # the heading is shown beside the snippet already
-        body_text = body_text.partition("\n")[2]
-    flat = " ".join(body_text.split())
-    if len(flat) <= limit:
-        return flat
-    lower = flat.lower()
-    positions = [p for w in words if len(w) > 2 and (p := lower.find(w)) >= 0]
-    start = 0
-    if positions:
-        start = max(0, min(positions) - limit // 4)
-        space = flat.rfind(" ", 0, start)
-        start = space + 1 if start and space > start - 30 else start
-        start = min(start, max(0, len(flat) - limit))
-    body = flat[start : start + limit]
-    end_space = body.rfind(" ")
-    if start + limit < len(flat) and end_space > limit * 2 // 3:
-        body = body[:end_space]
-    return ("…" if start > 0 else "") + body + ("…" if start + len(body) < len(flat) else "")
-
-
-class _ChunkTable:
-    """The columns of chunks.parquet the engine needs, as Python lists plus a few numpy arrays."""
-
-    COLUMNS = (
-        "chunk_id",
-        "file",
-        "publication",
-        "title",
-        "heading",
-        "anchor",
-        "url",
-        "line_start",
-        "line_end",
-        "text",
-        "embed_text",
-        "is_code",
-        "cluster_tags",
-        "token_count",
-    )
-
-    def __init__(self, source: Any) -> None:
-        import numpy as np
-
-        columns = _to_columns(source)
-        n = len(columns["chunk_id"])
-        self.n = n
-        self.cols: dict[str, list[Any]] = {
-            name: list(columns.get(name) or [_default(name)] * n) for name in self.COLUMNS
-        }
-        self.file_ids: dict[str, int] = {}
-        file_codes = [self.file_ids.setdefault(f, len(self.file_ids)) for f in self.cols["file"]]
-        self.file_code = np.asarray(file_codes, dtype=np.int64)
-        self.is_code = np.asarray([bool(v) for v in self.cols["is_code"]], dtype=bool)
-        self.by_id: dict[str, int] | None = None
-        self._masks: dict[tuple[str, str, bool], np.ndarray | None] = {}
-
-    def mask(self, filters: SearchFilters) -> np.ndarray | None:
-        """Rows allowed by the filters, or None when every row is."""
-        import numpy as np
-
-        key = (
-            (filters.publication or "").strip().lower(),
-            (filters.section or "").strip().lstrip("/"),
-            bool(filters.code_only),
-        )
-        if key in self._masks:
-            return self._masks[key]
-        publication, section, code_only = key
-        mask: np.ndarray | None = None
-        if publication:
-            pubs = self.cols["publication"]
-            mask = np.fromiter((p.lower() == publication for p in pubs), dtype=bool, count=self.n)
-        if section:
-            allowed = np.array([f.startswith(section) for f in self.file_ids], dtype=bool).reshape(
-                -1
-            )
-            by_file = allowed[self.file_code] if self.n else np.zeros(0, bool)
-            mask = by_file if mask is None else mask & by_file
-        if code_only:
-            mask = self.is_code.copy() if mask is None else mask & self.is_code
-        if len(self._masks) < 64:
-            self._masks[key] = mask
-        return mask
-
-    def row_of(self, chunk_id: str) -> int | None:
-        if self.by_id is None:
-            self.by_id = {cid: i for i, cid in enumerate(self.cols["chunk_id"])}
-        return self.by_id.get(chunk_id)
-
-    def chunk(self, row: int) -> Chunk:
-        c = self.cols
-        return Chunk(
-            chunk_id=c["chunk_id"][row],
-            file=c["file"][row],
-            publication=c["publication"][row],
-            title=c["title"][row],
-            heading=c["heading"][row],
-            anchor=c["anchor"][row] or "",
-            url=c["url"][row] or "",
-            line_start=int(c["line_start"][row] or 0),
-            line_end=int(c["line_end"][row] or 0),
-            text=c["text"][row] or "",
-            embed_text=c["embed_text"][row] or "",
-            is_code=bool(c["is_code"][row]),
-            cluster_tags=tuple(c["cluster_tags"][row] or ()),
-            token_count=int(c["token_count"][row] or 0),
-        )
-
-
-def _default(name: str) -> Any:
-    if name in ("line_start", "line_end", "token_count"):
-        return 0
-    if name == "is_code":
-        return False
-    if name == "cluster_tags":
-        return ()
-    return ""
-
-
-def _to_columns(source: Any) -> dict[str, list[Any]]:
-    """Accept what `Bundle.chunks()` returns: a pyarrow Table, a dict of columns or Chunk objects."""
-    if hasattr(source, "to_pydict"):
-        return source.to_pydict()
-    if isinstance(source, dict):
-        return {k: list(v) for k, v in source.items()}
-    rows = list(source)
-    return {name: [getattr(r, name) for r in rows] for name in _ChunkTable.COLUMNS}
-
-
 @dataclass(eq=False)
 class _Part:
     """One opened bundle and whatever of it has been loaded so far."""
@@ -265,17 +103,17 @@ class _Part:
     prefer: str | None
     opened_ms: float
     lock: threading.RLock = field(default_factory=threading.RLock)
-    _table: _ChunkTable | None = None
+    _table: ChunkTable | None = None
     _keyword: KeywordIndex | None = None
     _dense: DenseIndex | None = None
     _embedder: Any = None
     _ids: IdentifierIndex | None = None
 
-    def table(self) -> _ChunkTable:
+    def table(self) -> ChunkTable:
         if self._table is None:
             with self.lock:
                 if self._table is None:
-                    self._table = _ChunkTable(self.bundle.chunks())
+                    self._table = ChunkTable(self.bundle.chunks())
         return self._table
 
     def keyword(self) -> KeywordIndex:
@@ -510,7 +348,7 @@ class Engine:
             rows_list, scores.tolist(), files, headings, penalty=self.settings.file_penalty
         )
 
-    def _tag_factors(self, table: _ChunkTable, rows: list[int], text: str) -> np.ndarray:
+    def _tag_factors(self, table: ChunkTable, rows: list[int], text: str) -> np.ndarray:
         import numpy as np
 
         from atlas_core.tokenize import query_terms
@@ -568,7 +406,7 @@ class Engine:
             raise QueryError(
                 "empty identifier", hint="pass an endpoint, operation, type or JSON key name"
             )
-        text = _CONTROL.sub(" ", identifier).strip()[:MAX_QUERY_CHARS]
+        text = CONTROL_CHARS.sub(" ", identifier).strip()[:MAX_QUERY_CHARS]
         limit = clamp_count(limit, "limit", MAX_LIMIT)
         merged: list[tuple[int, Candidate]] = []
         multi = len(self._parts) > 1
@@ -582,7 +420,7 @@ class Engine:
         """Workspace-symbol search: identifiers and headings fuzzy-matched, best first."""
         if not isinstance(query, str):
             raise QueryError(f"symbol query must be text, got {type(query).__name__}")
-        text = _CONTROL.sub(" ", query).strip()[:MAX_QUERY_CHARS]
+        text = CONTROL_CHARS.sub(" ", query).strip()[:MAX_QUERY_CHARS]
         limit = clamp_count(limit, "limit", MAX_LIMIT)
         merged: list[tuple[int, Symbol]] = []
         multi = len(self._parts) > 1
@@ -601,7 +439,7 @@ class Engine:
     def endpoints(self, prefix: str = "", limit: int = 50) -> list[Candidate]:
         """Endpoints whose path starts with `prefix` (for completion), at most `limit`."""
         limit = clamp_count(limit, "limit", MAX_LIMIT)
-        text = _CONTROL.sub(" ", prefix or "").strip()[:MAX_QUERY_CHARS]
+        text = CONTROL_CHARS.sub(" ", prefix or "").strip()[:MAX_QUERY_CHARS]
         out: list[Candidate] = []
         multi = len(self._parts) > 1
         for part in self._parts:
