@@ -1,24 +1,39 @@
 """Identifier entries found in one markdown page.
 
-Endpoint mentions (`GET /path`), the Python-client method tables with their parameter sections,
-Java/Groovy types and beans, Import API JSON keys, CLI commands, GraphQL names and every H1-H3
-heading, each tied to the file, line and section that documents it.
+Endpoint mentions (`GET /path`, GraphQL endpoint URLs), operation tables (the Python-client
+method tables with their parameter sections, and any table row pairing an operation name with an
+endpoint), operation names in prose, Java/Groovy types and beans, Import API JSON keys, CLI
+commands, GraphQL names and every H1-H3 heading, each tied to the file, line and section that
+documents it, with a weight saying how much that section is about it.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from atlas_core.identifier_normalize import STOPWORDS, strip_path
-from atlas_core.identifier_scan import Scan, Section, bound
+from atlas_core.code_names import (
+    TYPE_RE,
+    TYPE_SUFFIXES,
+    cli_page_command,
+    graphql_names,
+    java_names,
+    shell_command,
+)
+from atlas_core.identifier_normalize import strip_path
+from atlas_core.identifier_scan import LONG_LINE, Scan, Section, bound
 from atlas_core.types import Document, IdentifierEntry, Param
-
-# Extraction from one document.
 
 METHOD_ALT = "GET|POST|PUT|PATCH|DELETE"
 ENDPOINT_RE = re.compile(
     rf"(?<![\w/])[*`]*\b({METHOD_ALT})\b[*`]*[ \t]+`?((?:https?://[^\s/`]+|\$?\{{\w+\}})?/[\w{{}}\-./:<>$%]*[\w}}>])"
+)
+# A GraphQL endpoint is named by its URL alone ("https://<host>/graphql/knowledgeGraph/v1"); the
+# protocol posts every query to it.
+_GRAPHQL_URL_RE = re.compile(
+    r"(?<![\w.-])(?:https?://[^\s/`'\"]+|<[^>\s]+>|\{\{?\w+\}?\}|\$\{\w+\})?"
+    r"(/graphql(?:/[\w.-]*\w)*)(?![\w/])"
 )
 _CLIENT_ROW_RE = re.compile(
     rf"^\s*\[\*\*(\w+)\*\*\]\([^)#]*#?([^)]*)\)\s*\|\s*\*\*({METHOD_ALT})\*\*\s+(\S+)\s*\|\s*(.*?)\s*\|?\s*$"
@@ -26,59 +41,72 @@ _CLIENT_ROW_RE = re.compile(
 _PARAM_ROW_RE = re.compile(r"^\s*\*\*(\w+)\*\*\s*\|\s*(.*?)\|\s*(.*?)\|\s*(.*)$")
 _SIGNATURE_RE = re.compile(r"^>\s*([\w\[\]]+)\s+\w+\(")
 _RETURN_RE = re.compile(r"\[\*\*([\w\[\]]+)\*\*\]")
-_TYPE_SUFFIXES = (
-    "Api|Request|Response|Service|Command|Bean|Impl|Config|Configuration|Client|Builder|"
-    "Exception|Listener|Delegate|Filter|Order|Fragment|Reference|Factory|Manager|Helper|Util|Utils"
+_LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# camelCase or snake_case; each hump starts at its capital, so matching cannot backtrack.
+_OPERATION_CELL_RE = re.compile(r"[a-z][a-z0-9]*(?:(?:[A-Z][a-z0-9]*)+|(?:_[a-z0-9]+)+)")
+_API_VERBS = (
+    "get|find|add|create|change|update|remove|delete|list|search|import|export|start|cancel"
 )
-_TYPE_RE = re.compile(rf"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*(?:{_TYPE_SUFFIXES}))\b")
-_BEAN_CALL_RE = re.compile(r"\b([a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)*(?:Api|Service))\.([a-z]\w*)\b")
-_STATIC_CALL_RE = re.compile(
-    r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\.(builder|newBuilder|of|from)\s*\("
+# An API verb and at least one more hump, not inside a path, URL, query string or quoted key:
+# plain English never capitalises inside a word, so this is an operation written without code
+# formatting ("call getEventResourceId on the event bean").
+_OPERATION_WORD_RE = re.compile(
+    rf"(?<![\w/$&=?\"'{{<-])((?:{_API_VERBS})(?:[A-Z][a-z0-9]*)+)(?![\w/\"'=-])"
 )
-_JAVA_IMPORT_RE = re.compile(r"^\s*import\s+(?:static\s+)?[\w.]*\.([A-Z]\w+)\s*;?\s*$")
-_NEW_RE = re.compile(r"\bnew\s+([A-Z][A-Za-z0-9]+)\s*[(<]")
+_URL_OR_QUERY_RE = re.compile(r"\S+://\S+|[?&][\w.\[\]-]+=[^\s&`]*")
 _INLINE_CODE_RE = re.compile(r"`([^`\n]{2,80})`")
 _JSON_KEY_RE = re.compile(r'"([A-Za-z_][\w.-]{1,60})"\s*:')
 _RESOURCE_TYPE_RE = re.compile(r'"resourceType"\s*:\s*"([A-Za-z]\w*)"')
 _CAMEL_WORD_RE = re.compile(r"\b([a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+)\b")
 PASCAL_RE = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
-_CLI_LINE_RE = re.compile(
-    r"^(?:\$\s+)?([a-z][\w.-]*(?:[ \t]+[a-z][a-z0-9-]*){0,3})(?:[ \t]+-{1,2}[\w-].*)?$"
-)
-_SHELL_TEXT = (
-    "cd ls cp mv rm mkdir chmod chown sudo export echo cat touch git go pip npm npx curl wget "
-    "source set unset python python3 java docker kubectl tar unzip which brew apt apt-get"
-)
-_SHELL_SKIP = frozenset(_SHELL_TEXT.split())
-_GRAPHQL_OP_RE = re.compile(
-    r"^\s*(query|mutation|subscription|fragment|type|input|enum|interface)\s+([A-Za-z_]\w*)"
-)
-_GRAPHQL_TYPE_REF_RE = re.compile(r"(?:Returns|-)\s+\[?([A-Z][A-Za-z0-9]+)\]?!?")
-_GRAPHQL_FIELD_RE = re.compile(r"^\s*(?:\.\.\.)?([a-z][A-Za-z0-9_]*)\s*(?:[({]|$)")
-_GRAPHQL_SPREAD_RE = re.compile(r"\.\.\.\s*([A-Z]\w+)|\$\w+\s*:\s*\[?([A-Z]\w+)")
+# Kinds named by one word, whose mentions can be counted to tell which section documents them.
+_WEIGHTED_KINDS = frozenset({"operation", "schema", "type", "json_key", "graphql"})
+_SHELL_LANGS = ("bash", "sh", "shell", "console", "zsh", "powershell")
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One entry of a page, with what ranks it against entries of the same name elsewhere."""
+
+    entry: IdentifierEntry
+    weight: int = 0  # Scan.weight of its section: how much that section is about the name
+    mention: bool = False  # named in plain prose or a call: kept where nothing documents it better
 
 
 class _Collector:
-    """Entries of one document, deduplicated by (kind, name)."""
+    """Entries of one page, one per (kind, name); a plain mention moves to a later section of
+    the page that is more about the name."""
 
     def __init__(self, doc: Document, scan: Scan) -> None:
         self.doc = doc
         self.scan = scan
-        self.entries: dict[tuple[str, str, int], IdentifierEntry] = {}
+        self.found: dict[tuple[str, str, int], Found] = {}
+        self.pinned: set[tuple[str, str, int]] = set()  # added with fields: a documented place
 
-    def add(self, name: str, kind: str, line: int, **fields: Any) -> None:
+    def add(self, name: str, kind: str, line: int, *, mention: bool = False, **fields: Any) -> None:
         name = name.strip()
+        if not name:
+            return
         # Headings repeat legitimately ("Parameters" under every operation); names do not.
         key = (kind, name, line if kind == "heading" else 0)
-        if not name or key in self.entries:
-            return
+        weight = self.scan.weight(name, line) if kind in _WEIGHTED_KINDS else 0
+        old = self.found.get(key)
+        if old is not None:
+            if key in self.pinned:
+                return
+            promoted = old.mention and not mention
+            if not (promoted or (not fields and weight > old.weight)):
+                return
+            mention = mention and old.mention
+        if fields:
+            self.pinned.add(key)
         section = self.scan.section_at(line)
         anchor = fields.pop("anchor", None)
         if anchor is None:
             anchor = section.anchor if section else ""
         summary = fields.pop("summary", "") or (section.summary if section else "")
         url = self.doc.url + (f"#{anchor}" if anchor and self.doc.url else "")
-        self.entries[key] = IdentifierEntry(
+        entry = IdentifierEntry(
             name=name,
             kind=kind,
             file=self.doc.path,
@@ -89,6 +117,7 @@ class _Collector:
             publication=self.doc.publication,
             **fields,
         )
+        self.found[key] = Found(entry, weight, mention)
 
 
 def _is_publication(doc: Document, *words: str) -> bool:
@@ -143,7 +172,7 @@ def _section_params(
     return tuple(params), request, response
 
 
-def extract_document(doc: Document, scan: Scan | None = None) -> list[IdentifierEntry]:
+def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
     """Identifier entries found in one document's markdown (`scan`: its scan, when made already)."""
     scan = scan or Scan(doc.text, doc.title)
     out = _Collector(doc, scan)
@@ -160,49 +189,119 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Identifier
     programs: set[str] = set()
     for i, line in enumerate(scan.lines):
         lineno = i + 1
+        code = scan.in_code[i]
         row = _CLIENT_ROW_RE.match(line)
         if row:
             _client_row(out, scan, row, lineno)
             continue
-        for m in ENDPOINT_RE.finditer(line):
-            _, template = strip_path(m.group(2).rstrip(".,;:)"))
-            if template != "/":
-                out.add(
-                    f"{m.group(1)} {template}", "endpoint", lineno, method=m.group(1), path=template
-                )
-        code = scan.in_code[i]
+        table_row = not code and line.count("|") >= 2 and len(line) <= LONG_LINE
+        if table_row and _operation_row(out, line, lineno):
+            continue
+        _endpoints(out, line, lineno)
+        if len(line) > LONG_LINE:
+            continue  # a pasted spec or minified JSON: a schema dump, not names the page documents
         if not is_graphql:
             for text in [line] if code else _INLINE_CODE_RE.findall(line):
-                _java_names(out, text, lineno)
-        # A minified spec pasted into a page is a schema dump, not import-file keys.
-        if is_import and (code or '"' in line) and len(line) < 2000:
+                for name, kind in java_names(text):
+                    out.add(name, kind, lineno)
+            if not code:
+                # Type-shaped names in plain prose ("uses a different kind of ViewConfig, called
+                # TableViewConfig") are as much a type's documentation as backticked ones.
+                for name in TYPE_RE.findall(_INLINE_CODE_RE.sub(" ", line)):
+                    out.add(name, "type", lineno, mention=True)
+        calls = _operation_words(out, line, lineno, code=code, calls_only=code or is_import)
+        if is_import and (code or '"' in line):
             for key in _JSON_KEY_RE.findall(line):
                 out.add(key, "json_key", lineno)
             for value in _RESOURCE_TYPE_RE.findall(line):
                 out.add(value, "json_key", lineno)
         if is_import and not code:
-            # Option names in prose and parameter tables: "the continueOnError parameter".
-            for word in _CAMEL_WORD_RE.findall(line):
-                out.add(word, "json_key", lineno)
+            # Option names in prose and parameter tables: "the continueOnError parameter". A
+            # query string or URL in the line names request parameters, not import-file keys.
+            for word in _CAMEL_WORD_RE.findall(_URL_OR_QUERY_RE.sub(" ", line)):
+                if word not in calls:
+                    out.add(word, "json_key", lineno)
         if is_cli and not code:
-            _cli_line(out, line.strip(), lineno, programs)
+            out.add(cli_page_command(line.strip(), programs), "cli", lineno)
         if is_graphql:
-            _graphql_line(out, line, lineno)
+            for name in graphql_names(line):
+                out.add(name, "graphql", lineno)
     for block in scan.blocks:
-        if block.lang in ("bash", "sh", "shell", "console", "zsh", "powershell") or (
-            is_cli and not block.lang
-        ):
+        if block.lang in _SHELL_LANGS or (is_cli and not block.lang):
             for n, line in enumerate(block.lines):
-                _cli_shell(out, line.strip(), block.start + n)
-        if block.lang == "json":
+                out.add(shell_command(line.strip()), "cli", block.start + n)
+        if block.lang == "json" and is_import:
             for n, line in enumerate(block.lines):
                 for key in _JSON_KEY_RE.findall(line):
-                    if is_import:
-                        out.add(key, "json_key", block.start + n)
+                    out.add(key, "json_key", block.start + n)
         if block.lang in ("graphql", "gql"):
             for n, line in enumerate(block.lines):
-                _graphql_line(out, line, block.start + n)
-    return list(out.entries.values())
+                for name in graphql_names(line):
+                    out.add(name, "graphql", block.start + n)
+    return list(out.found.values())
+
+
+def _endpoints(out: _Collector, line: str, lineno: int) -> None:
+    for m in ENDPOINT_RE.finditer(line):
+        _, template = strip_path(m.group(2).rstrip(".,;:)"))
+        if template != "/":
+            out.add(
+                f"{m.group(1)} {template}", "endpoint", lineno, method=m.group(1), path=template
+            )
+    if "/graphql" in line:
+        for m in _GRAPHQL_URL_RE.finditer(line):
+            _, template = strip_path(m.group(1))
+            out.add(f"POST {template}", "endpoint", lineno, method="POST", path=template)
+
+
+def _operation_words(
+    out: _Collector, line: str, lineno: int, *, code: bool, calls_only: bool
+) -> set[str]:
+    """Operation names written without code formatting; returns those shaped like a call or a
+    request (`x.getFoo`, `getFoo(`, `findAssets?tagNames=`). In code and on Import API pages
+    (where a bare camelCase word is an import-file key) only those count."""
+    calls: set[str] = set()
+    for m in _OPERATION_WORD_RE.finditer(line):
+        after = line[m.end() : m.end() + 1]
+        called = after in ("(", "?") or line[m.start() - 1 : m.start()] == "."
+        if called:
+            calls.add(m.group(1))
+        if called or not calls_only:
+            out.add(m.group(1), "operation", lineno, mention=True)
+    return calls
+
+
+def _operation_cell(cell: str) -> str:
+    """The operation a table cell names (`findAssets`, [**find_assets**](...)), or ""."""
+    if len(cell) > 200:
+        return ""
+    text = _LINK_RE.sub(r"\1", cell).strip().strip("*`").strip()
+    text = text.removesuffix("()")
+    return text if _OPERATION_CELL_RE.fullmatch(text) else ""
+
+
+def _operation_row(out: _Collector, line: str, lineno: int) -> bool:
+    """A table row that pairs an operation name with its endpoint (``| `findAssets` | `GET
+    /assets` | Find assets |``, or a client README row led by its class); False if it is not."""
+    endpoint = ENDPOINT_RE.search(line)
+    if not endpoint:
+        return False
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    op = next((name for c in cells if (name := _operation_cell(c))), "")
+    if not op:
+        return False
+    method = endpoint.group(1)
+    _, template = strip_path(endpoint.group(2).rstrip(".,;:)"))
+    described = [c for c in cells if " " in c and not ENDPOINT_RE.search(c)]
+    fields = dict(
+        method=method,
+        path=template,
+        operation_id=op,
+        summary=described[-1].strip("*` ") if described else "",
+    )
+    out.add(f"{method} {template}", "endpoint", lineno, **fields)
+    out.add(op, "operation", lineno, **fields)
+    return True
 
 
 def _heading_type(out: _Collector, s: Section) -> None:
@@ -211,7 +310,7 @@ def _heading_type(out: _Collector, s: Section) -> None:
     if PASCAL_RE.match(name):
         kind = (
             "type"
-            if re.search(rf"(?:{_TYPE_SUFFIXES})$", name) and name.endswith("Api")
+            if re.search(rf"(?:{TYPE_SUFFIXES})$", name) and name.endswith("Api")
             else "schema"
         )
         out.add(name, kind, s.line, anchor=s.anchor, summary=s.summary)
@@ -239,67 +338,3 @@ def _client_row(out: _Collector, scan: Scan, row: re.Match[str], lineno: int) ->
     )
     out.add(f"{method} {template}", "endpoint", line, **fields)
     out.add(op, "operation", line, **fields)
-
-
-def _java_names(out: _Collector, text: str, lineno: int) -> None:
-    for bean, member in _BEAN_CALL_RE.findall(text):
-        out.add(bean[0].upper() + bean[1:], "type", lineno)
-        out.add(member, "operation", lineno)
-    for cls, _ in _STATIC_CALL_RE.findall(text):
-        out.add(cls, "type", lineno)
-    for pattern in (_JAVA_IMPORT_RE, _NEW_RE):
-        for cls in pattern.findall(text):
-            out.add(cls, "type", lineno)
-    for cls in _TYPE_RE.findall(text):
-        out.add(cls, "type", lineno)
-
-
-def _cli_shell(out: _Collector, line: str, lineno: int) -> None:
-    line = line.removeprefix("$ ").strip()
-    if not line or line.startswith("#"):
-        return
-    words = []
-    for word in line.split():
-        if not re.fullmatch(r"[a-z][a-z0-9._-]*", word) or len(words) >= 3:
-            break
-        words.append(word)
-    if not words or words[0] in _SHELL_SKIP or "=" in words[0]:
-        return
-    if len(words) > 1 or "-" in words[0]:
-        out.add(" ".join(words), "cli", lineno)
-
-
-def _cli_line(out: _Collector, line: str, lineno: int, programs: set[str]) -> None:
-    """A command named on its own line of a CLI page (`full-sync`, `collibra data-contract init`)."""
-    if not line:
-        return
-    m = _CLI_LINE_RE.match(line) if len(line) <= 80 else None
-    words = m.group(1).split() if m else []
-    if not m:
-        # "collibra data-contract draft Generate a new ..." : a known program then its subcommand.
-        lead = re.match(r"^([a-z][\w-]*(?:\s+[a-z][a-z0-9-]*){1,3})\s+[A-Z]", line)
-        if not lead or lead.group(1).split()[0] not in programs:
-            return
-        words = lead.group(1).split()
-    if words[0] in STOPWORDS or words[0] in _SHELL_SKIP:
-        return
-    if len(words) == 1 and "-" not in words[0]:
-        return
-    if len(words) > 3 and not any("-" in w for w in words) and words[0] not in programs:
-        return
-    if len(words) > 1:
-        programs.add(words[0])
-    out.add(" ".join(words), "cli", lineno)
-
-
-def _graphql_line(out: _Collector, line: str, lineno: int) -> None:
-    m = _GRAPHQL_OP_RE.match(line)
-    if m:
-        out.add(m.group(2), "graphql", lineno)
-    for name in _GRAPHQL_TYPE_REF_RE.findall(line):
-        out.add(name, "graphql", lineno)
-    for spread, variable_type in _GRAPHQL_SPREAD_RE.findall(line):
-        out.add(spread or variable_type, "graphql", lineno)
-    f = None if m else _GRAPHQL_FIELD_RE.match(line)
-    if f and len(f.group(1)) > 1 and f.group(1) not in STOPWORDS and len(line.strip()) < 60:
-        out.add(f.group(1), "graphql", lineno)

@@ -1,5 +1,6 @@
 """One pass over a markdown page for the identifier extractors: its H1-H3 sections with their
-anchors and first paragraph, its code blocks, and which lines are code.
+anchors and first paragraph, its code blocks, which lines are code, and how much a section is
+about a given name (which ranks the pages that document one name).
 
 Fences, headings and anchors come from `atlas_core.markdown_outline`, the chunker's own scan, so
 an entry's line and anchor agree with the chunk that holds it.
@@ -14,6 +15,13 @@ from dataclasses import dataclass
 from atlas_core.markdown_outline import fence_ids, scan_headings
 
 SUMMARY_CHARS = 400
+# Lines longer than this are pasted specs or minified JSON: no evidence of documentation.
+LONG_LINE = 2000
+_HEADING_WEIGHT = 8
+_DEFINITION_WEIGHT = 4
+_CODE_WEIGHT = 2
+_DEFINING_WORDS = frozenset({"class", "interface", "type", "input", "enum", "record", "schema"})
+_COMMENT_RE = re.compile(r"^\s*(?:#|//|/?\*|--)")
 # Markdown structure: headings, anchors, sections and their first paragraph.
 
 _FENCE_LANG_RE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})\s*([\w+-]*)")
@@ -67,6 +75,7 @@ class Scan:
                 Section(h.level, h.text, h.line + 1, h.anchor, self._summary(h.end, end))
             )
         self._starts = [s.line for s in self.sections]
+        self._weights: dict[tuple[str, int], int] = {}
 
     def _summary(self, head: int, end: int, skip: str = "") -> str:
         """The first prose paragraph after line index `head`, bounded to SUMMARY_CHARS."""
@@ -92,11 +101,75 @@ class Scan:
         i = bisect.bisect_right(self._starts, line) - 1
         return self.sections[i] if i >= 0 else (self.sections[0] if self.sections else None)
 
+    def weight(self, name: str, line: int) -> int:
+        """How much the section holding 1-based `line` is about `name`: each mention in its
+        heading counts 8, where the name is defined (a JSON/YAML key, `class Name`, `type Name`)
+        4, in code 2, in prose or a code comment 1. A page that defines and shows a type outranks
+        one that names it in passing."""
+        i = max(0, bisect.bisect_right(self._starts, line) - 1)
+        cached = self._weights.get((name, i))
+        if cached is not None:
+            return cached
+        first = self.sections[i].line - 1 if self.sections else 0
+        if self.sections and not self.sections[i].level:
+            first = 0
+        end = self.sections[i + 1].line - 1 if i + 1 < len(self.sections) else len(self.lines)
+        score = 0
+        for j in range(first, end):
+            text = self.lines[j]
+            if name not in text or len(text) > LONG_LINE:
+                continue
+            mentions = _mentions(text, name)
+            if not mentions:
+                continue
+            if j == first and (self.sections[i].level or text.strip() == self.sections[i].title):
+                score += _HEADING_WEIGHT * mentions
+            elif _defines(text, name):
+                score += _DEFINITION_WEIGHT + mentions - 1
+            elif self.in_code[j] and not _COMMENT_RE.match(text):
+                score += _CODE_WEIGHT * mentions
+            else:
+                score += mentions
+        self._weights[(name, i)] = score
+        return score
+
     def section_by_anchor(self, anchor: str) -> Section | None:
         for s in self.sections:
             if s.anchor == anchor:
                 return s
         return None
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c in "_-"
+
+
+def _mentions(text: str, name: str) -> int:
+    """Whole-word occurrences of `name` in `text` (str.find: a regex per name costs more than the
+    scan itself)."""
+    count, at = 0, text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if not (at and _is_word_char(text[at - 1])) and not (
+            end < len(text) and _is_word_char(text[end])
+        ):
+            count += 1
+        at = text.find(name, end)
+    return count
+
+
+def _defines(text: str, name: str) -> bool:
+    """Whether the line defines `name`: a JSON/YAML key or `class|type|... Name`."""
+    head = text.lstrip(" \t-*").lstrip("\"'`")
+    if head.startswith(name):
+        rest = head[len(name) :].lstrip("\"'`").lstrip()
+        if rest[:1] in (":", "=", "{"):
+            return True
+    words = text.split()
+    return any(
+        w in _DEFINING_WORDS and words[n + 1].rstrip("{:(<") == name
+        for n, w in enumerate(words[:-1])
+    )
 
 
 def bound(text: str, limit: int = SUMMARY_CHARS) -> str:

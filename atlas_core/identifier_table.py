@@ -204,7 +204,9 @@ def write_table(
         e = replace(e, name=_one_line(e.name).strip()) if "\n" in e.name or "\r" in e.name else e
         unique.setdefault((e.kind, e.name, e.file, e.line if e.kind == "heading" else 0), e)
     # Kind-major order: the first rows are endpoints, which is what an empty symbol query shows.
-    rows = sorted(unique.values(), key=lambda e: (order[e.kind], e.name.lower(), e.file, e.line))
+    # Equal names keep the caller's order of preference (`extract` puts the best documented first),
+    # which is the order lookups and symbol searches break ties in.
+    rows = sorted(unique.values(), key=lambda e: (order[e.kind], e.name.lower()))
     target = Path(out_dir) / TABLE_DIR
     target.mkdir(parents=True, exist_ok=True)
 

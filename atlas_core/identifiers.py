@@ -13,7 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from atlas_core.deprecations import entry_deprecation, extract_deprecations
-from atlas_core.identifier_extract import extract_document
+from atlas_core.identifier_extract import Found, extract_document
+from atlas_core.identifier_normalize import compact
 from atlas_core.identifier_scan import Scan, bound
 from atlas_core.identifier_synthetic import synthetic_entries, write_synthetic_table
 from atlas_core.identifier_table import write_table
@@ -30,16 +31,38 @@ __all__ = [
 
 
 def extract(documents: Sequence[Document]) -> tuple[list[IdentifierEntry], list[Deprecation]]:
-    """All entries and deprecations of a corpus, before writing."""
-    entries: list[IdentifierEntry] = []
+    """All entries and deprecations of a corpus, before writing. Entries of one name come best
+    documented first (`Scan.weight`), then by file and line; the writer keeps that order."""
+    found: list[Found] = []
     deprecations: list[Deprecation] = []
     for doc in documents:
-        entries.extend(doc.identifiers)
-        if doc.source != "openapi":
-            # One scan serves both extractors: fences, sections and summaries cost the most.
-            scan = Scan(doc.text, doc.title)
-            entries.extend(extract_document(doc, scan))
+        # One scan serves every extractor: fences, sections and summaries cost the most.
+        scan = Scan(doc.text, doc.title) if doc.text else None
+        for e in doc.identifiers:
+            weighted = scan is not None and e.kind in ("operation", "schema", "type")
+            found.append(Found(e, scan.weight(e.name, e.line) if weighted else 0))
+        if doc.source != "openapi" and scan is not None:
+            found.extend(extract_document(doc, scan))
             deprecations.extend(extract_deprecations(doc, scan))
+    # A name in plain prose is worth an entry only where no documented entry of that name (an
+    # operation id, a heading, a client table, code) is as much about it.
+    op_ids = {compact(f.entry.operation_id) for f in found if f.entry.operation_id}
+    best: dict[str, int] = {}
+    for f in found:
+        if not f.mention and f.entry.kind in ("operation", "schema", "type"):
+            key = compact(f.entry.name)
+            best[key] = max(best.get(key, -1), f.weight)
+    kept = [
+        f
+        for f in found
+        if not f.mention
+        or (
+            f.weight > best.get(compact(f.entry.name), -1)
+            and not (f.entry.kind == "operation" and compact(f.entry.name) in op_ids)
+        )
+    ]
+    kept.sort(key=lambda f: (-f.weight, f.entry.file, f.entry.line))
+    entries = [f.entry for f in kept]
     by_term = {d.term: d for d in deprecations}
     marked: list[IdentifierEntry] = []
     for e in entries:

@@ -311,4 +311,87 @@ def test_real_docs_give_operations_endpoints_types_and_deprecations(shared_dir, 
     pairs = {(d.term, d.replacement) for d in index.deprecations()}
     assert {("Term", "Asset"), ("Vocabulary", "Domain")} <= pairs
     assert section["kinds"]["heading"] > 300 and section["kinds"]["endpoint"] > 100
+    # The Output Module page that defines TableViewConfig answers before the client reference
+    # that names it in passing; the GraphQL endpoint URL resolves exactly.
+    assert index.lookup("TableViewConfig", 1)[0].file.startswith("output-module/")
+    graph = index.lookup("/graphql/knowledgeGraph/v1", 1)[0]
+    assert (graph.kind, graph.confidence, graph.file) == (
+        "endpoint",
+        1.0,
+        "graphql/knowledge-graph-api.md",
+    )
+    # An operation written in plain prose (workflow tutorial) has an entry of its own.
+    assert index.lookup("getEventResourceId", 1)[0].kind == "operation"
     index.close()
+
+
+@pytest.mark.timeout(30)
+def test_pathological_table_cells_do_not_stall_extraction():
+    # A cell of one lowercase letter and many capitals used to be an exponential regex match.
+    row = "| a" + "B" * 60 + "! | GET /widgets | x |"
+    doc = Document(path="t.md", publication="p", title="T", url="", text=f"# T\n\n{row}\n")
+    entries, _ = extract([doc])
+    assert "GET /widgets" in {e.name for e in entries}
+
+
+def test_operation_tables_link_operations_to_their_endpoints(extracted):
+    entries, _ = extracted
+    page = "rest/gadgets-reference.md"
+    for op, method, path, line, summary in (
+        ("findGadgets", "GET", "/gadgets", 9, "Search gadgets by label"),
+        ("addGadget", "POST", "/gadgets", 10, "Create one gadget"),
+        ("remove_gadget", "DELETE", "/gadgets/{gadgetId}", 11, "Delete one gadget"),
+        # A client README row led by its class column.
+        ("list_gadget_labels", "GET", "/gadgets/labels", 15, "List gadget labels"),
+    ):
+        for e in (
+            _find(entries, op, "operation", page),
+            _find(entries, f"{method} {path}", "endpoint", page),
+        ):
+            assert (e.method, e.path, e.operation_id, e.line) == (method, path, op, line)
+            assert e.summary == summary
+            assert e.anchor == "operations" and e.url.endswith("/gadgets-reference#operations")
+
+
+def test_operation_names_in_plain_prose_and_what_is_not_one(extracted):
+    entries, _ = extracted
+    page = "rest/gadgets-reference.md"
+    found = _find(entries, "getEventGadgetId", "operation", page)
+    assert (found.line, found.anchor, found.method) == (19, "events", "")
+    assert _find(entries, "startGadgetRefresh", "operation", page).line == 20
+    names = {e.name for e in entries if e.kind == "operation"}
+    # Plain words, path segments, URLs and quoted settings keys are not operations.
+    assert not names & {"get", "update", "startJobs", "getThings", "deleteStaleGadgets"}
+    # A prose mention of an operation documented elsewhere adds no second entry ...
+    guide = {e.name for e in entries if e.kind == "operation" and e.file == "guides/java-client.md"}
+    assert "findAssets" not in guide
+    # ... one that nothing documents does, and carries its deprecation.
+    legacy = _find(entries, "findAssetsLegacy", "operation", "guides/java-client.md")
+    assert legacy.deprecated and legacy.replacement == "findAssets"
+
+
+def test_query_strings_and_urls_are_not_import_keys(extracted):
+    entries, _ = extracted
+    keys = {
+        e.name for e in entries if e.kind == "json_key" and e.file == "import-api/sync-options.md"
+    }
+    assert keys == {"dropMissingGadgets"}
+    assert not [e for e in entries if e.name in ("tagLabels", "labelFilter")]
+
+
+def test_best_documented_section_ranks_first_among_equal_names(extracted):
+    entries, _ = extracted
+    grid = [e for e in entries if e.name == "GridLayoutConfig"]
+    # Named in passing by a client reference (alphabetically first), defined and shown by a page
+    # that has no code fences: the defining page comes first.
+    assert [(e.kind, e.file) for e in grid] == [
+        ("type", "output-module/grid-layouts.md"),
+        ("type", "api/reporting-client.md"),
+    ]
+    assert grid[0].line == 3 and grid[1].line == 10
+
+
+def test_graphql_endpoint_urls_are_endpoints(extracted):
+    entries, _ = extracted
+    graph = _find(entries, "POST /graphql/gadgetGraph/v2", "endpoint", "graphql/endpoint.md")
+    assert (graph.method, graph.path, graph.line) == ("POST", "/graphql/gadgetGraph/v2", 3)

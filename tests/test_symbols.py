@@ -364,3 +364,34 @@ def test_lookup_path_imports_no_heavy_modules(tmp_path):
 
 def test_extract_is_deterministic():
     assert extract(_documents()) == extract(_documents())
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "/graphql/gadgetGraph/v2",
+        "POST /graphql/gadgetGraph/v2",
+        "https://acme.example.com/graphql/gadgetGraph/v2",
+        '"${host}/graphql/gadgetGraph/v2"',
+    ],
+)
+def test_graphql_endpoint_resolves_exactly(index, spelling):
+    top = _top(index, spelling)
+    assert (top.name, top.kind, top.method) == ("POST /graphql/gadgetGraph/v2", "endpoint", "POST")
+    assert (top.confidence, top.match) == (1.0, "exact")
+    assert top.file == "graphql/endpoint.md"
+
+
+def test_table_operations_resolve_with_their_endpoint(index):
+    for spelling in ("findGadgets", "find_gadgets", "gadgetsApi.findGadgets()"):
+        top = _top(index, spelling)
+        assert (top.method, top.path, top.operation_id) == ("GET", "/gadgets", "findGadgets")
+        assert top.file == "rest/gadgets-reference.md" and top.line == 9
+    assert _top(index, "getEventGadgetId").anchor == "events"
+
+
+def test_best_documented_page_answers_first(index):
+    found = index.lookup("GridLayoutConfig", 5)
+    assert [c.file for c in found] == ["output-module/grid-layouts.md", "api/reporting-client.md"]
+    assert found[0].confidence == found[1].confidence == 1.0
+    assert index.symbols("GridLayoutConfig", 2)[0].file == "output-module/grid-layouts.md"
