@@ -17,6 +17,7 @@ from atlas_core.identifier_scan import Scan, bound
 from atlas_core.types import Deprecation, Document, IdentifierEntry
 
 _DEPRECATED_RE = re.compile(r"deprecat", re.IGNORECASE)
+_PLAIN_WORD_RE = re.compile(r"[A-Z]?[a-z]+")
 _REPLACEMENT_RE = re.compile(
     r"(?:use\s+(?:the\s+)?|replaced\s+(?:by|with)\s+(?:the\s+)?|in\s+favou?r\s+of\s+(?:the\s+)?|"
     r"superseded\s+by\s+(?:the\s+)?|renamed\s+to\s+)"
@@ -92,7 +93,15 @@ def _deprecation(
     anchor = section.anchor if section else ""
     url = doc.url + (f"#{anchor}" if anchor and doc.url else "")
     whole = not term.startswith("/") and " " not in term
-    return Deprecation(term, repl, doc.path, line, url, bound(note, 300), whole)
+    return Deprecation(
+        term, repl, doc.path, line, url, bound(note, 300), whole, code_only=plain_word(term)
+    )
+
+
+def plain_word(term: str) -> bool:
+    """Whether a term is also an ordinary word (Term, Source, Member): one word of letters with at
+    most an initial capital. Compound names (ConceptType, getVocabulary) never occur by chance."""
+    return bool(_PLAIN_WORD_RE.fullmatch(term))
 
 
 def _paragraphs(scan: Scan) -> Iterable[tuple[str, list[int], list[int]]]:
@@ -166,4 +175,5 @@ def entry_deprecation(entry: IdentifierEntry) -> Deprecation:
         url=entry.url,
         note=bound(entry.summary, 300),
         whole_word=entry.kind != "endpoint",
+        code_only=entry.kind != "endpoint" and plain_word(entry.name),
     )

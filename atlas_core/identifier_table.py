@@ -138,6 +138,7 @@ def _deprecation_record(d: Deprecation) -> dict[str, Any]:
         "url": d.url,
         "note": d.note,
         "whole_word": d.whole_word,
+        "code_only": d.code_only,
     }
 
 
@@ -154,6 +155,7 @@ def read_deprecations(directory: Path) -> list[Deprecation]:
             url=d.get("url", ""),
             note=d.get("note", ""),
             whole_word=bool(d.get("whole_word", True)),
+            code_only=bool(d.get("code_only", False)),  # absent in tables written before it
         )
         for d in rows
     ]

@@ -174,6 +174,9 @@ class Deprecation:
     url: str = ""
     note: str = ""  # the sentence of the docs that says so
     whole_word: bool = True
+    # The term is also a plain English word ("Term", "Source", "Member"): flag it only where it is
+    # code (a string literal, a JSON/YAML key, inline code in markdown), never in comments or prose.
+    code_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)

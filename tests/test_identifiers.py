@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from atlas_core.chunker import heading_anchors
+from atlas_core.code_context import is_code_occurrence
 from atlas_core.identifiers import bound, extract, synthetic_entries, write_identifier_table
 from atlas_core.symbols import IdentifierIndex
 from atlas_core.types import Deprecation, Document, IdentifierEntry, Param
@@ -167,6 +168,38 @@ def test_deprecations_from_tables_sentences_and_endpoints(extracted):
     assert not any(d.term == "1.2" for d in deprecations)
     # Prose that merely mentions deprecation without naming a code term adds nothing.
     assert not any(d.term in ("names", "those") for d in deprecations)
+
+
+def test_plain_word_deprecations_are_code_only(extracted):
+    _, deprecations = extracted
+    flags = {d.term: d.code_only for d in deprecations}
+    # Term and Vocabulary are English words too; compound names and endpoints never are.
+    assert flags["Term"] is True and flags["Vocabulary"] is True
+    assert flags["VocabularyType"] is False and flags["findAssetsLegacy"] is False
+    assert flags["DELETE /assets/{assetId}"] is False
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "prose_file", "expected"),
+    [
+        ('{"Term": {"Name": {}}}', "Term", False, True),  # JSON key
+        ('resourceType = "Term"', "Term", False, True),  # string literal
+        ("Resources:\n  Term:\n    Id: x", "Term", False, True),  # YAML key
+        ("  - Term: x", "Term", False, True),  # YAML list item key
+        ("Use `Term` no more.", "Term", True, True),  # inline code in markdown
+        ("// each Term has a name", "Term", False, False),  # a comment is English
+        ('print("Pick a Term")', "Term", False, False),  # prose inside a string
+        ("Term: the old name of an asset", "Term", True, False),  # markdown prose
+        ("The Term.", "Term", False, False),
+    ],
+)
+def test_code_context_of_an_occurrence(text, word, prose_file, expected):
+    start = text.index(word)
+    assert is_code_occurrence(text, start, start + len(word), prose_file=prose_file) is expected
+
+
+def test_code_context_rejects_offsets_outside_the_text():
+    assert not is_code_occurrence("abc", 2, 9) and not is_code_occurrence("abc", -1, 1)
 
 
 def test_source_entries_are_kept_and_their_deprecation_reported():

@@ -12,7 +12,7 @@ import pytest
 from atlas_core.errors import BundleError
 from atlas_core.identifiers import extract, write_identifier_table, write_table
 from atlas_core.symbols import IdentifierIndex, compact, name_variants, path_key, strip_path
-from atlas_core.types import IdentifierEntry, Param
+from atlas_core.types import Deprecation, IdentifierEntry, Param
 
 FIXTURES = Path(__file__).parent / "fixtures" / "identifiers"
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,6 +241,19 @@ def test_deprecations_come_back_typed(index):
     assert rows["Vocabulary"].file == "output-module/terms.md" and rows["Vocabulary"].line == 8
     assert rows["findAssetsLegacy"].replacement == "findAssets"
     assert rows["DELETE /assets/{assetId}"].whole_word is False
+    assert rows["Vocabulary"].code_only and not rows["findAssetsLegacy"].code_only
+
+
+def test_deprecations_written_before_code_only_read_as_false(tmp_path):
+    write_table([], [Deprecation("Term", "Asset", "a.md", 3, code_only=True)], tmp_path)
+    path = tmp_path / "identifiers" / "deprecations.json"
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    assert rows[0]["code_only"] is True
+    del rows[0]["code_only"]
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    index = IdentifierIndex.open(tmp_path)
+    assert index.deprecations() == [Deprecation("Term", "Asset", "a.md", 3)]
+    index.close()
 
 
 def test_round_trip_keeps_every_field(tmp_path):
