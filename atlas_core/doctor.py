@@ -208,7 +208,7 @@ def _recognizer_checks() -> list[Check]:
     checks: list[Check] = []
     try:
         # The built-ins live with the language server; their module imports no protocol library.
-        from atlas_ls.lsp.recognizers import BUILTIN_RECOGNIZERS
+        from atlas_ls.lsp.builtin_recognizers import BUILTIN_RECOGNIZERS
 
         names = ", ".join(getattr(r, "name", type(r).__name__) for r in BUILTIN_RECOGNIZERS)
         checks.append(Check("recognizers", "OK", f"built-in: {names}"))
