@@ -93,3 +93,23 @@ def test_result_is_bounded() -> None:
     findings = MATCHER.find("Term " * 10_000)
     assert len(findings) == 500
     assert not DeprecationMatcher([])
+
+
+def test_plain_english_terms_warn_only_where_they_are_code() -> None:
+    english = Deprecation("Source", "Asset", "doc.md", 3, code_only=True)
+    matcher = DeprecationMatcher([english])
+
+    def terms(text: str, prose: bool = False) -> list[int]:
+        return [f.start for f in matcher.find(text, prose_file=prose)]
+
+    code = '# the Source of truth\nq = {"Source": {"id": 1}}\nname = "Source"\nSource: x\n'
+    assert terms(code) == [
+        code.index('"Source"') + 1,
+        code.rindex('"Source"') + 1,
+        code.rindex("Source:"),
+    ]
+    prose = "Source: a sentence about the Source.\nUse `Source` in the query.\n"
+    assert terms(prose, prose=True) == [prose.index("`Source`") + 1]
+
+    snapshot = Snapshot("file:///q.md", prose, split_lines(prose), "markdown", 1)
+    assert len(diagnostics_for(snapshot, matcher, "utf-16")) == 1

@@ -14,6 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from atlas_core.code_context import is_code_occurrence
 from atlas_core.types import Deprecation
 from atlas_ls.lsp.documents import Snapshot, column_to_client, line_starts
 
@@ -23,6 +24,7 @@ MAX_DIAGNOSTICS = 500
 
 _WORD = re.compile(r"\w+")
 _METHOD_PREFIX = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)$")
+PROSE_LANGUAGES = frozenset({"markdown", "plaintext", "text", "restructuredtext", "asciidoc"})
 _IDENTIFIER_LIKE = re.compile(r"^(?:(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+)?[\w./{}\-:]+$")
 
 
@@ -126,12 +128,22 @@ class DeprecationMatcher:
                 return dep
         return None
 
-    def find(self, text: str, limit: int = MAX_DIAGNOSTICS) -> list[Finding]:
+    def find(
+        self, text: str, limit: int = MAX_DIAGNOSTICS, *, prose_file: bool = False
+    ) -> list[Finding]:
+        """Deprecated terms in `text`. Plain-English terms (`code_only`, such as ``Term``) count
+        only where they are code: quoted, a key, inline code; never in a comment or a sentence."""
         found: list[Finding] = []
         if self.words:
             words = self.words
             for m in _WORD.finditer(text):
                 dep = words.get(m.group())
+                if (
+                    dep is not None
+                    and dep.code_only
+                    and not is_code_occurrence(text, m.start(), m.end(), prose_file=prose_file)
+                ):
+                    continue
                 if dep is not None:
                     found.append(
                         Finding(m.start(), m.end(), m.group(), dep, quick_fix_text(dep, m.group()))
@@ -167,7 +179,8 @@ def diagnostics_for(
 ) -> list[types.Diagnostic]:
     if not matcher:
         return []
-    findings = matcher.find(snapshot.text)
+    prose = snapshot.language_id.lower() in PROSE_LANGUAGES
+    findings = matcher.find(snapshot.text, prose_file=prose)
     if not findings:
         return []
     starts = line_starts(snapshot.text)
