@@ -8,11 +8,12 @@ connection mid-stream, a truncated body, a rate limit, a wrong checksum.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from dataclasses import dataclass, field
 
 from aiohttp import web
+
+from tests.threaded_server import ThreadedServer
 
 
 @dataclass
@@ -23,8 +24,11 @@ class ReleaseSpec:
     body: str = ""
 
 
-class ReleaseServer:
+class ReleaseServer(ThreadedServer):
+    client_max_size = 1024**3
+
     def __init__(self) -> None:
+        super().__init__()
         self.releases: dict[str, ReleaseSpec] = {}
         self.latest: str | None = None
         self.drop_after: dict[str, int] = {}  # asset -> drop the connection after N bytes, once
@@ -33,10 +37,6 @@ class ReleaseServer:
         self.range_requests: list[str] = []
         self.auth_headers: list[str] = []
         self.download_delay = 0.0
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
-        self.port = 0
 
     @property
     def api_url(self) -> str:
@@ -47,29 +47,12 @@ class ReleaseServer:
         if latest:
             self.latest = tag
 
-    def start(self) -> ReleaseServer:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
-        return self
-
-    def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-
-    async def _start(self) -> None:
-        app = web.Application(client_max_size=1024**3)
+    def routes(self, app: web.Application) -> None:
         app.router.add_get("/api/repos/{owner}/{name}/releases/latest", self._latest)
         app.router.add_get("/api/repos/{owner}/{name}/releases/tags/{tag}", self._by_tag)
         app.router.add_post("/api/repos/{owner}/{name}/releases", self._create)
         app.router.add_post("/uploads/{tag}", self._upload)
         app.router.add_get("/download/{tag}/{asset}", self._download)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     def _release_json(self, spec: ReleaseSpec) -> dict[str, object]:
         base = f"http://127.0.0.1:{self.port}"

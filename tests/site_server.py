@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import hashlib
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aiohttp import web
+
+from tests.threaded_server import ThreadedServer
 
 
 @dataclass
@@ -32,16 +32,13 @@ class Page:
     etag: bool = False  # send an ETag and honour If-None-Match
 
 
-class SiteServer:
+class SiteServer(ThreadedServer):
     def __init__(self) -> None:
+        super().__init__()
         self.pages: dict[str, Page] = {}
         self.hits: collections.Counter[str] = collections.Counter()
         self.user_agents: set[str] = set()
         self.conditional_hits: collections.Counter[str] = collections.Counter()
-        self._loop = asyncio.new_event_loop()
-        self._runner: web.AppRunner | None = None
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self.port = 0
 
     # pages --------------------------------------------------------------------------------------
 
@@ -52,27 +49,8 @@ class SiteServer:
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         return f"http://{host}:{self.port}{path}"
 
-    # lifecycle ----------------------------------------------------------------------------------
-
-    def start(self) -> SiteServer:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=10)
-        return self
-
-    def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-
-    async def _start(self) -> None:
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_route("GET", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = request.path
@@ -112,9 +90,3 @@ class SiteServer:
             charset=page.charset,
             headers=headers,
         )
-
-
-def run_site(setup: Callable[[SiteServer], None]) -> SiteServer:
-    server = SiteServer().start()
-    setup(server)
-    return server

@@ -11,23 +11,11 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from atlas_core.build import build_bundle
 from atlas_core.distribution.install import flip_current
 from tests.lsp_support import server_env, start_client, stop_client, wait_until
+from tests.reload_support import build_release
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
-
-
-def _release(root: Path, version: str) -> Path:
-    docs = root / f"docs-{version}"
-    (docs / "guide").mkdir(parents=True)
-    for i in range(8):
-        (docs / "guide" / f"page{i}.md").write_text(
-            f"# Release {version} topic {i}\n\n## Release {version} details {i}\n\nText {version}.\n"
-        )
-    out = root / "releases" / version
-    build_bundle([f"local={docs}"], out, model="hash", progress=False)
-    return out
 
 
 def _versions(symbols: list[types.SymbolInformation | types.WorkspaceSymbol] | None) -> set[str]:
@@ -40,7 +28,7 @@ async def _symbols(client, query: str = "Release"):  # type: ignore[no-untyped-d
 
 async def test_swap_under_load_and_failed_bundle(tmp_path: Path) -> None:
     root = tmp_path / "install"
-    v1, v2 = _release(root, "v1"), _release(root, "v2")
+    v1, v2 = build_release(root, "v1"), build_release(root, "v2")
     flip_current(root, v1)
     client = await start_client(
         "visual-studio-code", ["--bundle", str(root / "current")], server_env(tmp_path / "home"),

@@ -10,21 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from atlas_core.build import build_bundle
 from atlas_core.distribution.install import flip_current
 from tests.mcp_client import stdio_client_for, structured
-
-
-def _release(root: Path, version: str) -> Path:
-    docs = root / f"docs-{version}"
-    (docs / "guide").mkdir(parents=True)
-    for i in range(8):
-        (docs / "guide" / f"page{i}.md").write_text(
-            f"# Release {version} topic {i}\n\n## Release {version} details {i}\n\nText {version}.\n"
-        )
-    out = root / "releases" / version
-    build_bundle([f"local={docs}"], out, model="hash", progress=False)
-    return out
+from tests.reload_support import build_release
 
 
 def _versions(data: dict[str, Any]) -> set[str]:
@@ -43,7 +31,7 @@ def _wait(predicate: Any, timeout: float = 30.0) -> Any:
 
 def test_swap_under_load_and_failed_bundle(tmp_path: Path) -> None:
     root = tmp_path / "install"
-    v1, v2 = _release(root, "v1"), _release(root, "v2")
+    v1, v2 = build_release(root, "v1"), build_release(root, "v2")
     flip_current(root, v1)
     args = {"query": "release details", "mode": "keyword", "top_k": 6}
     with stdio_client_for(["atlas-mcp", "--bundle", str(root / "current")]) as client:

@@ -9,23 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.build import build_bundle
 from atlas_core.distribution.install import flip_current
 from atlas_core.engine import Engine
 from atlas_core.holder import EngineHolder
 from atlas_core.reload import BundleReloader, ReloadEvent
-
-
-def _bundle(root: Path, version: str) -> Path:
-    docs = root / f"docs-{version}"
-    (docs / "guide").mkdir(parents=True)
-    for i in range(6):
-        (docs / "guide" / f"page{i}.md").write_text(
-            f"# Release {version} page {i}\n\n## Assets\n\nAssets and domains in release {version}.\n"
-        )
-    out = root / "releases" / version
-    build_bundle([f"local={docs}"], out, model="hash", progress=False)
-    return out
+from tests.reload_support import build_release
 
 
 def _wait(predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-def]
@@ -39,7 +27,11 @@ def _wait(predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-
 
 @pytest.fixture()
 def install(tmp_path: Path) -> dict[str, Path]:
-    return {"root": tmp_path, "v1": _bundle(tmp_path, "v1"), "v2": _bundle(tmp_path, "v2")}
+    return {
+        "root": tmp_path,
+        "v1": build_release(tmp_path, "v1"),
+        "v2": build_release(tmp_path, "v2"),
+    }
 
 
 def test_watcher_swaps_on_link_flip_and_keeps_serving_a_bad_one(install: dict[str, Path]) -> None:
