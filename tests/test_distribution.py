@@ -330,3 +330,42 @@ def test_publish_script_wraps_verify_and_publish(bundles: dict[str, Path], tmp_p
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("OK")
     assert (tmp_path / "atlas-bundle-v3.0.tar.zst.sha256").is_file()
+
+
+def test_download_mirror_installs_a_docs_mirror(server: ReleaseServer, tmp_path: Path) -> None:
+    mirror = tmp_path / "mirror"
+    (mirror / "markdown" / "guide").mkdir(parents=True)
+    (mirror / "markdown" / "guide" / "a.md").write_text("---\ntitle: A\n---\n\n# A\n")
+    (mirror / "crawl_meta.json").write_text('{"sections": {}}\n')
+    name = "atlas-mirror-v1.tar.zst"
+    data = pack(mirror, tmp_path / name, top="atlas-mirror-v1").read_bytes()
+    bundle_assets = {"atlas-bundle-v1.tar.zst": b"not this one"}
+    server.add_release("v1", {**_assets(name, data), **bundle_assets})
+    root = tmp_path / "install"
+    report = _install(server, root, mirror=True)
+    assert report.asset == name
+    assert (root / "current" / "markdown" / "guide" / "a.md").is_file()
+
+    server.add_release("v2", _assets("atlas-mirror-v2.tar.zst", b"\x28\xb5\x2f\xfd garbage"))
+    with pytest.raises(DistributionError):
+        _install(server, root, mirror=True)
+    assert (root / "current" / "markdown" / "guide" / "a.md").is_file()
+
+
+def test_publish_uses_the_gh_cli_when_present(bundles: dict[str, Path], tmp_path: Path) -> None:
+    # A stand-in for gh: the real one talks only to GitHub, which these machines cannot reach.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "gh-calls.txt"
+    fake = bin_dir / "gh"
+    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {calls}\necho https://example.invalid/r\n')
+    fake.chmod(0o755)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "GITHUB_TOKEN": ""}
+    result = _atlas("publish", "--bundle", str(bundles["v1"]), "--repo", REPO, "--tag", "v5",
+                    "--out", str(tmp_path / "out"), env=env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    args = calls.read_text().splitlines()
+    assert args[:3] == ["release", "create", "v5"]
+    assert args[3].endswith("atlas-bundle-v5.tar.zst") and args[4].endswith(".sha256")
+    assert args[5:7] == ["--repo", REPO] and "--notes-file" in args
+    assert "via gh" in result.stdout
