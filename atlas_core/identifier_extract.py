@@ -71,6 +71,7 @@ class Found:
     entry: IdentifierEntry
     weight: int = 0  # Scan.weight of its section: how much that section is about the name
     mention: bool = False  # named in plain prose or a call: kept where nothing documents it better
+    generated: bool = False  # from a page generated out of an API spec, not written by people
 
 
 class _Collector:

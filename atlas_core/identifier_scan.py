@@ -17,7 +17,7 @@ from atlas_core.markdown_outline import fence_ids, scan_headings
 SUMMARY_CHARS = 400
 # Lines longer than this are pasted specs or minified JSON: no evidence of documentation.
 LONG_LINE = 2000
-_HEADING_WEIGHT = 8
+HEADING_WEIGHT = 8
 _DEFINITION_WEIGHT = 4
 _CODE_WEIGHT = 2
 _DEFINING_WORDS = frozenset({"class", "interface", "type", "input", "enum", "record", "schema"})
@@ -123,7 +123,7 @@ class Scan:
             if not mentions:
                 continue
             if j == first and (self.sections[i].level or text.strip() == self.sections[i].title):
-                score += _HEADING_WEIGHT * mentions
+                score += HEADING_WEIGHT * mentions
             elif _defines(text, name):
                 score += _DEFINITION_WEIGHT + mentions - 1
             elif self.in_code[j] and not _COMMENT_RE.match(text):
@@ -132,6 +132,11 @@ class Scan:
                 score += mentions
         self._weights[(name, i)] = score
         return score
+
+    def is_heading(self, line: int) -> bool:
+        """Whether 1-based `line` is the heading line of an H1-H3 section."""
+        section = self.section_at(line)
+        return section is not None and section.level > 0 and section.line == line
 
     def section_by_anchor(self, anchor: str) -> Section | None:
         for s in self.sections:

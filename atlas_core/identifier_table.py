@@ -40,6 +40,10 @@ RECORDS_FILE = "records.jsonl"
 DEPRECATIONS_FILE = "deprecations.json"
 # Sorted key families: keys_<family>.txt (one key a line) + rows_<family>.npy (int32 row ids).
 KEY_FAMILIES: tuple[str, ...] = ("search", "alias", "path", "template", "initials")
+# Per-row ranking facts (uint8); tables written before them lack both files and rank by row order.
+WEIGHT_FILE = "weight.npy"
+GENERATED_FILE = "generated.npy"
+MAX_WEIGHT = 255
 
 KIND_ORDER: tuple[str, ...] = (
     "endpoint",
@@ -194,21 +198,37 @@ def _write_family(target: Path, family: str, pairs: list[tuple[str, int]]) -> in
 
 
 def write_table(
-    entries: Iterable[IdentifierEntry], deprecations: Iterable[Deprecation], out_dir: Path
+    entries: Iterable[IdentifierEntry],
+    deprecations: Iterable[Deprecation],
+    out_dir: Path,
+    *,
+    weights: Sequence[int] | None = None,
+    generated: Sequence[bool] | None = None,
 ) -> dict:
-    """Write the identifier table under ``out_dir/identifiers/``; returns the manifest section."""
+    """Write the identifier table under ``out_dir/identifiers/``; returns the manifest section.
+
+    `weights` and `generated`, when given, run parallel to `entries`: how much each entry's
+    section documents it (`Scan.weight`) and whether its page was generated from an API spec.
+    Lookups rank equal matches by them; absent, every row weighs 0 and counts as written docs."""
     order = {k: n for n, k in enumerate(KIND_ORDER)}
-    unique: dict[tuple[str, str, str, int], IdentifierEntry] = {}
-    for e in entries:
+    unique: dict[tuple[str, str, str, int], tuple[IdentifierEntry, int, bool]] = {}
+    for n, e in enumerate(entries):
         if e.kind not in order:
             log.warning("identifier %r has unknown kind %r; stored as heading", e.name, e.kind)
             e = replace(e, kind="heading")
         e = replace(e, name=_one_line(e.name).strip()) if "\n" in e.name or "\r" in e.name else e
-        unique.setdefault((e.kind, e.name, e.file, e.line if e.kind == "heading" else 0), e)
+        ranking = (
+            min(max(int(weights[n]), 0), MAX_WEIGHT) if weights is not None else 0,
+            bool(generated[n]) if generated is not None else False,
+        )
+        unique.setdefault(
+            (e.kind, e.name, e.file, e.line if e.kind == "heading" else 0), (e, *ranking)
+        )
     # Kind-major order: the first rows are endpoints, which is what an empty symbol query shows.
     # Equal names keep the caller's order of preference (`extract` puts the best documented first),
     # which is the order lookups and symbol searches break ties in.
-    rows = sorted(unique.values(), key=lambda e: (order[e.kind], e.name.lower()))
+    ranked = sorted(unique.values(), key=lambda r: (order[r[0].kind], r[0].name.lower()))
+    rows = [e for e, _, _ in ranked]
     target = Path(out_dir) / TABLE_DIR
     target.mkdir(parents=True, exist_ok=True)
 
@@ -240,6 +260,8 @@ def write_table(
     write_lines(target / "names.txt", names)
     write_lines(target / "search.txt", search)
     write_npy(target / "kind.npy", "B", (order[e.kind] for e in rows))
+    write_npy(target / WEIGHT_FILE, "B", (w for _, w, _ in ranked))
+    write_npy(target / GENERATED_FILE, "B", (int(g) for _, _, g in ranked))
     write_npy(target / "record_offsets.npy", "q", offsets)
     key_counts = {f: _write_family(target, f, pairs) for f, pairs in families.items()}
     terms = sorted(postings)

@@ -15,7 +15,7 @@ from pathlib import Path
 from atlas_core.deprecations import entry_deprecation, extract_deprecations
 from atlas_core.identifier_extract import Found, extract_document
 from atlas_core.identifier_normalize import compact
-from atlas_core.identifier_scan import Scan, bound
+from atlas_core.identifier_scan import HEADING_WEIGHT, Scan, bound
 from atlas_core.identifier_synthetic import synthetic_entries, write_synthetic_table
 from atlas_core.identifier_table import write_table
 from atlas_core.types import Chunk, Deprecation, Document, IdentifierEntry
@@ -23,6 +23,7 @@ from atlas_core.types import Chunk, Deprecation, Document, IdentifierEntry
 __all__ = [
     "bound",
     "extract",
+    "extract_ranked",
     "synthetic_entries",
     "write_identifier_table",
     "write_synthetic_table",
@@ -33,16 +34,46 @@ __all__ = [
 def extract(documents: Sequence[Document]) -> tuple[list[IdentifierEntry], list[Deprecation]]:
     """All entries and deprecations of a corpus, before writing. Entries of one name come best
     documented first (`Scan.weight`), then by file and line; the writer keeps that order."""
+    found, deprecations = extract_ranked(documents)
+    return [f.entry for f in found], deprecations
+
+
+def _rank_weight(scan: Scan, f: Found, *, from_source: bool) -> int:
+    """How much an entry's section documents it, comparable across pages and kinds.
+
+    An endpoint is documented where its operation is, so it weighs what its operation id weighs
+    in that section (its path when it has none). An entry a source attached to its own section
+    (an OpenAPI operation's `##` section, headed by the summary rather than the id) is as much
+    about it as a section headed by its name."""
+    e = f.entry
+    weight = f.weight
+    if e.kind == "endpoint":
+        named = e.operation_id or e.path
+        weight = scan.weight(named, e.line) if named else 0
+    if from_source and weight < HEADING_WEIGHT and scan.is_heading(e.line):
+        weight += HEADING_WEIGHT
+    return weight
+
+
+def extract_ranked(documents: Sequence[Document]) -> tuple[list[Found], list[Deprecation]]:
+    """`extract` with what ranks each entry against others of the same name on other pages: its
+    section weight (`_rank_weight`) and whether its page was generated from an API spec."""
     found: list[Found] = []
     deprecations: list[Deprecation] = []
+    ranked: list[tuple[Found, Scan | None, bool]] = []
     for doc in documents:
         # One scan serves every extractor: fences, sections and summaries cost the most.
         scan = Scan(doc.text, doc.title) if doc.text else None
+        generated = doc.source == "openapi"
         for e in doc.identifiers:
             weighted = scan is not None and e.kind in ("operation", "schema", "type")
-            found.append(Found(e, scan.weight(e.name, e.line) if weighted else 0))
+            f = Found(e, scan.weight(e.name, e.line) if weighted else 0, generated=generated)
+            found.append(f)
+            ranked.append((f, scan, True))
         if doc.source != "openapi" and scan is not None:
-            found.extend(extract_document(doc, scan))
+            for f in extract_document(doc, scan):
+                found.append(f)
+                ranked.append((f, scan, False))
             deprecations.extend(extract_deprecations(doc, scan))
     # A name in plain prose is worth an entry only where no documented entry of that name (an
     # operation id, a heading, a client table, code) is as much about it.
@@ -52,20 +83,24 @@ def extract(documents: Sequence[Document]) -> tuple[list[IdentifierEntry], list[
         if not f.mention and f.entry.kind in ("operation", "schema", "type"):
             key = compact(f.entry.name)
             best[key] = max(best.get(key, -1), f.weight)
-    kept = [
-        f
-        for f in found
-        if not f.mention
-        or (
+
+    def kept(f: Found) -> bool:
+        return not f.mention or (
             f.weight > best.get(compact(f.entry.name), -1)
             and not (f.entry.kind == "operation" and compact(f.entry.name) in op_ids)
         )
+
+    # The rank weight is taken after the prose filter above, which compares plain section weights.
+    found = [
+        replace(f, weight=_rank_weight(scan, f, from_source=source)) if scan is not None else f
+        for f, scan, source in ranked
+        if kept(f)
     ]
-    kept.sort(key=lambda f: (-f.weight, f.entry.file, f.entry.line))
-    entries = [f.entry for f in kept]
+    found.sort(key=lambda f: (-f.weight, f.entry.file, f.entry.line))
     by_term = {d.term: d for d in deprecations}
-    marked: list[IdentifierEntry] = []
-    for e in entries:
+    marked: list[Found] = []
+    for f in found:
+        e = f.entry
         if e.kind in ("endpoint", "operation", "schema", "type"):
             dep = by_term.get(e.name)
             if e.deprecated and dep is None:
@@ -73,7 +108,8 @@ def extract(documents: Sequence[Document]) -> tuple[list[IdentifierEntry], list[
                 deprecations.append(dep)
             if dep is not None and not (e.deprecated and e.replacement):
                 e = replace(e, deprecated=True, replacement=e.replacement or dep.replacement)
-        marked.append(e)
+                f = replace(f, entry=e)
+        marked.append(f)
     seen: set[tuple[str, str, int]] = set()
     unique_deps = []
     for d in deprecations:
@@ -88,5 +124,11 @@ def write_identifier_table(documents: list[Document], chunks: list[Chunk], out_d
     section. `chunks` is accepted for the pipeline's uniform call and not needed: line numbers and
     anchors come from the documents themselves."""
     del chunks
-    entries, deprecations = extract(documents)
-    return write_table(entries, deprecations, out_dir)
+    found, deprecations = extract_ranked(documents)
+    return write_table(
+        [f.entry for f in found],
+        deprecations,
+        out_dir,
+        weights=[f.weight for f in found],
+        generated=[f.generated for f in found],
+    )

@@ -33,11 +33,13 @@ from atlas_core.identifier_normalize import (
     strip_path,
 )
 from atlas_core.identifier_table import (
+    GENERATED_FILE,
     META_FILE,
     RECORDS_FILE,
     TABLE_DIR,
     TABLE_FORMAT,
     TABLE_VERSION,
+    WEIGHT_FILE,
     read_deprecations,
     read_lines,
     read_npy,
@@ -52,6 +54,12 @@ log = logging.getLogger(__name__)
 MAX_LIMIT = 100
 MAX_QUERY_CHARS = 1000
 KEYWORD_POSTINGS_CAP = 2000
+# Match strength, strongest first: an exact name always answers before any other spelling.
+MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2, "keyword": 3}
+# Best rows whose file is read to spread a list over files: enough that pages naming a heading a
+# dozen times each ("Parameters" under every operation) cannot fill the list, and a bound on the
+# work for a name found hundreds of times.
+DIVERSIFY_MIN_ROWS = 100
 
 
 def _clamp(limit: int, hi: int = MAX_LIMIT) -> int:
@@ -81,6 +89,7 @@ class IdentifierIndex:
         self._blob = ""
         self._starts: list[int] = []
         self._kw: tuple[list[str], array, array] | None = None
+        self._ranking: tuple[array | None, array | None] | None = None
         self._deprecations: list[Deprecation] | None = None
         self._records_file = open(directory / RECORDS_FILE, "rb")  # noqa: SIM115 - held until close()
         try:
@@ -150,6 +159,16 @@ class IdentifierIndex:
     def record(self, row: int) -> dict[str, Any]:
         """The cold fields of one row (file, line, url, summary, params, ...)."""
         return json.loads(self._records[self._offsets[row] : self._offsets[row + 1]])
+
+    def _file_of(self, row: int) -> str:
+        """A row's file without decoding its whole record: the writer puts ``"file"`` first, so
+        the name is the bytes up to ``","line":``; any other layout is decoded in full."""
+        start, end = self._offsets[row], self._offsets[row + 1]
+        head = self._records[start : min(end, start + 600)]
+        stop = head.find(b'","line":')
+        if head.startswith(b'{"file":"') and stop > 0 and b"\\" not in head[9:stop]:
+            return head[9:stop].decode("utf-8")
+        return str(self.record(row).get("file", ""))
 
     def kind(self, row: int) -> str:
         return self._kind_names[self._kinds[row]]
@@ -226,7 +245,8 @@ class IdentifierIndex:
                     found[row] = (confidence, match)
 
         take(self._rows_named(query), 1.0, "exact")
-        if looks_like_path(query):
+        is_path = looks_like_path(query)
+        if is_path:
             method, path = strip_path(query)
             if method:
                 take(self._rows_named(f"{method} {path}"), 1.0, "exact")
@@ -241,12 +261,60 @@ class IdentifierIndex:
                 take((row,), confidence, "fuzzy")
         if not found:
             return self._keyword(query, limit)
+        weights, generated = self._ranking_arrays()
         best = heapq.nsmallest(
-            limit,
+            max(limit * 4, DIVERSIFY_MIN_ROWS),
             found.items(),
-            key=lambda kv: (-kv[1][0], self._kinds[kv[0]], self._method_rank(kv[0]), kv[0]),
+            key=lambda kv: (
+                MATCH_TIERS[kv[1][1]],
+                -kv[1][0],
+                # A bare path means its read first; a name finds one method per operation.
+                self._method_rank(kv[0]) if is_path else 0,
+                -weights[kv[0]] if weights else 0,
+                generated[kv[0]] if generated else 0,
+                self._kinds[kv[0]],
+                kv[0],
+            ),
         )
-        return [self._candidate(row, conf, match) for row, (conf, match) in best]
+        return self._diversified([(row, conf, match) for row, (conf, match) in best], limit)
+
+    def _ranking_arrays(self) -> tuple[array | None, array | None]:
+        """Per-row section weight and generated-page flag; None for a table written before them
+        (its rows of one name are still in the builder's order of preference)."""
+        if self._ranking is None:
+            arrays: list[array | None] = []
+            for name in (WEIGHT_FILE, GENERATED_FILE):
+                path = self.directory / name
+                arr = read_npy(path) if path.is_file() else None
+                if arr is not None and len(arr) != self.count:
+                    raise BundleError(
+                        f"identifier table: {name} has {len(arr)} rows, not {self.count}"
+                    )
+                arrays.append(arr)
+            self._ranking = (arrays[0], arrays[1])
+        return self._ranking
+
+    def _diversified(self, ranked: list[tuple[int, float, str]], limit: int) -> list[Candidate]:
+        """The first `limit` of `ranked` (best first) with each run of equally strong matches
+        spread over files, as search does: a second row of a file already listed comes after the
+        rows of files not listed yet. Runs never mix, so confidences still only go down."""
+        listed: dict[str, int] = {}
+        out: list[tuple[int, float, str]] = []
+        run: list[tuple[int, int, tuple[int, float, str]]] = []
+        strength: tuple[str, float] | None = None
+        for item in ranked:
+            row, confidence, match = item
+            if (match, round(confidence, 4)) != strength:
+                out.extend(entry for _, _, entry in sorted(run, key=lambda r: r[:2]))
+                run, strength = [], (match, round(confidence, 4))
+                if len(out) >= limit:
+                    break
+            file = self._file_of(row)
+            earlier = listed.get(file, 0)
+            listed[file] = earlier + 1
+            run.append((earlier, len(run), item))
+        out.extend(entry for _, _, entry in sorted(run, key=lambda r: r[:2]))
+        return [self._candidate(row, confidence, match) for row, confidence, match in out[:limit]]
 
     def _method_rank(self, row: int) -> int:
         """GET before POST before the rest, so a bare path resolves to its read first."""
@@ -340,10 +408,21 @@ class IdentifierIndex:
         if not scores:
             return []
         top = max(scores.values())
+        weights, generated = self._ranking_arrays()
         best = heapq.nsmallest(
-            limit, scores.items(), key=lambda kv: (-kv[1], self._kinds[kv[0]], kv[0])
+            max(limit * 4, DIVERSIFY_MIN_ROWS),
+            scores.items(),
+            key=lambda kv: (
+                -kv[1],
+                -weights[kv[0]] if weights else 0,
+                generated[kv[0]] if generated else 0,
+                self._kinds[kv[0]],
+                kv[0],
+            ),
         )
-        return [self._candidate(row, 0.5 * score / top, "keyword") for row, score in best]
+        return self._diversified(
+            [(row, round(0.5 * score / top, 4), "keyword") for row, score in best], limit
+        )
 
     # -- symbols -------------------------------------------------------------------------------
 

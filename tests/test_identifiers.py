@@ -428,3 +428,46 @@ def test_graphql_endpoint_urls_are_endpoints(extracted):
     entries, _ = extracted
     graph = _find(entries, "POST /graphql/gadgetGraph/v2", "endpoint", "graphql/endpoint.md")
     assert (graph.method, graph.path, graph.line) == ("POST", "/graphql/gadgetGraph/v2", 3)
+
+
+def test_rank_weights_compare_generated_sections_with_written_ones():
+    from atlas_core.identifiers import extract_ranked
+
+    fields = {"method": "POST", "path": "/rotors/{rotorId}/spin", "operation_id": "spinRotor"}
+    spec_text = (
+        "# Rotors\n\n## Spin a rotor\n\n`POST /rotors/{rotorId}/spin` · operationId `spinRotor`\n"
+    )
+    generated = Document(
+        path="ref/rotors.md",
+        publication="Rotor API",
+        title="Rotors",
+        url="",
+        text=spec_text,
+        source="openapi",
+        identifiers=(
+            IdentifierEntry("spinRotor", "operation", "ref/rotors.md", 3, **fields),
+            IdentifierEntry(
+                "POST /rotors/{rotorId}/spin", "endpoint", "ref/rotors.md", 3, **fields
+            ),
+        ),
+    )
+    guide_text = (
+        "# Rotor guide\n\n## Spinning\n\nTurn one rotor:\n\n"
+        "| Operation | Endpoint | What |\n|---|---|---|\n"
+        "| `spinRotor` | `POST /rotors/{rotorId}/spin` | Spin a rotor |\n\n"
+        "## spinRotor\n\nCall `spinRotor` when the rotor is idle; `spinRotor` answers at once.\n"
+    )
+    guide = Document("guide/rotors.md", "guide", "Rotor guide", "", guide_text, source="local")
+    found, _ = extract_ranked([generated, guide])
+    rank = {(f.entry.kind, f.entry.file): (f.weight, f.generated) for f in found}
+    # The generated section is the operation's own (headed by its summary): heading weight 8 plus
+    # the one mention of its id.
+    assert rank[("operation", "ref/rotors.md")] == (9, True)
+    # An endpoint weighs what its operation id weighs in its section, on either kind of page.
+    assert rank[("endpoint", "ref/rotors.md")] == (9, True)
+    assert rank[("endpoint", "guide/rotors.md")] == rank[("operation", "guide/rotors.md")]
+    assert rank[("operation", "guide/rotors.md")][1] is False
+    # Entries of one name come heaviest first: the guide's table row only lists the operation.
+    assert rank[("operation", "guide/rotors.md")][0] < 9
+    ops = [f.entry.file for f in found if f.entry.kind == "operation"]
+    assert ops == ["ref/rotors.md", "guide/rotors.md"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -408,3 +409,143 @@ def test_best_documented_page_answers_first(index):
     assert [c.file for c in found] == ["output-module/grid-layouts.md", "api/reporting-client.md"]
     assert found[0].confidence == found[1].confidence == 1.0
     assert index.symbols("GridLayoutConfig", 2)[0].file == "output-module/grid-layouts.md"
+
+
+# -- ordering among equal matches ------------------------------------------------------------
+# Invented rows: one operation documented by a generated reference page (its operationId as the
+# exact name), a written guide section headed by it, and a README row that only lists it.
+
+
+def _op(name, kind, file, line, **fields):
+    return IdentifierEntry(name=name, kind=kind, file=file, line=line, summary="", **fields)
+
+
+_SPIN_FIELDS = {"method": "POST", "path": "/rotors/{rotorId}/spin", "operation_id": "spinRotor"}
+_SPIN_PARAMS = (Param("rotorId", "path", "string", True, "The rotor"),)
+_RANKED = [
+    # entry, section weight, generated
+    (_op("spinRotor", "operation", "ref/rotors.md", 12, params=_SPIN_PARAMS, **_SPIN_FIELDS), 9, True),
+    (_op("POST /rotors/{rotorId}/spin", "endpoint", "ref/rotors.md", 12, params=_SPIN_PARAMS, **_SPIN_FIELDS), 9, True),
+    (_op("spin_rotor", "operation", "guide/rotors.md", 40, params=_SPIN_PARAMS, **{**_SPIN_FIELDS, "operation_id": "spin_rotor"}), 9, False),
+    (_op("POST /rotors/{rotorId}/spin", "endpoint", "guide/rotors.md", 40, **{**_SPIN_FIELDS, "operation_id": "spin_rotor"}), 9, False),
+    (_op("spin_rotor", "operation", "guide/readme.md", 7, **{**_SPIN_FIELDS, "operation_id": "spin_rotor"}), 2, False),
+    (_op("POST /rotors/{rotorId}/spin", "endpoint", "guide/readme.md", 7, **{**_SPIN_FIELDS, "operation_id": "spin_rotor"}), 2, False),
+    (_op("spin_rotor", "heading", "guide/rotors.md", 40), 0, False),
+    (_op("GET /rotors/{rotorId}", "endpoint", "guide/rotors.md", 20, method="GET", path="/rotors/{rotorId}"), 1, False),
+    (_op("GET /rotors/{rotorId}", "endpoint", "ref/rotors.md", 3, method="GET", path="/rotors/{rotorId}", operation_id="getRotor"), 9, True),
+    (_op("DELETE /rotors/{rotorId}", "endpoint", "guide/rotors.md", 25, method="DELETE", path="/rotors/{rotorId}"), 30, False),
+]  # fmt: skip
+
+
+def _ranked_index(tmp_path, rows=_RANKED):
+    write_table(
+        [e for e, _, _ in rows],
+        [],
+        tmp_path,
+        weights=[w for _, w, _ in rows],
+        generated=[g for _, _, g in rows],
+    )
+    return IdentifierIndex.open(tmp_path)
+
+
+def _confidences_never_rise(found):
+    return all(a.confidence >= b.confidence for a, b in pairwise(found))
+
+
+def test_exact_name_answers_before_other_spellings_then_files_spread(tmp_path):
+    index = _ranked_index(tmp_path)
+    found = index.lookup("spinRotor", 10)
+    # The exact operationId is on the generated page only, and stays first.
+    assert (found[0].name, found[0].file, found[0].match) == ("spinRotor", "ref/rotors.md", "exact")
+    normalised = found[1:]
+    assert {c.match for c in normalised} == {"normalized"}
+    # The other spellings reach the two files not listed yet before any second row of a file,
+    # the section more about the name (weight 9) before the README row (weight 2).
+    assert [c.file for c in normalised[:2]] == ["guide/rotors.md", "guide/readme.md"]
+    assert {c.file for c in normalised[2:]} <= {
+        "ref/rotors.md",
+        "guide/rotors.md",
+        "guide/readme.md",
+    }
+    assert _confidences_never_rise(found)
+    index.close()
+
+
+def test_written_page_answers_before_generated_on_equal_weight(tmp_path):
+    index = _ranked_index(tmp_path)
+    found = index.lookup("POST /rest/2.0/rotors/{rotorId}/spin", 10)
+    assert [c.file for c in found] == ["guide/rotors.md", "ref/rotors.md", "guide/readme.md"]
+    assert all((c.match, c.confidence) == ("exact", 1.0) for c in found)
+    # One file per candidate first: the top three cover every page that documents the endpoint.
+    assert len({c.file for c in found[:3]}) == 3
+    index.close()
+
+
+def test_section_weight_outranks_where_the_page_came_from(tmp_path):
+    index = _ranked_index(tmp_path)
+    # The written page only mentions GET /rotors/{rotorId} (weight 1); the generated section is
+    # its own (weight 9), so it answers first.
+    found = index.lookup("GET /rotors/{rotorId}", 5)
+    assert [c.file for c in found][:2] == ["ref/rotors.md", "guide/rotors.md"]
+    index.close()
+
+
+def test_bare_path_reads_first_whatever_the_weights(tmp_path):
+    index = _ranked_index(tmp_path)
+    found = index.lookup("/rotors/{rotorId}", 5)
+    # DELETE weighs 30, but a path without a method means its GET.
+    assert found[0].name == "GET /rotors/{rotorId}"
+    assert [c.name for c in found].index("DELETE /rotors/{rotorId}") > 0
+    index.close()
+
+
+def test_exact_match_stays_above_a_heavier_normalised_one(tmp_path):
+    rows = [
+        (_op("spin_rotor", "operation", "guide/rotors.md", 40), 200, False),
+        (_op("spinRotor", "operation", "ref/rotors.md", 12), 0, True),
+    ]
+    index = _ranked_index(tmp_path, rows)
+    found = index.lookup("spinRotor", 5)
+    assert [(c.file, c.match, c.confidence) for c in found] == [
+        ("ref/rotors.md", "exact", 1.0),
+        ("guide/rotors.md", "normalized", 0.9),
+    ]
+    index.close()
+
+
+def test_a_file_that_documents_a_name_many_times_cannot_fill_the_list(tmp_path):
+    rows = [(_op("Overview", "heading", "big.md", n), 0, False) for n in range(1, 60)]
+    rows += [(_op("Overview", "heading", f"small-{n}.md", 1), 0, False) for n in range(4)]
+    index = _ranked_index(tmp_path, rows)
+    found = index.lookup("Overview", 5)
+    assert sorted(c.file for c in found) == [
+        "big.md",
+        "small-0.md",
+        "small-1.md",
+        "small-2.md",
+        "small-3.md",
+    ]
+    index.close()
+
+
+def test_table_without_ranking_files_still_answers_in_row_order(tmp_path):
+    _ranked_index(tmp_path).close()
+    for name in ("weight.npy", "generated.npy"):
+        (tmp_path / "identifiers" / name).unlink()
+    index = IdentifierIndex.open(tmp_path)
+    found = index.lookup("POST /rotors/{rotorId}/spin", 10)
+    assert {c.file for c in found} == {"guide/rotors.md", "ref/rotors.md", "guide/readme.md"}
+    assert len({c.file for c in found[:3]}) == 3
+    index.close()
+
+
+def test_ranking_arrays_are_plain_uint8_npy(tmp_path):
+    np = pytest.importorskip("numpy")
+    _ranked_index(tmp_path).close()
+    names = (tmp_path / "identifiers" / "names.txt").read_text(encoding="utf-8").split("\n")
+    weight = np.load(tmp_path / "identifiers" / "weight.npy", allow_pickle=False)
+    generated = np.load(tmp_path / "identifiers" / "generated.npy", allow_pickle=False)
+    assert weight.dtype == generated.dtype == np.uint8
+    assert weight.shape == generated.shape == (len(names),)
+    row = names.index("spinRotor")
+    assert (weight[row], generated[row]) == (9, 1)

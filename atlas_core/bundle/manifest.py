@@ -232,12 +232,15 @@ def read_manifest(root: Path, *, exhaustive: bool = False) -> dict[str, Any]:
     return manifest
 
 
+_UNSAFE_CHAR = re.compile(r"[\x00-\x1f\\]")
+
+
 def safe_relpath(rel: str) -> bool:
     """A POSIX path that stays inside the bundle (SPEC "Encodings", paths inside the bundle)."""
-    if not rel or "\\" in rel or rel.startswith("/") or any(ord(c) < 0x20 for c in rel):
+    if not rel or rel[0] == "/" or _UNSAFE_CHAR.search(rel):
         return False
     parts = rel.split("/")
-    return all(part not in ("", ".", "..") for part in parts)
+    return "" not in parts and "." not in parts and ".." not in parts
 
 
 def has_pickle_suffix(name: str) -> bool:
