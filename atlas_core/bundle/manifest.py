@@ -12,14 +12,16 @@ import json
 import logging
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from atlas_core.errors import BundleError, BundleVersionError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,22 @@ def _validator() -> Any:
 
     jsonschema.Draft202012Validator.check_schema(schema())
     return jsonschema.Draft202012Validator(schema())
+
+
+@functools.cache
+def _fast_check() -> Callable[[Any], bool] | None:
+    from atlas_core.bundle.schema_check import Unsupported, compile_schema
+
+    try:
+        return compile_schema(schema())
+    except Unsupported as exc:
+        log.debug("manifest schema needs the full validator: %s", exc)
+        return None
+
+
+def _certainly_valid(manifest: dict[str, Any]) -> bool:
+    check = _fast_check()
+    return check is not None and check(manifest)
 
 
 # jsonschema spends ~0.1 ms per file entry; a bundle with thousands of mirror files would take a
@@ -140,7 +158,11 @@ def schema_errors(
     """Schema violations, each naming the JSON path of the offending value ([] when valid).
 
     `exhaustive` forces the JSON Schema validator over every file entry (what `atlas verify` does).
+    Otherwise a manifest the compiled plain-Python check finds valid is valid (that check is
+    stricter than the schema, never looser); any other goes through the validator for its messages.
     """
+    if not exhaustive and _certainly_valid(manifest):
+        return []
     files = manifest.get("files")
     if exhaustive or not isinstance(files, dict) or len(files) <= _FAST_ENTRIES:
         return _jsonschema_errors(manifest, limit)
@@ -259,39 +281,126 @@ def sha256_file(path: Path, *, block: int = 1 << 20) -> str:
 class NpyHeader:
     """What a `.npy` header says, read without touching the data."""
 
-    dtype: np.dtype[Any]
+    dtype_str: str  # numpy's canonical ``dtype.str``, e.g. "<f2"
+    itemsize: int
     shape: tuple[int, ...]
     fortran_order: bool
     data_offset: int
+    has_objects: bool = False
+    dtype_problem: str | None = None  # why a bundle may not hold this dtype (None: it may)
+    numpy_dtype: Any = None  # set when numpy parsed the header (anything but a plain dtype)
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        if self.numpy_dtype is not None:
+            return self.numpy_dtype
+        import numpy as np
+
+        return np.dtype(self.dtype_str)
 
     @property
     def data_bytes(self) -> int:
-        return math.prod(self.shape) * self.dtype.itemsize
+        return math.prod(self.shape) * self.itemsize
+
+
+# `Bundle.open` reads a few dozen `.npy` headers and the lookup path never touches an array, so
+# importing numpy (150 ms) only to parse headers would be most of the open. `np.save` writes one
+# exact header shape for plain arrays; a header of exactly that shape, with one of these dtypes
+# (each numpy's canonical `dtype.str`, all allowed in a bundle), is read here. Anything else goes
+# to numpy's own parser, so unusual and damaged headers get numpy's verdict and message as before.
+_PLAIN_DTYPES = frozenset(
+    [
+        "|b1",
+        "|i1",
+        "|u1",
+        "<i2",
+        "<i4",
+        "<i8",
+        "<u2",
+        "<u4",
+        "<u8",
+        "<f2",
+        "<f4",
+        "<f8",
+        "<c8",
+        "<c16",
+    ]
+)
+_NPY_MAGIC = b"\x93NUMPY"
+_NPY_MAX_HEADER = 10_000  # numpy's default max_header_size: longer headers are numpy's to refuse
+_DIM = r"(?:0|[1-9][0-9]*)"
+_PLAIN_HEADER = re.compile(
+    r"\{'descr': '(?P<descr>[<|][biufc][0-9]{1,2})', 'fortran_order': (?P<fortran>False|True), "
+    rf"'shape': \((?P<shape>|{_DIM},|{_DIM}(?:, {_DIM})+)\), \}} *\n"
+)
+
+
+def _plain_npy_header(head: bytes, read: Any) -> NpyHeader | None:
+    """The header when it is exactly what `np.save` writes for a plain array, else None."""
+    if len(head) < 10 or head[:6] != _NPY_MAGIC or head[6:8] not in (b"\x01\x00", b"\x02\x00"):
+        return None
+    if head[6] == 1:
+        length, offset = int.from_bytes(head[8:10], "little"), 10
+    else:
+        rest = read(2)
+        if len(rest) < 2:
+            return None
+        length, offset = int.from_bytes(head[8:10] + rest, "little"), 12
+    if length > _NPY_MAX_HEADER:
+        return None
+    text = read(length)
+    if len(text) != length:
+        return None
+    match = _PLAIN_HEADER.fullmatch(text.decode("latin1"))
+    if match is None or match["descr"] not in _PLAIN_DTYPES:
+        return None
+    descr, shape = match["descr"], match["shape"]
+    return NpyHeader(
+        dtype_str=descr,
+        itemsize=int(descr[2:]),
+        shape=tuple(int(n) for n in shape.split(",") if n),
+        fortran_order=match["fortran"] == "True",
+        data_offset=offset + length,
+    )
 
 
 def read_npy_header(path: Path) -> NpyHeader:
     """Parse only the header of a `.npy` file; ValueError with a reason when it is not one."""
-    fmt = np.lib.format
     with path.open("rb") as fh:
-        try:
-            version = fmt.read_magic(fh)
-        except ValueError as exc:
-            raise ValueError(f"not a .npy file ({exc})") from None
-        try:
-            if version == (1, 0):
-                shape, fortran, dtype = fmt.read_array_header_1_0(fh)
-            elif version == (2, 0):
-                shape, fortran, dtype = fmt.read_array_header_2_0(fh)
-            else:
-                raise ValueError(f".npy format version {version[0]}.{version[1]} is not allowed")
-        except (ValueError, SyntaxError, TypeError) as exc:
-            raise ValueError(f"unreadable .npy header ({exc})") from None
-        return NpyHeader(
-            dtype=dtype,
-            shape=tuple(int(n) for n in shape),
-            fortran_order=fortran,
-            data_offset=fh.tell(),
-        )
+        plain = _plain_npy_header(fh.read(10), fh.read)
+        if plain is not None:
+            return plain
+        fh.seek(0)
+        return _numpy_npy_header(fh)
+
+
+def _numpy_npy_header(fh: Any) -> NpyHeader:
+    import numpy as np
+
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(fh)
+    except ValueError as exc:
+        raise ValueError(f"not a .npy file ({exc})") from None
+    try:
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = fmt.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f".npy format version {version[0]}.{version[1]} is not allowed")
+    except Exception as exc:  # numpy's header filter also raises tokenize.TokenError and others
+        raise ValueError(f"unreadable .npy header ({exc})") from None
+    return NpyHeader(
+        dtype_str=dtype.str,
+        itemsize=dtype.itemsize,
+        shape=tuple(int(n) for n in shape),
+        fortran_order=fortran,
+        data_offset=fh.tell(),
+        has_objects=bool(dtype.hasobject),
+        dtype_problem=npy_dtype_problem(dtype),
+        numpy_dtype=dtype,
+    )
 
 
 def npy_dtype_problem(dtype: np.dtype[Any]) -> str | None:
@@ -312,7 +421,7 @@ def file_entry(path: Path) -> dict[str, Any]:
     entry: dict[str, Any] = {"sha256": sha256_file(path), "size": path.stat().st_size}
     if path.suffix == ".npy":
         header = read_npy_header(path)
-        entry["dtype"] = header.dtype.str
+        entry["dtype"] = header.dtype_str
         entry["shape"] = list(header.shape)
     return entry
 

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from atlas_core.bundle.manifest import (
     CHUNKS,
     MIRROR,
@@ -30,6 +28,7 @@ from atlas_core.errors import BundleError
 from atlas_core.types import BundleInfo
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
 
 log = logging.getLogger(__name__)
@@ -147,6 +146,8 @@ class Bundle:
                 hint="the bundle was built without it; rebuild it with a current `atlas build`",
                 path=str(self.path / relpath),
             )
+        import numpy as np
+
         path = self.file(relpath)
         shape = tuple(int(n) for n in entry["shape"])
         try:

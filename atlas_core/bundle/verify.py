@@ -21,12 +21,12 @@ from atlas_core.bundle.manifest import (
     VECTOR_DTYPE,
     VECTORS,
     has_pickle_suffix,
-    npy_dtype_problem,
     read_manifest,
     read_npy_header,
     safe_relpath,
     sha256_file,
 )
+from atlas_core.bundle.parquet_footer import footer_row_count
 from atlas_core.errors import BundleError
 
 
@@ -112,9 +112,8 @@ def _check_npy(
     except (ValueError, OSError) as exc:
         problems.append(Problem(rel, str(exc)))
         return False
-    why = npy_dtype_problem(header.dtype)
-    if why:
-        problems.append(Problem(rel, why))
+    if header.dtype_problem:
+        problems.append(Problem(rel, header.dtype_problem))
         return False
     if header.fortran_order:
         problems.append(Problem(rel, "is in Fortran order; bundle arrays are C order"))
@@ -122,11 +121,11 @@ def _check_npy(
     if "dtype" not in entry:
         problems.append(Problem(rel, "manifest.json lists no dtype/shape for this array"))
         return False
-    if header.dtype.str != entry["dtype"] or list(header.shape) != list(entry["shape"]):
+    if header.dtype_str != entry["dtype"] or list(header.shape) != list(entry["shape"]):
         problems.append(
             Problem(
                 rel,
-                f"header says {header.dtype.str} {list(header.shape)}, manifest.json says "
+                f"header says {header.dtype_str} {list(header.shape)}, manifest.json says "
                 f"{entry['dtype']} {list(entry['shape'])}",
             )
         )
@@ -141,7 +140,7 @@ def _check_npy(
 
 
 def _check_tables(
-    root: Path, manifest: dict[str, Any], usable: set[str], problems: list[Problem]
+    root: Path, manifest: dict[str, Any], usable: set[str], problems: list[Problem], *, full: bool
 ) -> None:
     """The chunk table, the vectors, the counts and the model must describe the same chunks."""
     files = manifest["files"]
@@ -171,13 +170,17 @@ def _check_tables(
                     )
                 )
     if CHUNKS in usable:
-        import pyarrow.parquet as pq
+        # Opening reads the row count straight from the footer; verify, and any footer that is
+        # not plainly readable, go through pyarrow (SPEC "What a reader checks").
+        rows = None if full else footer_row_count(root / CHUNKS)
+        if rows is None:
+            import pyarrow.parquet as pq
 
-        try:
-            rows = pq.read_metadata(root / CHUNKS).num_rows
-        except Exception as exc:  # pyarrow raises several types for a damaged footer
-            problems.append(Problem(CHUNKS, f"not a readable Parquet file ({exc})"))
-            return
+            try:
+                rows = pq.read_metadata(root / CHUNKS).num_rows
+            except Exception as exc:  # pyarrow raises several types for a damaged footer
+                problems.append(Problem(CHUNKS, f"not a readable Parquet file ({exc})"))
+                return
         if rows != chunks:
             problems.append(
                 Problem(CHUNKS, f"has {rows} rows but manifest.json counts {chunks} chunks")
@@ -234,7 +237,7 @@ def _check_model(
 
 def _holds_objects(path: Path) -> bool:
     try:
-        return read_npy_header(path).dtype.hasobject
+        return read_npy_header(path).has_objects
     except (ValueError, OSError):
         return False
 
@@ -277,7 +280,7 @@ def structural_problems(
                 )
                 continue
             usable.add(rel)
-    _check_tables(root, manifest, usable, problems)
+    _check_tables(root, manifest, usable, problems, full=full)
     _check_model(root, manifest, usable, problems)
     for rel in _walk(root):
         if rel == MANIFEST or rel in files:
