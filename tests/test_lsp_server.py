@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -446,3 +448,129 @@ async def test_close_clears_diagnostics(client: LanguageClient, workdir: Path) -
     )
     await wait_until(lambda: client.diagnostics.get(uri) == [] or client.diagnostics.get(uri) == ())
     await asyncio.sleep(0)
+
+
+# -- one operation documented twice: a written guide section and the OpenAPI reference --------
+# The guide's section is about the endpoint (headed by it) but lists no parameters; the reference
+# page generated from the spec lists them. Both texts are invented here.
+
+ROTOR_GUIDE = """\
+# Rotor guide
+
+Rotors turn at a speed you choose; this guide shows the calls a maintenance script makes.
+
+## POST /rotors/{rotorId}/spin
+
+Start a rotor with `POST /rotors/{rotorId}/spin`. A rotor that already turns keeps its speed, so
+scripts may repeat `POST /rotors/{rotorId}/spin` safely after a timeout.
+
+## Stopping
+
+Rotors stop on their own after an hour without a new spin.
+"""
+
+ROTOR_SPEC = """\
+openapi: 3.0.3
+info: {title: Rotor Service API, version: "2.0"}
+servers: [{url: "https://rotors.example.invalid/rest/2.0"}]
+tags: [{name: Rotors, description: Start and read rotors.}]
+paths:
+  /rotors/{rotorId}/spin:
+    post:
+      tags: [Rotors]
+      operationId: spinRotor
+      summary: Spin a rotor.
+      parameters:
+        - {name: rotorId, in: path, required: true, description: The rotor to start., schema: {type: string}}
+        - {name: dryRun, in: query, description: Check without starting anything., schema: {type: boolean}}
+      requestBody:
+        content: {application/json: {schema: {$ref: "#/components/schemas/SpinRequest"}}}
+      responses:
+        "200":
+          description: The rotor, now turning.
+          content: {application/json: {schema: {$ref: "#/components/schemas/Rotor"}}}
+components:
+  schemas:
+    SpinRequest: {type: object, properties: {speed: {type: integer}}}
+    Rotor: {type: object, properties: {id: {type: string}, speed: {type: integer}}}
+"""
+
+
+@pytest.fixture(scope="module")
+def rotor_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("rotors")
+    (base / "docs" / "guides").mkdir(parents=True)
+    (base / "docs" / "guides" / "rotors.md").write_text(ROTOR_GUIDE, encoding="utf-8")
+    (base / "rotors.yaml").write_text(ROTOR_SPEC, encoding="utf-8")
+    out = base / "bundle"
+    command = [sys.executable, "-m", "atlas_core", "build", "--model", "hash", "--quiet"]
+    command += ["--source", f"local={base / 'docs'}", "--source", f"openapi={base / 'rotors.yaml'}"]
+    subprocess.run(
+        [*command, "--output", str(out)], env=server_env(base / "home"), check=True, timeout=120
+    )
+    return out
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
+async def rotor_client(
+    request: pytest.FixtureRequest, rotor_bundle: Path, workdir: Path
+) -> AsyncIterator[LanguageClient]:
+    env = server_env(workdir / "rotor-home")
+    lsp = await start_client(request.param, ["--bundle", str(rotor_bundle)], env, root=workdir)
+    yield lsp
+    await stop_client(lsp)
+
+
+ROTOR_CODE = 'r = session.post(f"{base}/rest/2.0/rotors/{rotor_id}/spin", json=body)\n'
+
+
+def _link_target(markdown_link: str) -> tuple[str, int]:
+    """(mirror-relative file, 1-based line) of the first `[...](file://...#Ln)` link."""
+    target = markdown_link.split("](", 1)[1].split(")", 1)[0]
+    path, line = target.rsplit("#L", 1)
+    return unquote(urlparse(path).path), int(line)
+
+
+async def test_hover_lends_reference_parameters_to_the_written_section(
+    rotor_client: LanguageClient, workdir: Path, rotor_bundle: Path
+) -> None:
+    uri = _uri(workdir, "rotor_hover.py")
+    open_document(rotor_client, uri, ROTOR_CODE, "python")
+    value = await hover_text(rotor_client, uri, position_of(ROTOR_CODE, "rotors/"))
+    assert value is not None
+    assert "**POST** `/rotors/{rotorId}/spin`" in value
+    # Parameters, schemas and where they come from: the generated reference page.
+    assert "| `rotorId` | path |" in value and "| `dryRun` | query |" in value
+    assert "Request body: `SpinRequest`" in value and "Response: `Rotor`" in value
+    lent = next(line for line in value.splitlines() if line.startswith("*Parameters and schemas"))
+    also = next(line for line in value.splitlines() if line.startswith("Also documented in: "))
+    mirror = (rotor_bundle / "mirror").resolve()
+    reference, ref_line = _link_target(lent)
+    assert _link_target(also) == (reference, ref_line)
+    assert Path(reference).parent.parent == mirror and Path(reference).name == "rotors.md"
+    assert "Spin a rotor." in mirror_line(Path(reference).as_uri(), ref_line - 1)
+    # The hover still links the written guide's section, which is what go-to-doc opens too.
+    written, line = _link_target(value.rstrip().splitlines()[-1])
+    assert written == str(mirror / "guides" / "rotors.md")
+    assert mirror_line(Path(written).as_uri(), line - 1) == "## POST /rotors/{rotorId}/spin"
+    location = await rotor_client.text_document_definition_async(
+        types.DefinitionParams(
+            types.TextDocumentIdentifier(uri), position_of(ROTOR_CODE, "rotors/")
+        )
+    )
+    assert isinstance(location, types.Location), location
+    assert _link_target(f"[x]({location.uri}#L{location.range.start.line + 1})") == (written, line)
+
+
+async def test_hover_on_the_reference_name_keeps_its_own_details(
+    rotor_client: LanguageClient, workdir: Path
+) -> None:
+    text = "client.spinRotor(rotor_id, dry_run=True)\n"
+    uri = _uri(workdir, "rotor_name.py")
+    open_document(rotor_client, uri, text, "python")
+    value = await hover_text(rotor_client, uri, position_of(text, "spinRotor"))
+    assert value is not None and "| `dryRun` | query |" in value
+    # Nothing lent: the exact name is the reference page's own, which has the parameters, and
+    # the guide never names the operation.
+    assert "*Parameters and schemas" not in value and "Also documented in" not in value
+    assert value.rstrip().splitlines()[-1].startswith("[rotors/rotors.md:")

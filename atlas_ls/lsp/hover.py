@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from lsprotocol import types
 
 from atlas_core.types import Candidate, Param
 from atlas_ls.lsp.diagnostics import DeprecationMatcher
-from atlas_ls.lsp.resolve import Resolution, file_uri, mirror_file
+from atlas_ls.lsp.resolve import (
+    Resolution,
+    details_source,
+    file_uri,
+    mirror_file,
+    other_pages,
+)
 
 MAX_SUMMARY_CHARS = 1200
 MAX_PARAM_ROWS = 15
 MAX_CELL_CHARS = 140
 MAX_OTHERS = 5
+MAX_OTHER_PAGES = 3
 
 _KIND_LABELS = {
     "endpoint": "REST endpoint",
@@ -67,12 +75,33 @@ def param_table(params: tuple[Param, ...]) -> str:
     return "\n".join(rows)
 
 
+def file_link(engine: Any, cand: Candidate) -> str:
+    """A markdown link to the candidate's line in its bundle's mirror."""
+    path = mirror_file(engine, cand.bundle, cand.file)
+    target = f"{file_uri(path)}#L{max(cand.line, 1)}"
+    return f"[{cand.file}:{max(cand.line, 1)}]({target})"
+
+
+def with_details(cand: Candidate, source: Candidate) -> Candidate:
+    """`cand` (the section the hover links to) with the fields it lacks taken from `source`."""
+    return replace(
+        cand,
+        summary=cand.summary or source.summary,
+        method=cand.method or source.method,
+        path=cand.path or source.path,
+        operation_id=cand.operation_id or source.operation_id,
+        params=source.params,
+        request_schema=source.request_schema,
+        response_schema=source.response_schema,
+        deprecated=cand.deprecated or source.deprecated,
+        replacement=cand.replacement or source.replacement,
+    )
+
+
 def links_line(engine: Any, cand: Candidate) -> str:
     parts = []
     if cand.file:
-        path = mirror_file(engine, cand.bundle, cand.file)
-        target = f"{file_uri(path)}#L{max(cand.line, 1)}"
-        parts.append(f"[{cand.file}:{max(cand.line, 1)}]({target})")
+        parts.append(file_link(engine, cand))
     if cand.url:
         parts.append(f"[Open on the web]({cand.url})")
     return " · ".join(parts)
@@ -81,7 +110,11 @@ def links_line(engine: Any, cand: Candidate) -> str:
 def hover_markdown(
     engine: Any, resolution: Resolution, deprecations: DeprecationMatcher | None = None
 ) -> str:
-    cand = resolution.best
+    best = resolution.best
+    source = details_source(resolution)
+    # The best doc section stays the one linked; a page that lists the same operation's
+    # parameters and schemas (the OpenAPI reference) lends them.
+    cand = with_details(best, source) if source is not None else best
     blocks = [title_line(cand)]
     if cand.summary:
         blocks.append(_clip(cand.summary, MAX_SUMMARY_CHARS))
@@ -94,6 +127,8 @@ def hover_markdown(
         blocks.append(" · ".join(schemas))
     if cand.params:
         blocks.append(param_table(cand.params))
+    if source is not None:
+        blocks.append(f"*Parameters and schemas from {file_link(engine, source)}*")
     replacement = cand.replacement
     dep = deprecations.deprecation_of(cand.name, cand.operation_id) if deprecations else None
     if dep is not None and not replacement:
@@ -108,7 +143,12 @@ def hover_markdown(
             others.setdefault(other.name, None)
     if others:
         blocks.append("Also: " + ", ".join(f"`{name}`" for name in list(others)[:MAX_OTHERS]))
-    links = links_line(engine, cand)
+    pages = other_pages(resolution)
+    if pages:
+        shown = ", ".join(file_link(engine, page) for page in pages[:MAX_OTHER_PAGES])
+        more = len(pages) - MAX_OTHER_PAGES
+        blocks.append(f"Also documented in: {shown}" + (f" and {more} more" if more > 0 else ""))
+    links = links_line(engine, best)
     if links:
         blocks.append("---\n" + links)
     return "\n\n".join(blocks)

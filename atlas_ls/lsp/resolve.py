@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from atlas_core.identifier_normalize import compact, path_key
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot
 from atlas_ls.lsp.recognizers import Recognition, RecognizerSet, context_at
@@ -44,6 +45,53 @@ class Resolution:
     @property
     def best(self) -> Candidate:
         return self.candidates[0]
+
+
+def subject_keys(cand: Candidate) -> frozenset[str]:
+    """What a candidate documents, as keys that two pages documenting the same operation,
+    endpoint or type share: method and path template, operation id in any case style, type name."""
+    keys: set[str] = set()
+    if cand.method and cand.path:
+        keys.add(f"{cand.method.upper()} {path_key(cand.path)}")
+    if cand.operation_id:
+        keys.add("operation " + compact(cand.operation_id))
+    if cand.kind in ("schema", "type"):
+        keys.add("type " + compact(cand.name))
+    elif cand.kind != "endpoint":
+        keys.add(f"{cand.kind} " + compact(cand.name))
+    return frozenset(keys)
+
+
+def has_details(cand: Candidate) -> bool:
+    return bool(cand.params or cand.request_schema or cand.response_schema)
+
+
+def details_source(resolution: Resolution) -> Candidate | None:
+    """Another candidate for the same subject that carries the parameters and schemas the best
+    one lacks (a written section names an endpoint, the OpenAPI reference lists its fields)."""
+    best = resolution.best
+    if has_details(best):
+        return None
+    keys = subject_keys(best)
+    for cand in resolution.candidates[1:]:
+        if has_details(cand) and keys & subject_keys(cand):
+            return cand
+    return None
+
+
+def other_pages(resolution: Resolution) -> list[Candidate]:
+    """One candidate per other file that documents the same subject as the best one, in rank
+    order (lookups list distinct files first)."""
+    best = resolution.best
+    keys = subject_keys(best)
+    seen = {(best.bundle, best.file)}
+    out: list[Candidate] = []
+    for cand in resolution.candidates[1:]:
+        where = (cand.bundle, cand.file)
+        if cand.file and where not in seen and keys & subject_keys(cand):
+            seen.add(where)
+            out.append(cand)
+    return out
 
 
 def _rank(candidates: list[Candidate], rec: Recognition) -> list[Candidate]:
