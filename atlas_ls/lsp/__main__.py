@@ -8,8 +8,17 @@ the import and the client's handshake.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
+import threading
+
+# Starting up builds about 100,000 long-lived objects (lsprotocol's classes above all) and the
+# cyclic collector walks them over and over while they are made: about 60 ms of a 500 ms cold start.
+# It stays off for the first seconds, while the client's first requests come in; then one
+# collection frees what the imports left behind (~8 MB) and everything still alive is frozen out
+# of later collections, which also keeps them short.
+STARTUP_GC_DELAY_S = 3.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"atlas-ls: error: --port must be 1-65535, got {args.port}", file=sys.stderr)
         return 2
     configure_logging(args.verbose)
+    gc.disable()
+    collector = threading.Timer(STARTUP_GC_DELAY_S, collect_startup_garbage)
+    collector.daemon = True
 
     from atlas_core.holder import EngineHolder
     from atlas_ls.lsp.loading import BundleLoader
@@ -79,15 +91,25 @@ def main(argv: list[str] | None = None) -> int:
     from atlas_ls.lsp.features import create_server
 
     server = create_server(args.bundle, loader=loader, holder=holder)
+    collector.start()
     try:
         if args.tcp:
             server.start_tcp(args.host, args.port)
         else:
             server.start_io()
     finally:
+        collector.cancel()
+        gc.enable()
         server.stop_watching()
         loader.shutdown()
     return 0
+
+
+def collect_startup_garbage() -> None:
+    """Free the import garbage, freeze the survivors, and turn the cyclic collector back on."""
+    gc.collect()
+    gc.freeze()
+    gc.enable()
 
 
 if __name__ == "__main__":

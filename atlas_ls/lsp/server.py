@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import sys
@@ -467,6 +468,8 @@ class AtlasLanguageServer(LanguageServer):
             "version": VERSION,
             "python": sys.version.split()[0],
             "modules": {name: name in sys.modules for name in _WATCHED_MODULES},
+            # The collector is off during startup (see __main__); it must be back on after it.
+            "gc": {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()},
             "bundle": info,
             "bundle_paths": list(self.loader.paths),
             "generation": self.holder.generation,
