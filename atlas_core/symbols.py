@@ -285,11 +285,16 @@ class IdentifierIndex:
             arrays: list[array | None] = []
             for name in (WEIGHT_FILE, GENERATED_FILE):
                 path = self.directory / name
-                arr = read_npy(path) if path.is_file() else None
-                if arr is not None and len(arr) != self.count:
+                try:
+                    arr = read_npy(path) if path.is_file() else None
+                    if arr is not None and len(arr) != self.count:
+                        raise ValueError(f"{len(arr)} rows, the table has {self.count}")
+                except (OSError, ValueError) as exc:
                     raise BundleError(
-                        f"identifier table: {name} has {len(arr)} rows, not {self.count}"
-                    )
+                        f"identifier table unreadable: {path}: {exc}",
+                        hint="the bundle is corrupt; run `atlas verify` and rebuild or re-download it",
+                        path=str(path),
+                    ) from None
                 arrays.append(arr)
             self._ranking = (arrays[0], arrays[1])
         return self._ranking

@@ -549,3 +549,12 @@ def test_ranking_arrays_are_plain_uint8_npy(tmp_path):
     assert weight.shape == generated.shape == (len(names),)
     row = names.index("spinRotor")
     assert (weight[row], generated[row]) == (9, 1)
+
+
+def test_corrupt_ranking_array_is_a_bundle_error(tmp_path):
+    _ranked_index(tmp_path).close()
+    (tmp_path / "identifiers" / "weight.npy").write_bytes(b"not an array")
+    index = IdentifierIndex.open(tmp_path)
+    with pytest.raises(BundleError, match=r"unreadable.*weight\.npy"):
+        index.lookup("spinRotor")
+    index.close()
