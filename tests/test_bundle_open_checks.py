@@ -334,7 +334,14 @@ def test_open_reports_schema_errors_exactly_as_the_validator_did(manifests, monk
 
 
 def test_schema_keywords_it_does_not_know_fall_back() -> None:
-    for unknown in ({"oneOf": [{"type": "string"}]}, {"$ref": "other.json#/x"}, {"type": "thing"}):
+    unknowns = [
+        {"oneOf": [{"type": "string"}]},
+        {"$ref": "other.json#/x"},
+        {"type": "thing"},
+        {"pattern": "(unclosed"},
+        {"minimum": 0.5},
+    ]
+    for unknown in unknowns:
         with pytest.raises(Unsupported):
             compile_schema(unknown)
     recursive = {

@@ -189,7 +189,10 @@ def _object_check(schema: Mapping[str, Any], build: Callable[[Any], Check]) -> C
 def _scalar_checks(schema: Mapping[str, Any]) -> list[Check]:
     checks: list[Check] = []
     if "pattern" in schema:
-        search = re.compile(schema["pattern"]).search
+        try:
+            search = re.compile(schema["pattern"]).search
+        except (re.error, TypeError) as exc:
+            raise Unsupported(f"pattern {schema['pattern']!r}: {exc}") from None
         checks.append(lambda v: type(v) is not str or search(v) is not None)
     for key in ("minLength", "maxLength", "minimum"):
         if key in schema and not _is_int(schema[key]):
