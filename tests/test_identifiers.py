@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -14,27 +13,7 @@ from atlas_core.code_context import is_code_occurrence
 from atlas_core.identifiers import bound, extract, synthetic_entries, write_identifier_table
 from atlas_core.symbols import IdentifierIndex
 from atlas_core.types import Deprecation, Document, IdentifierEntry, Param
-
-FIXTURES = Path(__file__).parent / "fixtures" / "identifiers"
-
-
-def fixture_documents() -> list[Document]:
-    """The pages under tests/fixtures/identifiers as a local source would load them."""
-    docs = []
-    for path in sorted(FIXTURES.rglob("*.md")):
-        rel = path.relative_to(FIXTURES).as_posix()
-        text = path.read_text(encoding="utf-8")
-        docs.append(
-            Document(
-                path=rel,
-                publication=rel.split("/")[0],
-                title=text.split("\n")[0].lstrip("# "),
-                url=f"https://docs.example.test/{rel[:-3]}",
-                text=text,
-                source="local",
-            )
-        )
-    return docs
+from tests.identifier_fixtures import FIXTURES, fixture_documents
 
 
 @pytest.fixture(scope="module")

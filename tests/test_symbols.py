@@ -14,35 +14,15 @@ from atlas_core.errors import BundleError
 from atlas_core.identifiers import extract, write_identifier_table, write_table
 from atlas_core.symbols import IdentifierIndex, compact, name_variants, path_key, strip_path
 from atlas_core.types import Deprecation, IdentifierEntry, Param
+from tests.identifier_fixtures import fixture_documents
 
-FIXTURES = Path(__file__).parent / "fixtures" / "identifiers"
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _documents():
-    from atlas_core.types import Document
-
-    docs = []
-    for path in sorted(FIXTURES.rglob("*.md")):
-        rel = path.relative_to(FIXTURES).as_posix()
-        text = path.read_text(encoding="utf-8")
-        docs.append(
-            Document(
-                path=rel,
-                publication=rel.split("/")[0],
-                title=text.split("\n")[0].lstrip("# "),
-                url=f"https://docs.example.test/{rel[:-3]}",
-                text=text,
-                source="local",
-            )
-        )
-    return docs
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> IdentifierIndex:
     out = tmp_path_factory.mktemp("ids")
-    write_identifier_table(_documents(), [], out)
+    write_identifier_table(fixture_documents(), [], out)
     opened = IdentifierIndex.open(out)
     yield opened
     opened.close()
@@ -359,7 +339,7 @@ def test_normalisation_helpers():
 
 
 def test_lookup_path_imports_no_heavy_modules(tmp_path):
-    write_identifier_table(_documents(), [], tmp_path)
+    write_identifier_table(fixture_documents(), [], tmp_path)
     code = (
         "import sys\n"
         "from atlas_core.symbols import IdentifierIndex\n"
@@ -377,7 +357,7 @@ def test_lookup_path_imports_no_heavy_modules(tmp_path):
 
 
 def test_extract_is_deterministic():
-    assert extract(_documents()) == extract(_documents())
+    assert extract(fixture_documents()) == extract(fixture_documents())
 
 
 @pytest.mark.parametrize(
