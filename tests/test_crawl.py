@@ -304,7 +304,7 @@ def test_validate_reports_file_and_line(tmp_path: Path) -> None:
         "Inline `<span>` is fine.\n"
     )
     (root / "markdown" / "sec" / "bad.md").write_text(
-        "---\ntitle: Bad\n---\n\n# Bad\n\n{% hint style=\"info\" %}\nText\n<mark>hi</mark>\n"
+        '---\ntitle: Bad\n---\n\n# Bad\n\n{% hint style="info" %}\nText\n<mark>hi</mark>\n'
     )
     (root / "markdown" / "loose.md").write_text("no front matter\n")
     findings = [str(f) for f in validate_mirror(root)]
