@@ -214,3 +214,19 @@ class Outline:
         return Section(
             heading=" > ".join(h.text for h in stack), line_start=start, line_end=max(end, start)
         )
+
+
+class SectionLocator:
+    """Places lines of mirror files in their sections, reading each file's outline once."""
+
+    def __init__(self, mirror: Mirror) -> None:
+        self._mirror = mirror
+        self._outlines: dict[str, Outline | None] = {}
+
+    def __call__(self, rel: str, line: int) -> Section:
+        if rel not in self._outlines:
+            self._outlines[rel] = self._mirror.outline(rel)
+        outline = self._outlines[rel]
+        if outline is None:  # unreadable: the line alone, with no heading
+            return Section(heading="", line_start=line, line_end=line)
+        return outline.section_at(line)

@@ -18,7 +18,7 @@ from atlas_core.errors import QueryError
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, send_log, text_result
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
-from atlas_ls.mcp.mirror import Mirror, Outline
+from atlas_ls.mcp.mirror import Mirror, Outline, SectionLocator
 from atlas_ls.mcp.models import (
     FileEntry,
     FilesResult,
@@ -274,20 +274,17 @@ async def search_text(
 
 
 def _text_hits(mirror: Mirror, matches: list[textsearch.TextMatch]) -> list[TextHit]:
-    outlines: dict[str, Outline | None] = {}
+    locate = SectionLocator(mirror)
     hits = []
     for match in matches:
-        if match.file not in outlines:
-            outlines[match.file] = mirror.outline(match.file)
-        outline = outlines[match.file]
-        section = outline.section_at(match.line) if outline else None
+        section = locate(match.file, match.line)
         hits.append(
             TextHit(
                 file=match.file,
                 line=match.line,
-                heading=section.heading if section else "",
-                line_start=section.line_start if section else match.line,
-                line_end=section.line_end if section else match.line,
+                heading=section.heading,
+                line_start=section.line_start,
+                line_end=section.line_end,
                 url=mirror.meta(match.file).url,
                 text=match.text,
                 injection_flags=InjectionFlag.from_flags(scan(match.text, first_line=match.line)),

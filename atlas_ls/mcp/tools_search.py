@@ -17,7 +17,7 @@ from atlas_core.types import Chunk, SearchFilters
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
-from atlas_ls.mcp.mirror import Mirror, Outline
+from atlas_ls.mcp.mirror import Mirror, SectionLocator
 from atlas_ls.mcp.models import (
     BundleInfoResult,
     BundleSummary,
@@ -232,13 +232,10 @@ async def lookup_identifier(
 
 
 def _matches(mirror: Mirror, candidates: list[Candidate]) -> list[IdentifierMatch]:
-    outlines: dict[str, Outline | None] = {}
+    locate = SectionLocator(mirror)
     out = []
     for c in candidates:
-        if c.file not in outlines:
-            outlines[c.file] = mirror.outline(c.file)
-        outline = outlines[c.file]
-        section = outline.section_at(c.line) if outline else None
+        section = locate(c.file, c.line)
         out.append(
             IdentifierMatch(
                 name=c.name,
@@ -246,9 +243,9 @@ def _matches(mirror: Mirror, candidates: list[Candidate]) -> list[IdentifierMatc
                 match=c.match,
                 confidence=round(float(c.confidence), 4),
                 file=c.file,
-                heading=section.heading if section else "",
-                line_start=section.line_start if section else c.line,
-                line_end=section.line_end if section else c.line,
+                heading=section.heading,
+                line_start=section.line_start,
+                line_end=section.line_end,
                 url=c.url,
                 summary=c.summary[:2000],
                 publication=c.publication,
