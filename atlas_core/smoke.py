@@ -1,22 +1,20 @@
 """`atlas smoke`: one real request through every path a user depends on, PASS or FAIL each.
 
 Engine steps run in process; the language server and the MCP server are started as subprocesses
-and spoken to over stdio with minimal JSON-RPC clients written here (so the engine package still
-imports no protocol library).
+and spoken to over stdio with the minimal JSON-RPC peer in `atlas_core.stdio_rpc` (so the engine
+package still imports no protocol library).
 """
 
 from __future__ import annotations
 
-import json
-import queue
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+from atlas_core.stdio_rpc import Rpc
 
 TIMEOUT_S = 60.0
 
@@ -98,145 +96,42 @@ def _symbols(engine: Any, query: str) -> str:
 # -- subprocess clients ----------------------------------------------------------------------------
 
 
-class _Pipe:
-    """Reads a server's stdout on a thread so every wait has a timeout."""
-
-    def __init__(self, proc: subprocess.Popen[bytes], reader: Callable[[IO[bytes]], Any]) -> None:
-        self.proc = proc
-        self.messages: queue.Queue[Any] = queue.Queue()
-
-        def pump() -> None:
-            assert proc.stdout is not None
-            while True:
-                try:
-                    message = reader(proc.stdout)
-                except Exception:
-                    message = None
-                if message is None:
-                    self.messages.put(None)
-                    return
-                self.messages.put(message)
-
-        threading.Thread(target=pump, daemon=True).start()
-
-    def wait_for(self, msg_id: int, reply: Callable[[dict[str, Any]], None], timeout: float) -> Any:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"no answer to request {msg_id} within {timeout:.0f}s")
-            try:
-                message = self.messages.get(timeout=left)
-            except queue.Empty as exc:
-                raise TimeoutError(f"no answer to request {msg_id} within {timeout:.0f}s") from exc
-            if message is None:
-                raise RuntimeError(f"server exited (code {self.proc.poll()})")
-            if message.get("id") == msg_id and "method" not in message:
-                if "error" in message:
-                    raise RuntimeError(f"error answer: {message['error']}")
-                return message.get("result")
-            if "method" in message and "id" in message:
-                reply(message)  # a request from the server (configuration, progress, ...)
-
-
-def _read_lsp(stream: IO[bytes]) -> Any:
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode("ascii", "replace").partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value.strip())
-    if length is None:
-        return None
-    return json.loads(stream.read(length))
-
-
 def _lsp(paths: list[Path], query: str) -> str:
-    args = [sys.executable, "-m", "atlas_ls.lsp", "--bundle", *map(str, paths)]
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)  # fmt: skip
-    assert proc.stdin is not None
-
-    def send(message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)  # type: ignore[union-attr]
-        proc.stdin.flush()  # type: ignore[union-attr]
-
-    def reply(request: dict[str, Any]) -> None:
-        result: Any = None
-        if request["method"] == "workspace/configuration":
-            result = [None for _ in request.get("params", {}).get("items", [])]
-        send({"id": request["id"], "result": result})
-
-    pipe = _Pipe(proc, _read_lsp)
+    rpc = Rpc([sys.executable, "-m", "atlas_ls.lsp", "--bundle", *map(str, paths)], lsp=True)
     try:
-        send({"id": 1, "method": "initialize",
-              "params": {"processId": None, "rootUri": None, "capabilities": {}}})  # fmt: skip
-        pipe.wait_for(1, reply, TIMEOUT_S)
-        send({"method": "initialized", "params": {}})
+        rpc.call("initialize", {"processId": None, "rootUri": None, "capabilities": {}}, TIMEOUT_S)
+        rpc.send({"method": "initialized", "params": {}})
         deadline = time.monotonic() + TIMEOUT_S
-        msg_id = 2
         while True:  # the engine loads in the background right after `initialized`
-            send({"id": msg_id, "method": "workspace/symbol", "params": {"query": query}})
-            symbols = pipe.wait_for(msg_id, reply, TIMEOUT_S)
+            symbols = rpc.call("workspace/symbol", {"query": query}, TIMEOUT_S).get("result")
             if symbols or time.monotonic() > deadline:
                 break
-            msg_id += 1
             time.sleep(0.2)
         if not symbols:
             raise AssertionError(f"workspace/symbol {query!r} answered nothing")
-        send({"id": 99, "method": "shutdown"})
-        pipe.wait_for(99, reply, 10)
-        send({"method": "exit"})
+        rpc.call("shutdown", {}, 10)
+        rpc.send({"method": "exit"})
         return f"workspace/symbol {query!r} -> {len(symbols)} symbols"
     finally:
-        _end(proc)
-
-
-def _read_mcp(stream: IO[bytes]) -> Any:
-    line = stream.readline()
-    return json.loads(line) if line else None
+        rpc.close()
 
 
 def _mcp(paths: list[Path], identifier: str) -> str:
-    args = [sys.executable, "-m", "atlas_ls.mcp", "--bundle", *map(str, paths)]
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)  # fmt: skip
-    assert proc.stdin is not None
-
-    def send(message: dict[str, Any]) -> None:
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")  # type: ignore[union-attr]
-        proc.stdin.flush()  # type: ignore[union-attr]
-
-    def reply(request: dict[str, Any]) -> None:
-        send({"id": request["id"], "result": {}})
-
-    pipe = _Pipe(proc, _read_mcp)
+    rpc = Rpc([sys.executable, "-m", "atlas_ls.mcp", "--bundle", *map(str, paths)], lsp=False)
     try:
-        send({"id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "atlas-smoke", "version": "1"}}})  # fmt: skip
-        pipe.wait_for(1, reply, TIMEOUT_S)
-        send({"method": "notifications/initialized"})
-        send({"id": 2, "method": "tools/call",
-              "params": {"name": "lookup_identifier", "arguments": {"identifier": identifier}}})  # fmt: skip
-        result = pipe.wait_for(2, reply, TIMEOUT_S)
+        client = {"name": "atlas-smoke", "version": "1"}
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+        rpc.call("initialize", init, TIMEOUT_S)
+        rpc.send({"method": "notifications/initialized"})
+        arguments = {"identifier": identifier}
+        answer = rpc.call(
+            "tools/call", {"name": "lookup_identifier", "arguments": arguments}, TIMEOUT_S
+        )
+        if "error" in answer:
+            raise RuntimeError(f"error answer: {answer['error']}")
+        result = answer.get("result", {})
         if result.get("isError"):
             raise AssertionError(f"tool error: {result.get('content')}")
         return f"tools/call lookup_identifier {identifier!r} answered"
     finally:
-        _end(proc)
-
-
-def _end(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        if proc.stdin:
-            proc.stdin.close()
-        proc.wait(timeout=5)
-    except (subprocess.TimeoutExpired, OSError):
-        proc.kill()
-        proc.wait(timeout=5)
+        rpc.close()

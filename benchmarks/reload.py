@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import queue
 import shutil
 import statistics
 import subprocess
@@ -32,86 +31,7 @@ sys.path.insert(0, str(ROOT))
 from atlas_core.distribution.archive import pack, sha256_file  # noqa: E402
 from atlas_core.distribution.download import download  # noqa: E402
 from atlas_core.distribution.install import flip_current  # noqa: E402
-
-
-class Rpc:
-    """A JSON-RPC peer over a subprocess's stdio: LSP framing or MCP's one message per line."""
-
-    def __init__(self, args: list[str], *, lsp: bool) -> None:
-        self.lsp = lsp
-        self.proc = subprocess.Popen(
-            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-        self.responses: dict[int, tuple[float, dict[str, Any]]] = {}
-        self.notices: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
-        self._cond = threading.Condition()
-        self._next = 0
-        self._write = threading.Lock()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _read(self) -> dict[str, Any] | None:
-        stream = self.proc.stdout
-        assert stream is not None
-        if not self.lsp:
-            line = stream.readline()
-            return json.loads(line) if line else None
-        length = 0
-        while True:
-            header = stream.readline()
-            if not header:
-                return None
-            if header.strip() == b"":
-                break
-            if header.lower().startswith(b"content-length:"):
-                length = int(header.split(b":")[1])
-        return json.loads(stream.read(length))
-
-    def _pump(self) -> None:
-        while (message := self._read()) is not None:
-            now = time.perf_counter()
-            if "method" in message and "id" in message:  # a request from the server
-                result: Any = None
-                if message["method"] == "workspace/configuration":
-                    result = [None for _ in message.get("params", {}).get("items", [])]
-                self.send({"id": message["id"], "result": result if self.lsp else {}})
-            elif "method" in message:
-                self.notices.put((now, message))
-            else:
-                with self._cond:
-                    self.responses[message["id"]] = (now, message)
-                    self._cond.notify_all()
-
-    def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        data = b"Content-Length: %d\r\n\r\n%s" % (len(body), body) if self.lsp else body + b"\n"
-        with self._write:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any]) -> int:
-        with self._cond:
-            self._next += 1
-            msg_id = self._next
-        self.send({"id": msg_id, "method": method, "params": params})
-        return msg_id
-
-    def wait(self, msg_id: int, timeout: float = 120) -> tuple[float, dict[str, Any]]:
-        with self._cond:
-            if not self._cond.wait_for(lambda: msg_id in self.responses, timeout):
-                raise TimeoutError(f"no answer to {msg_id}")
-            return self.responses.pop(msg_id)
-
-    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return self.wait(self.request(method, params))[1]
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+from atlas_core.stdio_rpc import Rpc  # noqa: E402
 
 
 def _announced(notice: dict[str, Any], lsp: bool) -> bool:
