@@ -177,7 +177,7 @@ def _summary(bundle: Path) -> dict[str, object]:
     return {
         "name": manifest.get("name") or bundle.name,
         "format_version": manifest.get("format_version"),
-        "built_at": manifest.get("built_at") or manifest.get("build", {}).get("built_at"),
+        "built_at": manifest.get("built_at"),
         "chunks": counts.get("chunks"),
     }
 
