@@ -8,19 +8,22 @@ leave nothing outside `--output`, no `.part` behind and `current` where it was.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 
 from atlas_core.distribution import download as download_module
-from atlas_core.distribution.archive import pack
+from atlas_core.distribution.archive import pack, unpack
 from atlas_core.distribution.download import download
 from atlas_core.distribution.install import BACKUPS, RELEASES, current_target, flip_current
 from atlas_core.errors import DistributionError
@@ -293,6 +296,109 @@ def test_publish_upload_redirect_does_not_carry_the_token(
 
 
 # -- item 7: cheap inputs cannot cost gigabytes -------------------------------------------------
+
+
+class _Zeros(io.RawIOBase):
+    """`size` zero bytes, produced as they are read, so a bomb costs the test no memory."""
+
+    def __init__(self, size: int) -> None:
+        self.left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n < 0 else min(n, self.left)
+        self.left -= n
+        return bytes(n)
+
+
+def _bomb(path: Path, members: list[tuple[str, int]], files: dict[str, int] | None = None) -> bytes:
+    """A .tar.zst of zero-filled members, with a manifest declaring `files` first when given."""
+    with (
+        path.open("wb") as raw,
+        zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as zfh,
+        tarfile.open(fileobj=zfh, mode="w|", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        if files is not None:
+            declared = {n: {"size": s, "sha256": "0" * 64} for n, s in files.items()}
+            manifest = json.dumps({"name": "bomb", "files": declared}).encode()
+            info = tarfile.TarInfo("atlas-bundle/manifest.json")
+            info.size = len(manifest)
+            tar.addfile(info, io.BytesIO(manifest))
+        for name, size in members:
+            info = tarfile.TarInfo(f"atlas-bundle/{name}")
+            info.size = size
+            tar.addfile(info, _Zeros(size))
+    return path.read_bytes()
+
+
+BOMBS = {
+    # kind: (members, manifest files, message, most bytes the refused command may write)
+    "one-member": ([("aaa.bin", 200 * MiB)], None, "unpacks to more than", 1 * MiB),
+    "many-members": (
+        [(f"part{i:03}.bin", MiB) for i in range(200)],
+        None,
+        "unpacks to more than",
+        10 * MiB,
+    ),
+    "larger-than-declared": (
+        [("aaa.bin", 6 * MiB)],
+        {"aaa.bin": 1000},
+        "but the manifest declares 1000",
+        1 * MiB,
+    ),
+    "more-than-declared": (
+        [("a.bin", 1000), ("b.bin", 6 * MiB)],
+        {"a.bin": 1000},
+        "its manifest declares",
+        1 * MiB,
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(BOMBS))
+def test_zstd_bomb_is_refused_before_it_fills_the_disk(
+    kind: str, server: ReleaseServer, output: Path, tmp_path: Path
+) -> None:
+    members, files, message, most = BOMBS[kind]
+    data = _bomb(tmp_path / "bomb.tar.zst", members, files)
+    assert len(data) < 256 * 1024  # cheap to send
+    server.add_release("v2", _assets(NEW, data))
+    before = current_target(output)
+
+    result, written = _atlas_measured(tmp_path / "io.txt", *_download_args(server, output))
+
+    assert written < most, f"the refused download wrote {written} bytes"
+    _assert_one_line_refusal(result, message)
+    assert current_target(output) == before
+    assert not list(output.rglob("*.part"))
+    assert not list((output / RELEASES).glob(".incoming-*"))
+
+
+def test_oversized_tar_header_is_refused(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("atlas-bundle/a.md")
+        info.pax_headers = {"comment": "x" * (2 * MiB)}  # tarfile reads a pax header whole
+        tar.addfile(info, io.BytesIO(b""))
+    archive = tmp_path / "a.tar.zst"
+    archive.write_bytes(zstandard.ZstdCompressor().compress(buffer.getvalue()))
+    with pytest.raises(DistributionError, match="tar header holds"):
+        unpack(archive, tmp_path / "x")
+    assert not (tmp_path / "x").exists()
+
+
+def test_pack_writes_the_manifest_first(hash_bundle: Path, tmp_path: Path) -> None:
+    archive = pack(hash_bundle, tmp_path / "b.tar.zst", top="b")
+    with (
+        archive.open("rb") as raw,
+        zstandard.ZstdDecompressor().stream_reader(raw) as zfh,
+        tarfile.open(fileobj=zfh, mode="r|") as tar,
+    ):
+        names = [m.name for m in tar]
+    assert names[0] == "b/manifest.json" and "b/manifest.json" not in names[1:]
+    assert (unpack(archive, tmp_path / "u") / "manifest.json").is_file()
 
 
 @pytest.mark.parametrize("with_length", [False, True], ids=["chunked", "content-length"])
