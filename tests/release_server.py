@@ -2,14 +2,18 @@
 
 It answers the REST calls Atlas makes (latest release, release by tag, create release, upload
 asset) and serves asset bytes with HTTP Range support. Faults are scripted per test: a dropped
-connection mid-stream, a truncated body, a rate limit, a wrong checksum.
+connection mid-stream, a truncated body, a rate limit, a wrong checksum, a body far longer than the
+size the release declares, a redirect to another server, a hand-edited release answer. Every
+request is recorded (path and headers) so a test can check what a host was sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from aiohttp import web
 
@@ -37,6 +41,11 @@ class ReleaseServer(ThreadedServer):
         self.range_requests: list[str] = []
         self.auth_headers: list[str] = []
         self.download_delay = 0.0
+        self.seen: list[tuple[str, dict[str, str]]] = []  # (path?query, headers) of every request
+        self.redirects: dict[str, str] = {}  # request path -> base URL it is 302-redirected to
+        self.overflow: dict[str, int] = {}  # asset -> stream this many bytes, data then zeros
+        self.overflow_length = False  # send Content-Length with an overflowing body
+        self.mutate: Callable[[dict[str, Any]], Any] | None = None  # edits every release answer
 
     @property
     def api_url(self) -> str:
@@ -48,11 +57,31 @@ class ReleaseServer(ThreadedServer):
             self.latest = tag
 
     def routes(self, app: web.Application) -> None:
+        app.middlewares.append(self._record_and_redirect)
         app.router.add_get("/api/repos/{owner}/{name}/releases/latest", self._latest)
         app.router.add_get("/api/repos/{owner}/{name}/releases/tags/{tag}", self._by_tag)
         app.router.add_post("/api/repos/{owner}/{name}/releases", self._create)
         app.router.add_post("/uploads/{tag}", self._upload)
         app.router.add_get("/download/{tag}/{asset}", self._download)
+
+    @web.middleware
+    async def _record_and_redirect(
+        self,
+        request: web.Request,
+        handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+    ) -> web.StreamResponse:
+        self.seen.append((request.path_qs, dict(request.headers)))
+        if request.path in self.redirects:
+            # A raw header: aiohttp's HTTPFound would refuse the malformed targets tests send.
+            location = self.redirects[request.path] + request.path_qs
+            return web.Response(status=302, headers={"Location": location})
+        return await handler(request)
+
+    def _answer(self, spec: ReleaseSpec, status: int = 200) -> web.Response:
+        data: Any = self._release_json(spec)
+        if self.mutate is not None:
+            data = self.mutate(data)
+        return web.json_response(data, status=status)
 
     def _release_json(self, spec: ReleaseSpec) -> dict[str, object]:
         base = f"http://127.0.0.1:{self.port}"
@@ -88,7 +117,7 @@ class ReleaseServer(ThreadedServer):
             return limited
         if self.latest is None:
             return web.json_response({"message": "Not Found"}, status=404)
-        return web.json_response(self._release_json(self.releases[self.latest]))
+        return self._answer(self.releases[self.latest])
 
     async def _by_tag(self, request: web.Request) -> web.Response:
         self.auth_headers.append(request.headers.get("Authorization", ""))
@@ -97,7 +126,7 @@ class ReleaseServer(ThreadedServer):
         spec = self.releases.get(request.match_info["tag"])
         if spec is None:
             return web.json_response({"message": "Not Found"}, status=404)
-        return web.json_response(self._release_json(spec))
+        return self._answer(spec)
 
     async def _create(self, request: web.Request) -> web.Response:
         if not request.headers.get("Authorization", "").startswith("Bearer "):
@@ -122,6 +151,8 @@ class ReleaseServer(ThreadedServer):
         if spec is None or name not in spec.assets:
             return web.Response(status=404)
         data = spec.assets[name]
+        if name in self.overflow:
+            return await self._overflowing(request, data, self.overflow[name])
         if name in self.truncate_to:
             data = data[: self.truncate_to[name]]
         start = 0
@@ -151,5 +182,30 @@ class ReleaseServer(ThreadedServer):
             await resp.write(body[i : i + 64 * 1024])
             if self.download_delay:
                 await asyncio.sleep(self.download_delay)
+        await resp.write_eof()
+        return resp
+
+    async def _overflowing(
+        self, request: web.Request, data: bytes, total: int
+    ) -> web.StreamResponse:
+        """Send `total` bytes (the asset, then zeros) whatever size the release declared."""
+        resp = web.StreamResponse()
+        resp.content_type = "application/octet-stream"
+        if self.overflow_length:
+            resp.content_length = total
+        else:
+            resp.enable_chunked_encoding()
+        await resp.prepare(request)
+        sent = 0
+        block = 64 * 1024
+        padding = bytes(block)
+        while sent < total:
+            piece = data[sent : sent + block] if sent < len(data) else padding
+            piece = piece[: total - sent]
+            try:
+                await resp.write(piece)
+            except (ConnectionResetError, RuntimeError):
+                return resp  # the client stopped reading, as it should
+            sent += len(piece)
         await resp.write_eof()
         return resp

@@ -3,16 +3,25 @@
 Unpacking trusts nothing in the archive: absolute names, `..` segments, links of any kind, device
 files and oversized contents are refused before a byte is written, and everything is written into
 a fresh folder that the caller renames into place only after verifying it.
+
+A small archive cannot buy a large unpack. Three budgets bound what is written, the smallest wins:
+the 20 GiB cap; the archive's own size times `MAX_RATIO` (a bundle compresses a few times, a
+zstd bomb thousands of times), which also bounds the decompressed stream so tar headers cannot
+balloon in memory; and, once `manifest.json` is read, the sizes the manifest declares. A member is
+checked against what is left *before* it is written. `pack` writes `manifest.json` first, so for a
+well-formed archive the tightest budget holds from the first file on.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tarfile
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import zstandard
 
@@ -21,6 +30,14 @@ from atlas_core.errors import DistributionError
 DEFAULT_MAX_BYTES = 20 * 1024**3  # unpacked size cap
 DEFAULT_MAX_MEMBERS = 1_000_000
 ZSTD_LEVEL = 10
+MANIFEST = "manifest.json"
+# Bundles compress 2-5x (vectors, Parquet and ONNX weights barely shrink); 100x is a bomb.
+MAX_RATIO = 100
+# Tiny archives are mostly tar headers and padding, which compress far better than any content.
+SMALL_ARCHIVE_ALLOWANCE = 8 * 1024**2
+# pax and GNU long-name headers hold a few names and times; tarfile reads them whole into memory.
+MAX_HEADER_BYTES = 1024**2
+MAX_MANIFEST_BYTES = 64 * 1024**2  # a big bundle's manifest is a few MB; larger is left to verify
 
 
 def sha256_file(path: Path, progress: Callable[[int], None] | None = None) -> str:
@@ -36,7 +53,8 @@ def sha256_file(path: Path, progress: Callable[[int], None] | None = None) -> st
 def pack(source: Path, archive: Path, top: str) -> Path:
     """Write `source`'s files as `<top>/...` into a zstd-compressed tar; returns `archive`.
 
-    Members are added in sorted order with owners and modes normalised: nothing about the machine
+    `manifest.json` comes first, so an unpacker knows the declared sizes before any other file;
+    the rest follow in sorted order, with owners and modes normalised: nothing about the machine
     that packed it travels with the bundle.
     """
     tmp = archive.with_name(archive.name + ".partial")
@@ -47,7 +65,7 @@ def pack(source: Path, archive: Path, top: str) -> Path:
             compressor.stream_writer(raw, closefd=False) as zfh,
             tarfile.open(fileobj=zfh, mode="w|", format=tarfile.PAX_FORMAT) as tar,
         ):
-            for path in sorted(source.rglob("*")):
+            for path in sorted(source.rglob("*"), key=lambda p: (p != source / MANIFEST, p)):
                 rel = path.relative_to(source).as_posix()
                 if path.is_symlink():
                     raise DistributionError(
@@ -97,7 +115,10 @@ def unpack(
 
 
 def _unpack_into(archive: Path, dest: Path, *, max_bytes: int, max_members: int) -> None:
-    total = 0
+    expands_to = max(SMALL_ARCHIVE_ALLOWANCE, archive.stat().st_size * MAX_RATIO)
+    budget = _Budget(archive)
+    budget.tighten(max_bytes, f"{max_bytes} bytes")
+    budget.tighten(expands_to, f"{expands_to} bytes ({MAX_RATIO}x its compressed size)")
     members = 0
     root = dest.resolve()
     decompressor = zstandard.ZstdDecompressor()
@@ -105,7 +126,9 @@ def _unpack_into(archive: Path, dest: Path, *, max_bytes: int, max_members: int)
         with (
             archive.open("rb") as raw,
             decompressor.stream_reader(raw) as zfh,
-            tarfile.open(fileobj=zfh, mode="r|") as tar,
+            tarfile.open(
+                fileobj=_Bounded(zfh, archive, expands_to), mode="r|", tarinfo=_BoundedTarInfo
+            ) as tar,
         ):
             for member in tar:
                 members += 1
@@ -121,21 +144,146 @@ def _unpack_into(archive: Path, dest: Path, *, max_bytes: int, max_members: int)
                 if not member.isfile():
                     kind = "link" if member.issym() or member.islnk() else "special file"
                     raise _unsafe(archive, f"entry {member.name!r} is a {kind}")
-                total += member.size
-                if total > max_bytes:
-                    raise _unsafe(archive, f"unpacks to more than {max_bytes} bytes")
+                budget.admit(name, member.size)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 source = tar.extractfile(member)
                 assert source is not None
                 with target.open("xb") as out:
                     shutil.copyfileobj(source, out, 1024 * 1024)
+                if budget.declared is None and _is_manifest(name):
+                    budget.read_manifest(name, target)
     except (tarfile.TarError, zstandard.ZstdError, EOFError) as exc:
         raise DistributionError(
             f"{archive.name} is not a readable .tar.zst archive: {exc}",
             hint="download it again; if it keeps failing the release asset is damaged",
         ) from exc
+    except _OversizedHeader as exc:
+        raise _unsafe(archive, f"a tar header holds {exc} bytes of names") from exc
     except FileExistsError as exc:
         raise _unsafe(archive, f"entry {exc.filename} appears twice") from exc
+
+
+class _Budget:
+    """Bytes an archive may still write, by the tightest limit known so far."""
+
+    def __init__(self, archive: Path) -> None:
+        self.archive = archive
+        self.limit = -1
+        self.why = ""
+        self.used = 0
+        self.written: dict[str, int] = {}  # archive path -> size, to check against the manifest
+        self.declared: dict[str, int] | None = None  # archive path -> size the manifest declares
+
+    def tighten(self, limit: int, why: str) -> None:
+        if self.limit < 0 or limit < self.limit:
+            self.limit, self.why = limit, why
+        if self.used > self.limit:
+            raise _unsafe(self.archive, f"unpacks to more than {self.why}")
+
+    def admit(self, name: str, size: int) -> None:
+        """Count a member of `size` bytes before it is written, or refuse it."""
+        if self.declared is not None:
+            self._check_declared(name, size)
+        if self.used + size > self.limit:
+            raise _unsafe(self.archive, f"unpacks to more than {self.why} (at entry {name!r})")
+        self.used += size
+        self.written[name] = size
+
+    def read_manifest(self, name: str, path: Path) -> None:
+        """Tighten the budget to what the manifest declares, checking what came before it.
+
+        A manifest that cannot be read is left to verification to refuse; only the other budgets
+        apply then.
+        """
+        size = path.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            return
+        try:
+            manifest = json.loads(path.read_bytes())
+        except ValueError:
+            return
+        files = manifest.get("files") if isinstance(manifest, dict) else None
+        if not isinstance(files, dict):
+            return
+        folder = name[: -len(MANIFEST)]
+        self.declared = {
+            folder + rel: entry["size"]
+            for rel, entry in files.items()
+            if isinstance(entry, dict) and _is_size(entry.get("size"))
+        }
+        self.tighten(size + sum(self.declared.values()), "the sizes its manifest declares")
+        for earlier, written in self.written.items():
+            if earlier != name:
+                self._check_declared(earlier, written)
+
+    def _check_declared(self, name: str, size: int) -> None:
+        assert self.declared is not None
+        declared = self.declared.get(name)
+        if declared is not None and size > declared:
+            raise _unsafe(
+                self.archive,
+                f"entry {name!r} is {size} bytes but the manifest declares {declared}",
+            )
+
+
+def _is_size(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_manifest(name: str) -> bool:
+    """The bundle's manifest sits at the archive's top or inside its one top-level folder."""
+    parts = name.split("/")
+    return parts[-1] == MANIFEST and len(parts) <= 2
+
+
+class _Bounded:
+    """A read-only stream that refuses to yield more than `limit` decompressed bytes.
+
+    tarfile reads everything through it, headers and skipped data included, so no part of the
+    archive can expand past the limit in memory or on disk.
+    """
+
+    def __init__(self, inner: Any, archive: Path, limit: int) -> None:
+        self.inner = inner
+        self.archive = archive
+        self.limit = limit
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0:
+            size = 1024 * 1024  # never "read everything" from a stream that could be a bomb
+        data = self.inner.read(size)
+        self.count += len(data)
+        if self.count > self.limit:
+            raise _unsafe(
+                self.archive,
+                f"unpacks to more than {self.limit} bytes ({MAX_RATIO}x its compressed size)",
+            )
+        return data
+
+
+class _OversizedHeader(Exception):
+    pass
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """Refuse a pax or GNU long-name header too large to be one: tarfile reads it into memory."""
+
+    def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
+        # The one hook tarfile offers before it reads a header's payload (a private method, but
+        # unchanged since Python 3.2; the archive tests fail loudly if that ever changes).
+        if self.type in _NAME_HEADERS and self.size > MAX_HEADER_BYTES:
+            raise _OversizedHeader(self.size)
+        return super()._proc_member(tar)  # type: ignore[misc]
+
+
+_NAME_HEADERS = (
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+)
 
 
 def _safe_name(archive: Path, name: str) -> str:

@@ -16,12 +16,12 @@ import shutil
 import sys
 import time
 import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
-from atlas_core.distribution.archive import sha256_file, unpack
+from atlas_core.distribution.archive import DEFAULT_MAX_BYTES, sha256_file, unpack
 from atlas_core.distribution.github import Asset, GitHub, Release, http_error
 from atlas_core.distribution.install import (
     BACKUPS,
@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 ATTEMPTS = 4  # one try plus resumed retries for a dropped connection
 BLOCK = 256 * 1024
+# An archive larger than it may unpack to is no bundle; it also caps an asset of unknown size.
+MAX_DOWNLOAD_BYTES = DEFAULT_MAX_BYTES
 _HEX64 = re.compile(r"\b([0-9a-fA-F]{64})\b")
 
 
@@ -75,6 +77,7 @@ def download(
     with install_lock(output):
         release = github.release(repo, tag)
         asset, checksum_asset = pick_assets(release, mirror=mirror)
+        _check_size(asset)
         expected = _expected_sha256(github, checksum_asset, asset)
         _check_disk(output, asset.size, disk_free or _free_bytes)
         part = output / DOWNLOADS / f"{asset.name}.part"
@@ -95,6 +98,11 @@ def download(
             final = release_dir(output, release.tag)
             final.parent.mkdir(parents=True, exist_ok=True)
             os.rename(root, final)
+        except DistributionError:
+            # The archive is exactly what was published and it is refused: downloading it again
+            # cannot help, so it does not stay behind taking up space.
+            part.unlink(missing_ok=True)
+            raise
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
         previous = current_target(output)
@@ -168,14 +176,26 @@ def _expected_sha256(github: GitHub, checksum: Asset | None, asset: Asset) -> st
     )
 
 
+def _check_size(asset: Asset) -> None:
+    if asset.size > MAX_DOWNLOAD_BYTES:
+        raise DistributionError(
+            f"{asset.name} declares {asset.size} bytes, more than the {_gib(MAX_DOWNLOAD_BYTES)} "
+            "an archive may have",
+            hint="the release is malformed or hostile; nothing was downloaded — pick another --tag",
+        )
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:g} GiB"
+
+
 def _get_small(github: GitHub, url: str, limit: int = 1024 * 1024) -> bytes:
-    request = urllib.request.Request(url, headers=github.headers(url, "application/octet-stream"))
     try:
-        with urllib.request.urlopen(request, timeout=30) as resp:
+        with github.open(url, github.headers(url, "application/octet-stream"), timeout=30) as resp:
             return resp.read(limit)
     except urllib.error.HTTPError as exc:
         raise http_error(exc, url) from exc
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
         raise DistributionError(
             f"cannot fetch {url}: {getattr(exc, 'reason', exc)}", hint="check your network"
         ) from exc
@@ -234,9 +254,8 @@ def _stream(github: GitHub, asset: Asset, part: Path, have: int, bar: object) ->
     headers = github.headers(asset.url, "application/octet-stream")
     if have:
         headers["Range"] = f"bytes={have}-"
-    request = urllib.request.Request(asset.url, headers=headers)
     try:
-        resp = urllib.request.urlopen(request, timeout=60)
+        resp = github.open(asset.url, headers, timeout=60)
     except urllib.error.HTTPError as exc:
         if exc.code == 416 and have:
             return  # nothing left to send: the size check decides
@@ -252,13 +271,38 @@ def _stream(github: GitHub, asset: Asset, part: Path, have: int, bar: object) ->
             mode = "ab"
         else:
             mode = "wb"  # the server ignored Range: start over
+            have = 0
             if bar is not None:
                 bar.reset(total=asset.size or None)  # type: ignore[attr-defined]
+        # Never keep more than the release declares: a server that sends more is broken or
+        # hostile, and whatever it sent is deleted rather than left filling the disk.
+        room = (asset.size or MAX_DOWNLOAD_BYTES) - have
+        length = resp.headers.get("Content-Length", "")
+        if length.isdigit() and int(length) > room:
+            _too_long(asset, part)
         with part.open(mode) as out:
             while block := resp.read(BLOCK):
+                if len(block) > room:
+                    out.close()
+                    _too_long(asset, part)
+                room -= len(block)
                 out.write(block)
                 if bar is not None:
                     bar.update(len(block))  # type: ignore[attr-defined]
+
+
+def _too_long(asset: Asset, part: Path) -> NoReturn:
+    part.unlink(missing_ok=True)
+    declared = (
+        f"the {asset.size} bytes the release declares"
+        if asset.size
+        else f"{_gib(MAX_DOWNLOAD_BYTES)} (the release gives no size)"
+    )
+    raise DistributionError(
+        f"the server sent more of {asset.name} than {declared}; the download was deleted",
+        hint="the release asset or its server is broken or hostile; nothing was installed — "
+        "report it to the publisher or pick another --tag",
+    )
 
 
 def _bar(asset: Asset, progress: bool) -> object | None:

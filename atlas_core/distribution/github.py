@@ -1,11 +1,17 @@
 """The few GitHub REST calls Atlas makes: read a release, create one, upload assets.
 
 Works against github.com, GitHub Enterprise or a test server (`api_url`). A token from
-GITHUB_TOKEN is sent to the API host only, never to a download host elsewhere.
+GITHUB_TOKEN is sent to the API host only, never to a download host elsewhere, and every request
+goes through one opener that drops it when a redirect leaves the host it was sent to (urllib on its
+own copies `Authorization` to wherever a 302 points, GitHub's asset storage host included).
+
+A release answer is network data: it is parsed strictly, and a name that would end up in a path
+(the tag, every asset name) must be one safe file name, or the whole release is refused.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import time
@@ -17,11 +23,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 from atlas_core import __version__
+from atlas_core.distribution.names import check_name, shown
 from atlas_core.errors import DistributionError
 
 DEFAULT_API_URL = "https://api.github.com"
 USER_AGENT = f"atlas-docs/{__version__}"
 TIMEOUT = 30.0
+SCHEMES = ("http", "https")
+# Headers that carry credentials; none of them may follow a redirect to another origin.
+CREDENTIAL_HEADERS = ("authorization", "cookie", "proxy-authorization")
+MALFORMED_HINT = (
+    "the release is malformed or hostile; nothing was downloaded — ask its publisher to fix it, "
+    "or pick another --tag"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,17 +59,92 @@ def token_from_env() -> str | None:
     return os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
 
 
+def origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of `url`, the unit a credential belongs to; None when unparsable."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return None
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port
+
+
+def url_problem(url: str) -> str | None:
+    """Why Atlas will not fetch `url` (it comes from a release answer or a redirect), or None."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is what raises on a bad one
+    except ValueError as exc:
+        return f"is not a valid URL ({exc})"
+    if parts.scheme.lower() not in SCHEMES:
+        return "is not an http(s) URL"
+    if not parts.hostname:
+        return "names no host"
+    if any(ord(c) <= 32 or ord(c) == 127 for c in url):
+        return "contains spaces or control characters"
+    return None
+
+
+class _CredentialsStayHome(urllib.request.HTTPRedirectHandler):
+    """Follow redirects, but never carry credentials to another origin or off http(s)."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        problem = url_problem(newurl)
+        if problem:
+            raise DistributionError(
+                f"{urllib.parse.urlsplit(req.full_url).netloc} redirected to {shown(newurl)}, "
+                f"which {problem}",
+                hint=MALFORMED_HINT,
+            )
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and origin(newurl) != origin(req.full_url):
+            for key in [k for k in new.headers if k.lower() in CREDENTIAL_HEADERS]:
+                del new.headers[key]
+        return new
+
+
 class GitHub:
     def __init__(self, api_url: str = DEFAULT_API_URL, token: str | None = None) -> None:
         self.api_url = api_url.rstrip("/")
         self.token = token
-        self._api_host = urllib.parse.urlsplit(self.api_url).netloc
+        self._api_origin = origin(self.api_url)
+        self._opener = urllib.request.build_opener(_CredentialsStayHome())
 
     def headers(self, url: str, accept: str = "application/vnd.github+json") -> dict[str, str]:
         headers = {"Accept": accept, "User-Agent": USER_AGENT, "X-GitHub-Api-Version": "2022-11-28"}
-        if self.token and urllib.parse.urlsplit(url).netloc == self._api_host:
+        if self.token and origin(url) == self._api_origin:
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
+
+    def open(
+        self,
+        url: str,
+        headers: dict[str, str],
+        *,
+        timeout: float,
+        data: bytes | None = None,
+        method: str | None = None,
+    ) -> Any:
+        """urlopen for every request Atlas makes: http(s) only, credentials kept on their host."""
+        problem = url_problem(url)
+        if problem:
+            raise DistributionError(f"{shown(url)} {problem}", hint=MALFORMED_HINT)
+        request = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            return self._opener.open(request, timeout=timeout)
+        except ValueError as exc:  # urllib parses a redirect's Location before any handler sees it
+            raise DistributionError(
+                f"{urllib.parse.urlsplit(url).netloc} answered with a malformed URL ({exc})",
+                hint=MALFORMED_HINT,
+            ) from exc
 
     def release(self, repo: str, tag: str | None = None) -> Release:
         _check_repo(repo)
@@ -83,8 +172,12 @@ class GitHub:
         if not base:
             raise DistributionError("the release has no upload URL", hint="check --api-url")
         url = f"{base}?name={urllib.parse.quote(name)}"
-        headers = self.headers(self.api_url) | {"Content-Type": content_type}
-        if self.token:
+        headers = self.headers(url) | {"Content-Type": content_type}
+        # The API names its upload host (uploads.github.com on github.com); it gets the token too,
+        # but only over https unless it is the API's own origin.
+        upload_origin = origin(url)
+        secure = upload_origin is not None and upload_origin[0] == "https"
+        if self.token and (secure or upload_origin == self._api_origin):
             headers["Authorization"] = f"Bearer {self.token}"
         self._request("POST", url, data, headers)
 
@@ -105,13 +198,12 @@ class GitHub:
             ) from exc
 
     def _request(self, method: str, url: str, data: bytes | None, headers: dict[str, str]) -> bytes:
-        request = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as resp:
+            with self.open(url, headers, timeout=TIMEOUT, data=data, method=method) as resp:
                 return resp.read()
         except urllib.error.HTTPError as exc:
             raise http_error(exc, url) from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise DistributionError(
                 f"cannot reach {urllib.parse.urlsplit(url).netloc}: {reason}",
@@ -144,7 +236,13 @@ def http_error(exc: urllib.error.HTTPError, url: str) -> DistributionError:
             f"{url} refused access ({exc.code})",
             hint="set GITHUB_TOKEN to a token that can read (or write, to publish) the repository",
         )
-    return DistributionError(f"{url} answered HTTP {exc.code} {exc.reason}", hint="try again later")
+    reason = " ".join(str(exc.reason).split())  # urllib's loop message spans lines
+    if 300 <= exc.code < 400:
+        return DistributionError(
+            f"{url} answered HTTP {exc.code} and the redirect was not followed: {reason}",
+            hint=MALFORMED_HINT,
+        )
+    return DistributionError(f"{url} answered HTTP {exc.code} {reason}", hint="try again later")
 
 
 def _check_repo(repo: str) -> None:
@@ -156,20 +254,47 @@ def _check_repo(repo: str) -> None:
 def _release(data: Any) -> Release:
     if not isinstance(data, dict) or "tag_name" not in data:
         raise DistributionError("the release answer lacks tag_name", hint="check --api-url")
-    assets = tuple(
-        Asset(
-            name=str(a.get("name", "")),
-            url=str(a.get("browser_download_url", "")),
-            api_url=str(a.get("url", "")),
-            size=int(a.get("size") or 0),
+    tag = check_name(data["tag_name"], "the release tag", hint=MALFORMED_HINT)
+    assets = data.get("assets")
+    if assets is None:
+        assets = []
+    if not isinstance(assets, list):
+        raise DistributionError(
+            f"release {tag}: 'assets' is a JSON {type(assets).__name__}, not a list",
+            hint=MALFORMED_HINT,
         )
-        for a in data.get("assets", [])
-        if isinstance(a, dict)
-    )
     return Release(
-        tag=str(data["tag_name"]),
-        name=str(data.get("name") or data["tag_name"]),
-        assets=assets,
-        upload_url=str(data.get("upload_url") or ""),
-        html_url=str(data.get("html_url") or ""),
+        tag=tag,
+        name=_text(data.get("name")) or tag,
+        assets=tuple(_asset(tag, i, a) for i, a in enumerate(assets)),
+        upload_url=_text(data.get("upload_url")),
+        html_url=_text(data.get("html_url")),
     )
+
+
+def _asset(tag: str, index: int, data: Any) -> Asset:
+    where = f"release {tag}: assets[{index}]"
+    if not isinstance(data, dict):
+        raise DistributionError(
+            f"{where} is a JSON {type(data).__name__}, not an object", hint=MALFORMED_HINT
+        )
+    # Every asset name is checked, not only the one picked: GitHub never serves a name with a
+    # separator or a leading dot, so a release that has one is not a GitHub release.
+    name = check_name(data.get("name"), f"{where}: the asset name", hint=MALFORMED_HINT)
+    size = data.get("size")
+    if size is None:
+        size = 0  # unknown: the download is capped at the archive limit instead
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise DistributionError(
+            f"{where} ({name}): size {shown(size)} is not a byte count", hint=MALFORMED_HINT
+        )
+    return Asset(
+        name=name,
+        url=_text(data.get("browser_download_url")),
+        api_url=_text(data.get("url")),
+        size=size,
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""

@@ -16,6 +16,7 @@ import contextlib
 import errno
 import fcntl
 import json
+import logging
 import os
 import shutil
 from collections.abc import Iterator
@@ -24,7 +25,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from atlas_core.distribution.archive import pack, sha256_file
+from atlas_core.distribution.names import as_file_name, shown, unsafe_reason
 from atlas_core.errors import DistributionError
+
+log = logging.getLogger(__name__)
 
 CURRENT = "current"
 RELEASES = "releases"
@@ -75,8 +79,7 @@ def current_target(root: Path) -> Path | None:
 def release_dir(root: Path, name: str) -> Path:
     """A fresh folder name under releases/ for an install called `name`."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    safe = "".join(c if c.isalnum() or c in "._-" else "-" for c in name) or "bundle"
-    base = root / RELEASES / f"{safe}-{stamp}"
+    base = root / RELEASES / f"{as_file_name(name)}-{stamp}"
     candidate, n = base, 1
     while candidate.exists():
         n += 1
@@ -103,7 +106,7 @@ def snapshot(bundle: Path, backups: Path, *, keep: int | None = None) -> Path:
     backups.mkdir(parents=True, exist_ok=True)
     summary = _summary(bundle)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    name = f"{summary.get('name') or bundle.name}-{stamp}"
+    name = f"{snapshot_prefix(summary.get('name'), bundle)}-{stamp}"
     archive = pack(bundle, backups / f"{name}.tar.zst", top=name)
     digest = sha256_file(archive)
     (backups / f"{archive.name}.sha256").write_text(f"{digest}  {archive.name}\n")
@@ -112,6 +115,25 @@ def snapshot(bundle: Path, backups: Path, *, keep: int | None = None) -> Path:
     if keep is not None:
         prune_backups(backups, keep)
     return archive
+
+
+def snapshot_prefix(manifest_name: object, bundle: Path) -> str:
+    """The manifest's name when it is one safe file name, else the bundle's folder name.
+
+    The manifest came with a download: a name like `../../x` or `a/b` would put the snapshot
+    outside `backups` or into a folder that does not exist.
+    """
+    if manifest_name and unsafe_reason(manifest_name) is None:
+        assert isinstance(manifest_name, str)
+        return manifest_name
+    if manifest_name:
+        log.warning(
+            "bundle %s: manifest name %s %s; its snapshot is named after the folder instead",
+            bundle,
+            shown(manifest_name),
+            unsafe_reason(manifest_name),
+        )
+    return as_file_name(bundle.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +153,9 @@ def list_snapshots(backups: Path) -> list[Snapshot]:
         meta_path = archive.with_name(archive.name + ".json")
         try:
             meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
-        except (OSError, json.JSONDecodeError):
+        except (OSError, ValueError):  # ValueError: bad JSON or not UTF-8
+            meta = {}
+        if not isinstance(meta, dict):
             meta = {}
         taken = str(meta.get("taken_at") or _iso(archive.stat().st_mtime))
         found.append(Snapshot(archive, taken, archive.stat().st_size, meta))
@@ -171,7 +195,9 @@ def prune_releases(root: Path, keep: int = KEEP_RELEASES) -> None:
 def _summary(bundle: Path) -> dict[str, object]:
     try:
         manifest = json.loads((bundle / "manifest.json").read_text())
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # ValueError: bad JSON or not UTF-8
+        return {}
+    if not isinstance(manifest, dict):
         return {}
     counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
     return {

@@ -23,6 +23,7 @@ from atlas_core.distribution.install import (
     release_dir,
     snapshot,
 )
+from atlas_core.distribution.names import check_name
 from atlas_core.errors import DistributionError
 
 
@@ -97,7 +98,12 @@ def publish(
     use_gh: bool | None = None,
 ) -> PublishReport:
     manifest = _verified_manifest(bundle)
-    tag = tag or default_tag(manifest)
+    # The tag names the archive file and, once downloaded, the install folder.
+    tag = check_name(
+        tag or default_tag(manifest),
+        "the tag",
+        hint="pass --tag with a plain name such as v2026.11 (no '/', no leading dot)",
+    )
     name = f"atlas-bundle-{tag}"
     out.mkdir(parents=True, exist_ok=True)
     archive = pack(bundle, out / f"{name}.tar.zst", top=name)
@@ -157,7 +163,8 @@ def restore(snapshot_file: Path, target: Path, *, backup_dir: Path | None = None
         )
     sidecar = snapshot_file.with_name(snapshot_file.name + ".sha256")
     if sidecar.is_file():
-        expected = sidecar.read_text().split()[0]
+        words = sidecar.read_bytes()[:1024].decode("ascii", errors="replace").split()
+        expected = words[0].lower() if words else ""
         if sha256_file(snapshot_file) != expected:
             raise DistributionError(
                 f"{snapshot_file.name}: SHA-256 does not match {sidecar.name}",
