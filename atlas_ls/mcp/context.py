@@ -189,7 +189,7 @@ def mirror_of_engine(engine: Engine) -> Mirror:
             known[row["file"]] = DocMeta(
                 publication=row["publication"], title=row["title"], url=row["url"].split("#")[0]
             )
-    return Mirror(root=bundle.mirror_dir.resolve(), known=known)
+    return Mirror(root=bundle.mirror_dir.resolve(), known=known).listed()
 
 
 async def warn_injection(ctx: Context, places: list[str]) -> None:
