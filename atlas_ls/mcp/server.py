@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -27,7 +28,7 @@ from atlas_ls.mcp._sdk import (
     Tool,
 )
 from atlas_ls.mcp.auth import BearerAuth, required_token
-from atlas_ls.mcp.context import AppContext
+from atlas_ls.mcp.context import AppContext, unexpected_failure
 from atlas_ls.mcp.mirror import Mirror
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
@@ -70,6 +71,7 @@ FS_TOOLS: tuple[tuple[Callable[..., Any], str], ...] = (
     (get_release_info, "Docs release info"),
 )
 RESOURCE_PAGE = 500
+log = logging.getLogger(__name__)
 DOCS_TEMPLATE = RESOURCE_PREFIX + "{+path}"
 
 
@@ -118,6 +120,9 @@ async def _docs_resource(path: str, ctx: Context) -> str:
         raise ResourceNotFoundError(exc.one_line()) from exc
     except AtlasError as exc:
         raise ResourceError(exc.one_line()) from exc
+    except Exception as exc:
+        log.exception("reading resource %s failed", path)
+        raise ResourceError(unexpected_failure(f"reading {path!r}", exc)) from exc
 
 
 def _needs_engine(options: ServerOptions) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -163,3 +164,97 @@ def test_python_search_stops_at_the_time_limit_inside_a_huge_file(tmp_path: Path
             assert "time limit (1 s)" in message, regex
         # The search was stopped, not left running: the server answers at once.
         assert structured(call(client, "read_file", {"path": "pub/a.md"}))["line_end"] == 3
+
+
+# --- item 8: a damaged bundle, and any failure, is reported with its reason ---------------------
+
+GENERIC = "Error executing tool search_docs"
+
+
+def resealed_copy(bundle: Path, target: Path, rel: str) -> Path:
+    """A copy of ``bundle`` with an invalid UTF-8 byte in ``rel`` and a manifest re-hashed to
+    match, so the damage passes the hash check and shows only when the file is used."""
+    from atlas_core.bundle.manifest import sha256_file
+
+    shutil.copytree(bundle, target)
+    path = target / rel
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] = 0xFF
+    path.write_bytes(bytes(data))
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"][rel].update(sha256=sha256_file(path), size=path.stat().st_size)
+    (target / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return target
+
+
+def test_a_damaged_bundle_is_reported_with_its_reason(hash_bundle: Path, tmp_path: Path) -> None:
+    damaged = resealed_copy(hash_bundle, tmp_path / "damaged", "keyword/vocab.txt")
+    with stdio_client_for(["atlas-mcp", "--bundle", str(damaged)]) as client:
+        result = call(client, "search_docs", {"query": "find assets", "mode": "keyword"})
+        message = error_text(result)
+        # The reason, not the SDK's bare "Error executing tool search_docs".
+        assert message.strip() != GENERIC and len(message) > len(GENERIC) + 20, message
+        assert "Traceback" not in message
+        # The server keeps serving what does not need the damaged file.
+        assert structured(call(client, "list_publications"))["count"] >= 1
+
+
+@pytest.fixture
+def in_process(hash_bundle: Path) -> Any:
+    """The real server object, connected in-process through the SDK client: the only way to make
+    the engine itself raise on demand (monkeypatched below) while the host handles it."""
+    from mcp.client import Client
+
+    from atlas_ls.mcp.options import ServerOptions
+    from atlas_ls.mcp.server import build_server
+
+    server = build_server(ServerOptions(bundles=(str(hash_bundle),)))
+    return lambda: Client(server, mode="legacy")
+
+
+async def test_bundle_errors_reach_the_client_as_message_and_hint(
+    in_process: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from atlas_core.engine import Engine
+    from atlas_core.errors import BundleError
+
+    def damaged(*args: object, **kwargs: object) -> None:
+        raise BundleError(
+            "keyword/vocab.txt: line 7 is not UTF-8", hint="run `atlas verify` on the bundle"
+        )
+
+    for method in ("search", "lookup"):
+        monkeypatch.setattr(Engine, method, damaged)
+    async with in_process() as client:
+        for name, arguments in (
+            ("search_docs", {"query": "assets"}),
+            ("search_code", {"query": "assets"}),
+            ("lookup_identifier", {"identifier": "findAssets"}),
+        ):
+            result = await client.call_tool(name, arguments)
+            assert result.is_error, name
+            text = result.content[0].text
+            assert "keyword/vocab.txt: line 7 is not UTF-8" in text, text
+            assert "atlas verify" in text, text
+
+
+async def test_unexpected_errors_are_logged_and_named(
+    in_process: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from atlas_core.engine import Engine
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise IndexError("index 99 is out of bounds for axis 0 with size 10")
+
+    monkeypatch.setattr(Engine, "search", broken)
+    async with in_process() as client:
+        result = await client.call_tool("search_docs", {"query": "assets"})
+        assert result.is_error
+        text = result.content[0].text
+        assert "search_docs failed" in text and "IndexError" in text, text
+        assert "Traceback" not in text and 'File "' not in text
+        # The server keeps serving.
+        assert not (await client.call_tool("get_bundle_info", {})).is_error
+    failures = [r for r in caplog.records if r.levelname == "ERROR" and r.exc_info]
+    assert failures and "search_docs" in failures[0].getMessage()
+    assert failures[0].exc_info[0] is IndexError
