@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import socket
-import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -14,7 +12,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
-from atlas_core.errors import AtlasError, ConfigError
+from atlas_core.errors import AtlasError
 from atlas_ls.mcp._sdk import (
     INVALID_PARAMS,
     READ_ONLY,
@@ -27,11 +25,12 @@ from atlas_ls.mcp._sdk import (
     ResourceNotFoundError,
     Tool,
 )
-from atlas_ls.mcp.auth import BearerAuth, required_token
+from atlas_ls.mcp.auth import required_token
 from atlas_ls.mcp.context import AppContext, unexpected_failure
 from atlas_ls.mcp.mirror import Mirror
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
+from atlas_ls.mcp.stdio import run_stdio
 from atlas_ls.mcp.tools_fs import (
     get_release_info,
     list_files,
@@ -245,41 +244,8 @@ def run(options: ServerOptions) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (HTTP)."""
     server = build_server(options)
     if options.transport == "http":
-        anyio.run(_serve_http, server, options, required_token(options.host, options.allow_remote))
+        from atlas_ls.mcp.http import serve_http
+
+        anyio.run(serve_http, server, options, required_token(options.host, options.allow_remote))
     else:
-        anyio.run(server.run_stdio_async)
-
-
-async def _serve_http(
-    server: MCPServer[AppContext], options: ServerOptions, token: str | None
-) -> None:
-    import uvicorn
-
-    app: Any = server.streamable_http_app(host=options.host)
-    if token is not None:
-        app = BearerAuth(app, token)
-    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((options.host, options.port))
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(
-            f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}",
-            hint="pick another --port (0 picks a free one)",
-        ) from None
-    sock.listen(256)
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    # Tests and scripts read this line to learn the port when --port 0 picked one.
-    print(
-        f"atlas-mcp: serving MCP over streamable HTTP at http://{shown}:{port}/mcp"
-        + (" (bearer token required)" if token else ""),
-        file=sys.stderr,
-        flush=True,
-    )
-    config = uvicorn.Config(
-        app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2
-    )
-    await uvicorn.Server(config).serve(sockets=[sock])
+        anyio.run(run_stdio, server)

@@ -14,11 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from atlas_ls.mcp import textsearch
-from tests.mcp_client import McpClient, error_text, stdio_client_for, structured
+from tests.mcp_client import HttpServer, McpClient, error_text, stdio_client_for, structured
 
 CALL_TIMEOUT_S = 30  # one answer; a hang fails the test instead of blocking it
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
@@ -258,3 +259,367 @@ async def test_unexpected_errors_are_logged_and_named(
     failures = [r for r in caplog.records if r.levelname == "ERROR" and r.exc_info]
     assert failures and "search_docs" in failures[0].getMessage()
     assert failures[0].exc_info[0] is IndexError
+
+
+# --- item 6: every request gets an answer, stdio and HTTP ----------------------------------------
+
+PING = b'{"jsonrpc":"2.0","id":%d,"method":"ping"}'
+DEEP = b"[" * 100_000 + b"]" * 100_000
+# (name, raw message, the id the error must carry, its code); None as code: no answer at all.
+MALFORMED: list[tuple[str, bytes, Any, int | None]] = [
+    (
+        "lone surrogate in a string",
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call",'
+        b'"params":{"name":"read_file","arguments":{"path":"\\ud800"}}}',
+        1,
+        -32700,
+    ),
+    ("lone surrogate as the id", b'{"jsonrpc":"2.0","id":"\\udfff","method":"ping"}', None, -32700),
+    (
+        "invalid UTF-8 in a string",
+        b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"\xff\xfe"}}',
+        2,
+        -32700,
+    ),
+    (
+        "invalid UTF-8 outside strings",
+        b'{"jsonrpc":"2.0","id":3,"method":"ping"\xc0}',
+        None,
+        -32700,
+    ),
+    ("a batch", b"[" + PING % 4 + b"," + PING % 5 + b"]", None, -32600),
+    ("an empty batch", b"[]", None, -32600),
+    ("jsonrpc 1.0", b'{"jsonrpc":"1.0","id":6,"method":"ping"}', 6, -32600),
+    ("no jsonrpc", b'{"id":7,"method":"ping"}', 7, -32600),
+    (
+        "100,000 nested arrays",
+        b'{"jsonrpc":"2.0","id":8,"method":"ping","params":{"a":' + DEEP + b"}}",
+        None,
+        -32700,
+    ),
+    (
+        "300 nested arrays",
+        b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":' + b"[" * 300 + b"]" * 300 + b"}}",
+        9,
+        -32700,
+    ),
+    ("a number", b"42", None, -32600),
+    ("a string", b'"ping"', None, -32600),
+    ("null", b"null", None, -32600),
+    ("not JSON", b"ping me", None, -32700),
+    ("cut short", b'{"jsonrpc":"2.0","id":10,"method":"pi', None, -32700),
+    (
+        "params an array",
+        b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":[1,2]}',
+        11,
+        -32602,
+    ),
+    ("params a string", b'{"jsonrpc":"2.0","id":12,"method":"ping","params":"x"}', 12, -32602),
+    ("id an object", b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', None, -32600),
+    ("id null", b'{"jsonrpc":"2.0","id":null,"method":"ping"}', None, -32600),
+    ("id a float", b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', None, -32600),
+    ("method a number", b'{"jsonrpc":"2.0","id":13,"method":5}', 13, -32600),
+    ("no method", b'{"jsonrpc":"2.0","id":14}', 14, -32600),
+    ("an empty object", b"{}", None, -32600),
+    ("bad notification", b'{"jsonrpc":"1.0","method":"notifications/initialized"}', None, None),
+    ("notification with params []", b'{"jsonrpc":"2.0","method":"x","params":[1]}', None, None),
+    ("bad response", b'{"jsonrpc":"2.0","id":15,"result":5}', None, None),
+]
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "adversary", "version": "0"},
+    },
+}
+
+
+def assert_clean_error(answer: dict[str, Any], expected_id: Any, code: int) -> None:
+    assert answer["jsonrpc"] == "2.0" and "result" not in answer, answer
+    assert answer["id"] == expected_id, answer
+    assert answer["error"]["code"] == code, answer
+    text = json.dumps(answer)
+    assert "Traceback" not in text and 'File "' not in text and len(text) < 600, text
+
+
+class RawStdio:
+    """The server as a subprocess, spoken to in raw bytes: what a broken client would send."""
+
+    def __init__(self, mirror: Path) -> None:
+        import queue
+        import subprocess
+        import threading
+
+        from tests.mcp_client import BIN, server_env
+
+        self.proc = subprocess.Popen(
+            [str(BIN / "collibra-fs"), "--mirror", str(mirror)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=server_env(),
+        )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def send(self, raw: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(raw + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self) -> dict[str, Any]:
+        return json.loads(self.lines.get(timeout=CALL_TIMEOUT_S))
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(30)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def raw_stdio(hostile_mirror: Path) -> Iterator[RawStdio]:
+    server = RawStdio(hostile_mirror)
+    server.send(json.dumps(INITIALIZE).encode())
+    assert server.answer()["id"] == 0
+    server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    yield server
+    server.close()
+    assert server.proc.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected_id", "code"), [pytest.param(*case[1:], id=case[0]) for case in MALFORMED]
+)
+def test_stdio_answers_every_malformed_request(
+    raw_stdio: RawStdio, raw: bytes, expected_id: Any, code: int | None
+) -> None:
+    raw_stdio.send(raw)
+    raw_stdio.send(PING % 1000)  # answered after the error, or first when none is due
+    if code is not None:
+        assert_clean_error(raw_stdio.answer(), expected_id, code)
+    assert raw_stdio.answer() == {"jsonrpc": "2.0", "id": 1000, "result": {}}
+
+
+def test_stdio_refuses_a_message_over_the_size_limit(raw_stdio: RawStdio) -> None:
+    from atlas_ls.mcp.wire import MAX_MESSAGE_BYTES
+
+    huge = b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"a" * MAX_MESSAGE_BYTES
+    raw_stdio.send(huge + b'"}}')
+    raw_stdio.send(PING % 1001)
+    assert_clean_error(raw_stdio.answer(), None, -32600)
+    assert raw_stdio.answer()["id"] == 1001
+
+
+HTTP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def fs_http_server(mirror: Path, *extra: str) -> HttpServer:
+    return HttpServer(["--tools", "fs", "--mirror", str(mirror), *extra])
+
+
+def post(url: str, body: bytes | dict[str, Any], **headers: str) -> httpx2.Response:
+    content = json.dumps(body).encode() if isinstance(body, dict) else body
+    return httpx2.post(
+        url, content=content, headers={**HTTP_HEADERS, **headers}, timeout=CALL_TIMEOUT_S
+    )
+
+
+def open_session(url: str, **headers: str) -> str:
+    response = post(url, INITIALIZE, **headers)
+    assert response.status_code == 200, response.text
+    session = response.headers["mcp-session-id"]
+    done = post(
+        url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, **in_session(session)
+    )
+    assert done.status_code == 202
+    return session
+
+
+def in_session(session: str) -> dict[str, str]:
+    return {"mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+
+
+def ping(url: str, session: str, request_id: int = 1000) -> httpx2.Response:
+    return post(
+        url, b'{"jsonrpc":"2.0","id":%d,"method":"ping"}' % request_id, **in_session(session)
+    )
+
+
+@pytest.fixture(scope="module")
+def http_server(hostile_mirror: Path) -> Iterator[HttpServer]:
+    with fs_http_server(hostile_mirror) as running:
+        yield running
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected_id", "code"), [pytest.param(*case[1:], id=case[0]) for case in MALFORMED]
+)
+def test_http_answers_every_malformed_request(
+    http_server: HttpServer, raw: bytes, expected_id: Any, code: int | None
+) -> None:
+    session = open_session(http_server.url)
+    for headers in (in_session(session), {}, {"mcp-protocol-version": "2026-07-28"}):
+        response = post(http_server.url, raw, **headers)
+        assert response.status_code == 400, (headers, response.text)
+        # An HTTP request always gets an answer; for a notification or a response it has no id.
+        assert_clean_error(response.json(), expected_id, code or response.json()["error"]["code"])
+    assert ping(http_server.url, session).status_code == 200
+
+
+def test_http_refuses_a_body_over_the_size_limit(http_server: HttpServer) -> None:
+    from atlas_ls.mcp.wire import MAX_MESSAGE_BYTES
+
+    session = open_session(http_server.url)
+    huge = b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"a" * MAX_MESSAGE_BYTES
+    response = post(http_server.url, huge + b'"}}', **in_session(session))
+    assert response.status_code == 413
+    assert ping(http_server.url, session).status_code == 200
+
+
+# --- item 10: HTTP limits: who may call, how many sessions, how slow ----------------------------
+
+
+def can_bind(host: str) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        try:
+            sock.bind((host, 0))
+        except OSError:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2"])
+def test_every_loopback_bind_checks_host_and_origin(hostile_mirror: Path, host: str) -> None:
+    if not can_bind(host):
+        pytest.skip(f"{host} is not usable here (only Linux routes all of 127/8 to loopback)")
+    with fs_http_server(hostile_mirror, "--host", host) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        assert server.url.startswith(f"http://{host}:")
+        for headers in (
+            {"Host": "evil.example"},
+            {"Host": f"evil.example:{port}"},
+            {"Host": f"{host}.evil.example:{port}"},
+            {"Origin": "http://evil.example"},
+            {"Origin": f"http://evil.example:{port}"},
+            {"Origin": "null"},
+            {"Host": "evil.example", "Origin": "http://evil.example"},
+        ):
+            response = post(server.url, INITIALIZE, **headers)
+            assert response.status_code in (403, 421), (headers, response.status_code)
+            assert "mcp-session-id" not in response.headers
+        for headers in (
+            {},
+            {"Host": f"localhost:{port}"},
+            {"Host": f"127.0.0.1:{port}"},
+            {"Origin": f"http://localhost:{port}"},
+            {"Origin": "http://127.0.0.1:6274"},
+            {"Origin": "http://localhost"},
+        ):
+            assert post(server.url, INITIALIZE, **headers).status_code == 200, headers
+
+
+def test_sessions_are_capped_least_recently_used_first(hostile_mirror: Path) -> None:
+    with fs_http_server(hostile_mirror, "--max-sessions", "4") as server:
+        sessions = [open_session(server.url) for _ in range(4)]
+        # Used again: now the most recently used, so it outlives the three after it.
+        assert ping(server.url, sessions[0]).status_code == 200
+        sessions += [open_session(server.url) for _ in range(3)]
+        alive = {s for s in sessions if ping(server.url, s).status_code == 200}
+        assert alive == {sessions[0], *sessions[-3:]}
+        # Ended: the spec's answer is 404, and the client initializes again.
+        assert ping(server.url, sessions[1]).status_code == 404
+        # A flood of initialize calls never grows the live set past the cap.
+        flood = [open_session(server.url) for _ in range(40)]
+        assert {s for s in flood if ping(server.url, s).status_code == 200} == set(flood[-4:])
+        assert all(ping(server.url, s).status_code == 404 for s in sessions)
+
+
+def test_idle_sessions_expire(hostile_mirror: Path) -> None:
+    import time
+
+    with fs_http_server(hostile_mirror, "--session-idle-timeout", "1") as server:
+        session = open_session(server.url)
+        # Each check is itself a request; the growing pauses outlast the timeout in the end.
+        for pause in (1.5, 3, 6, 12):
+            time.sleep(pause)
+            status = ping(server.url, session).status_code
+            if status == 404:
+                break
+        assert status == 404
+        assert ping(server.url, open_session(server.url)).status_code == 200
+
+
+def connect(url: str) -> Any:
+    import socket
+
+    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=CALL_TIMEOUT_S)
+    return sock
+
+
+def closed_by_server(sock: Any, trickle: bytes = b"") -> bytes:
+    """Everything the server sent until it closed the connection; a hang fails the test. With
+    ``trickle``, one more byte of it is sent every 0.2 s meanwhile (a slowloris)."""
+    import time
+
+    received = b""
+    sock.settimeout(0.2 if trickle else CALL_TIMEOUT_S)
+    deadline = time.monotonic() + CALL_TIMEOUT_S
+    position = 0
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(4096)
+        except TimeoutError:
+            if position < len(trickle):
+                try:
+                    sock.sendall(trickle[position : position + 1])
+                except OSError:
+                    return received
+                position += 1
+            continue
+        except (ConnectionResetError, BrokenPipeError):
+            return received
+        if not chunk:
+            return received
+        received += chunk
+    pytest.fail(f"the server kept the connection open for {CALL_TIMEOUT_S} s")
+
+
+def test_slow_requests_are_cut_off_and_others_are_served(hostile_mirror: Path) -> None:
+    with fs_http_server(hostile_mirror, "--header-timeout", "2", "--body-timeout", "2") as server:
+        host = server.url.split("//")[1].split("/")[0]
+        half_headers = f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Ty".encode()
+        body_head = json.dumps(INITIALIZE).encode()
+        half_body = (
+            f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\n"
+            f"Content-Length: {len(body_head) + 100}\r\n\r\n"
+        ).encode() + body_head
+        silent, headers, body = connect(server.url), connect(server.url), connect(server.url)
+        headers.sendall(half_headers)
+        body.sendall(half_body)
+        # While those hang on, other clients are served.
+        session = open_session(server.url)
+        assert ping(server.url, session).status_code == 200
+        assert closed_by_server(silent) == b""
+        assert closed_by_server(headers).startswith(b"HTTP/1.1 408")
+        assert b"200 OK" not in closed_by_server(body)
+        # Bytes that keep trickling in do not extend the deadline.
+        slowloris = connect(server.url)
+        slowloris.sendall(b"POST /mcp HTTP/1.1\r\n")
+        closed_by_server(slowloris, trickle=b"X-Padding: " + b"a" * 10_000)
+        assert ping(server.url, session).status_code == 200
