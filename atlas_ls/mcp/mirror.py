@@ -78,8 +78,12 @@ class Mirror:
         for candidate in (path / CRAWL_META, root / CRAWL_META):
             if candidate.is_file():
                 try:
-                    loaded = json.loads(candidate.read_text(encoding="utf-8"))
-                except (OSError, ValueError) as exc:
+                    with open_regular(candidate, CRAWL_META) as fh:
+                        data = fh.read(MAX_FILE_BYTES + 1)
+                    if len(data) > MAX_FILE_BYTES:
+                        raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
+                    loaded = json.loads(data.decode("utf-8"))
+                except (OSError, ValueError, RecursionError, QueryError) as exc:
                     log.warning("ignoring unreadable %s: %s", candidate, exc)
                     continue
                 if isinstance(loaded, dict):
