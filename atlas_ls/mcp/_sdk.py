@@ -4,7 +4,7 @@ Keeping every SDK name in one place means an SDK upgrade is one file to read, an
 SDK behaviours this server needs to bend are handled: the logging capability is deprecated in the
 newest protocol revision but still how handshake-era clients receive server logs, a connection's
 long-lived channel is only reachable through the per-request session, and a server runs over
-stdio streams of its own (lines the SDK would drop unanswered are answered first; see `wire`)
+stdio streams of its own (lines the SDK would drop unanswered are answered first; see `transport.wire`)
 only through the low-level server inside `MCPServer`.
 """
 

@@ -30,7 +30,6 @@ from atlas_ls.mcp.context import AppContext, unexpected_failure
 from atlas_ls.mcp.mirror import Mirror
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
-from atlas_ls.mcp.stdio import run_stdio
 from atlas_ls.mcp.tools_fs import (
     get_release_info,
     list_files,
@@ -46,6 +45,7 @@ from atlas_ls.mcp.tools_search import (
     search_code,
     search_docs,
 )
+from atlas_ls.mcp.transport.stdio import run_stdio
 
 INSTRUCTIONS = """\
 Offline Collibra developer documentation (REST and Import APIs, workflows, lineage, CLI).
@@ -244,7 +244,7 @@ def run(options: ServerOptions) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (HTTP)."""
     server = build_server(options)
     if options.transport == "http":
-        from atlas_ls.mcp.http import serve_http
+        from atlas_ls.mcp.transport.http import serve_http
 
         anyio.run(serve_http, server, options, required_token(options.host, options.allow_remote))
     else:

@@ -413,7 +413,7 @@ def test_stdio_answers_every_malformed_request(
 
 
 def test_stdio_refuses_a_message_over_the_size_limit(raw_stdio: RawStdio) -> None:
-    from atlas_ls.mcp.wire import MAX_MESSAGE_BYTES
+    from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES
 
     huge = b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"a" * MAX_MESSAGE_BYTES
     raw_stdio.send(huge + b'"}}')
@@ -479,7 +479,7 @@ def test_http_answers_every_malformed_request(
 
 
 def test_http_refuses_a_body_over_the_size_limit(http_server: HttpServer) -> None:
-    from atlas_ls.mcp.wire import MAX_MESSAGE_BYTES
+    from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES
 
     session = open_session(http_server.url)
     huge = b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"a" * MAX_MESSAGE_BYTES

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 import anyio
 
 from atlas_ls.mcp._sdk import MCPServer, error_message, serve_connection, stdio_server
-from atlas_ls.mcp.wire import MAX_MESSAGE_BYTES, Rejection, check_message, oversized
+from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES, Rejection, check_message, oversized
 
 log = logging.getLogger(__name__)
 
