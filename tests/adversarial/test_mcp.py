@@ -1,25 +1,46 @@
 """Hostile input against the real MCP server (issue 10): files that are not docs, FIFOs and huge
 files in a mirror, malformed JSON-RPC on stdio and HTTP, HTTP abuse, and a damaged bundle.
 
-Every server here is a subprocess: driven by the SDK client, by raw lines on its stdin, or by raw
-HTTP requests and sockets. Hangs are bounded by client and pytest timeouts, never by timing.
+The servers are subprocesses, driven by the SDK client, by raw lines on stdin, or by raw HTTP
+requests and sockets; only the tests that need the engine itself to raise run the real server
+in-process. Hangs are bounded by client and pytest timeouts, never by timing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
+import socket
+import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 
+from atlas_core.bundle.manifest import sha256_file
+from atlas_core.engine import Engine
+from atlas_core.errors import BundleError
 from atlas_ls.mcp import textsearch
-from tests.mcp_client import HttpServer, McpClient, error_text, stdio_client_for, structured
+from atlas_ls.mcp.options import ServerOptions
+from atlas_ls.mcp.server import build_server
+from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES
+from tests.mcp_client import (
+    BIN,
+    HttpServer,
+    McpClient,
+    error_text,
+    server_env,
+    stdio_client_for,
+    structured,
+)
 
 CALL_TIMEOUT_S = 30  # one answer; a hang fails the test instead of blocking it
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
@@ -175,8 +196,6 @@ GENERIC = "Error executing tool search_docs"
 def resealed_copy(bundle: Path, target: Path, rel: str) -> Path:
     """A copy of ``bundle`` with an invalid UTF-8 byte in ``rel`` and a manifest re-hashed to
     match, so the damage passes the hash check and shows only when the file is used."""
-    from atlas_core.bundle.manifest import sha256_file
-
     shutil.copytree(bundle, target)
     path = target / rel
     data = bytearray(path.read_bytes())
@@ -204,11 +223,6 @@ def test_a_damaged_bundle_is_reported_with_its_reason(hash_bundle: Path, tmp_pat
 def in_process(hash_bundle: Path) -> Any:
     """The real server object, connected in-process through the SDK client: the only way to make
     the engine itself raise on demand (monkeypatched below) while the host handles it."""
-    from mcp.client import Client
-
-    from atlas_ls.mcp.options import ServerOptions
-    from atlas_ls.mcp.server import build_server
-
     server = build_server(ServerOptions(bundles=(str(hash_bundle),)))
     return lambda: Client(server, mode="legacy")
 
@@ -216,9 +230,6 @@ def in_process(hash_bundle: Path) -> Any:
 async def test_bundle_errors_reach_the_client_as_message_and_hint(
     in_process: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from atlas_core.engine import Engine
-    from atlas_core.errors import BundleError
-
     def damaged(*args: object, **kwargs: object) -> None:
         raise BundleError(
             "keyword/vocab.txt: line 7 is not UTF-8", hint="run `atlas verify` on the bundle"
@@ -242,8 +253,6 @@ async def test_bundle_errors_reach_the_client_as_message_and_hint(
 async def test_unexpected_errors_are_logged_and_named(
     in_process: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from atlas_core.engine import Engine
-
     def broken(*args: object, **kwargs: object) -> None:
         raise IndexError("index 99 is out of bounds for axis 0 with size 10")
 
@@ -349,12 +358,6 @@ class RawStdio:
     """The server as a subprocess, spoken to in raw bytes: what a broken client would send."""
 
     def __init__(self, mirror: Path) -> None:
-        import queue
-        import subprocess
-        import threading
-
-        from tests.mcp_client import BIN, server_env
-
         self.proc = subprocess.Popen(
             [str(BIN / "collibra-fs"), "--mirror", str(mirror)],
             stdin=subprocess.PIPE,
@@ -413,8 +416,6 @@ def test_stdio_answers_every_malformed_request(
 
 
 def test_stdio_refuses_a_message_over_the_size_limit(raw_stdio: RawStdio) -> None:
-    from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES
-
     huge = b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"a" * MAX_MESSAGE_BYTES
     raw_stdio.send(huge + b'"}}')
     raw_stdio.send(PING % 1001)
@@ -479,8 +480,6 @@ def test_http_answers_every_malformed_request(
 
 
 def test_http_refuses_a_body_over_the_size_limit(http_server: HttpServer) -> None:
-    from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES
-
     session = open_session(http_server.url)
     huge = b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"a" * MAX_MESSAGE_BYTES
     response = post(http_server.url, huge + b'"}}', **in_session(session))
@@ -492,8 +491,6 @@ def test_http_refuses_a_body_over_the_size_limit(http_server: HttpServer) -> Non
 
 
 def can_bind(host: str) -> bool:
-    import socket
-
     with socket.socket() as sock:
         try:
             sock.bind((host, 0))
@@ -549,8 +546,6 @@ def test_sessions_are_capped_least_recently_used_first(hostile_mirror: Path) -> 
 
 
 def test_idle_sessions_expire(hostile_mirror: Path) -> None:
-    import time
-
     with fs_http_server(hostile_mirror, "--session-idle-timeout", "1") as server:
         session = open_session(server.url)
         # Each check is itself a request; the growing pauses outlast the timeout in the end.
@@ -563,19 +558,14 @@ def test_idle_sessions_expire(hostile_mirror: Path) -> None:
         assert ping(server.url, open_session(server.url)).status_code == 200
 
 
-def connect(url: str) -> Any:
-    import socket
-
+def connect(url: str) -> socket.socket:
     host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
-    sock = socket.create_connection((host, int(port)), timeout=CALL_TIMEOUT_S)
-    return sock
+    return socket.create_connection((host, int(port)), timeout=CALL_TIMEOUT_S)
 
 
-def closed_by_server(sock: Any, trickle: bytes = b"") -> bytes:
+def closed_by_server(sock: socket.socket, trickle: bytes = b"") -> bytes:
     """Everything the server sent until it closed the connection; a hang fails the test. With
     ``trickle``, one more byte of it is sent every 0.2 s meanwhile (a slowloris)."""
-    import time
-
     received = b""
     sock.settimeout(0.2 if trickle else CALL_TIMEOUT_S)
     deadline = time.monotonic() + CALL_TIMEOUT_S
