@@ -225,7 +225,7 @@ BAD_PATHS = [
     ("C:\\Windows\\win.ini", "absolute"),
     ("rest-core/assets-api.md\x00.png", "NUL"),
     ("rest-core", "directory"),
-    ("rest-core/missing.md", "no file"),
+    ("rest-core/missing.md", "not a docs file"),
     ("", "empty"),
 ]
 

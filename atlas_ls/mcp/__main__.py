@@ -14,7 +14,14 @@ from pathlib import Path
 
 from atlas_core.errors import AtlasError
 from atlas_ls.mcp.auth import required_token
-from atlas_ls.mcp.options import TOOL_SETS, ServerOptions
+from atlas_ls.mcp.options import (
+    BODY_TIMEOUT_S,
+    HEADER_TIMEOUT_S,
+    MAX_SESSIONS,
+    SESSION_IDLE_S,
+    TOOL_SETS,
+    ServerOptions,
+)
 
 DEFAULT_PORT = 8765
 
@@ -67,6 +74,36 @@ def build_parser(prog: str, default_tools: str) -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="time limit of one search_text call (default 10)",
     )
+    http = parser.add_argument_group("HTTP limits")
+    http.add_argument(
+        "--max-sessions",
+        type=int,
+        default=MAX_SESSIONS,
+        metavar="N",
+        help="live sessions kept; opening one more ends the least recently used "
+        f"(default {MAX_SESSIONS})",
+    )
+    http.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=SESSION_IDLE_S,
+        metavar="SECONDS",
+        help=f"end a session after this long without a request (default {SESSION_IDLE_S:g})",
+    )
+    http.add_argument(
+        "--header-timeout",
+        type=float,
+        default=HEADER_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"close a connection whose request headers take longer (default {HEADER_TIMEOUT_S:g})",
+    )
+    http.add_argument(
+        "--body-timeout",
+        type=float,
+        default=BODY_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"close a connection whose request body takes longer (default {BODY_TIMEOUT_S:g})",
+    )
     parser.add_argument(
         "--log-level",
         default=os.environ.get("ATLAS_LOG_LEVEL", "INFO"),
@@ -88,6 +125,15 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
     if not 0 <= args.port <= 65535:
         print(f"{prog}: error: --port {args.port} is not a port number (0-65535)", file=sys.stderr)
         return 2
+    for flag, value in (
+        ("--max-sessions", args.max_sessions),
+        ("--session-idle-timeout", args.session_idle_timeout),
+        ("--header-timeout", args.header_timeout),
+        ("--body-timeout", args.body_timeout),
+    ):
+        if not value > 0 or value == float("inf"):
+            print(f"{prog}: error: {flag} {value} must be a positive number", file=sys.stderr)
+            return 2
     options = ServerOptions(
         bundles=tuple(args.bundle),
         mirror=args.mirror,
@@ -97,6 +143,10 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
         port=args.port,
         allow_remote=args.allow_remote,
         search_timeout_s=max(0.1, args.search_timeout),
+        max_sessions=args.max_sessions,
+        session_idle_s=args.session_idle_timeout,
+        header_timeout_s=args.header_timeout,
+        body_timeout_s=args.body_timeout,
     )
     try:
         if options.transport == "http":

@@ -1,9 +1,11 @@
 """The one module that imports the MCP Python SDK (mcp 2.x); the rest of the server imports it here.
 
 Keeping every SDK name in one place means an SDK upgrade is one file to read, and it is where the
-two SDK behaviours this server needs to bend are handled: the logging capability is deprecated in
-the newest protocol revision but still how handshake-era clients receive server logs, and a
-connection's long-lived channel is only reachable through the per-request session.
+SDK behaviours this server needs to bend are handled: the logging capability is deprecated in the
+newest protocol revision but still how handshake-era clients receive server logs, a connection's
+long-lived channel is only reachable through the per-request session, and a server runs over
+stdio streams of its own (lines the SDK would drop unanswered are answered first; see `transport.wire`)
+only through the low-level server inside `MCPServer`.
 """
 
 from __future__ import annotations
@@ -15,19 +17,33 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecurityMiddleware,
+    TransportSecuritySettings,
+)
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.shared.message import SessionMessage
 from mcp_types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
     CallToolResult,
+    JSONRPCError,
+    JSONRPCNotification,
     ListResourcesResult,
     Resource,
     TextContent,
     ToolAnnotations,
+    jsonrpc_message_adapter,
 )
 
 __all__ = [
     "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "MAX_MESSAGE_BYTES",
+    "PARSE_ERROR",
     "CallToolResult",
     "Context",
     "ListResourcesResult",
@@ -36,16 +52,25 @@ __all__ = [
     "Resource",
     "ResourceError",
     "ResourceNotFoundError",
+    "SessionMessage",
     "TextContent",
     "Tool",
     "ToolAnnotations",
     "ToolError",
+    "TransportSecurityMiddleware",
     "TransportSecuritySettings",
     "connection_key",
+    "error_message",
     "report_progress",
     "send_log",
+    "serve_connection",
+    "stdio_server",
     "text_result",
+    "validate_message",
 ]
+
+# The SDK refuses larger HTTP bodies; stdio lines get the same limit.
+MAX_MESSAGE_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 
 log = logging.getLogger(__name__)
 
@@ -85,3 +110,22 @@ async def report_progress(ctx: Context, progress: float, total: float, message: 
 def connection_key(session: Any) -> int:
     """Identity of the connection a per-request session belongs to (one entry per client)."""
     return id(getattr(session, "_connection", session))
+
+
+def validate_message(raw: bytes | str) -> bool:
+    """Read ``raw`` exactly as the SDK's transports do (pydantic's ValidationError if they cannot);
+    True when they take it for a notification."""
+    message = jsonrpc_message_adapter.validate_json(raw, by_name=False)
+    return isinstance(message, JSONRPCNotification)
+
+
+def error_message(error: dict[str, Any]) -> SessionMessage:
+    """A JSON-RPC error response (a dict with jsonrpc, id, error) ready for a write stream."""
+    return SessionMessage(JSONRPCError.model_validate(error))
+
+
+async def serve_connection(server: MCPServer[Any], read_stream: Any, write_stream: Any) -> None:
+    """Serve one connection over the given streams: `MCPServer.run_stdio_async` with streams of
+    our own. Only the low-level server runs on given streams, and MCPServer keeps it private."""
+    lowlevel = server._lowlevel_server
+    await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

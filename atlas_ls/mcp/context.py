@@ -22,7 +22,7 @@ import anyio
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.holder import EngineHolder
 from atlas_core.reload import BundleReloader, ReloadEvent
-from atlas_ls.mcp._sdk import Context, ToolError, connection_key, send_log
+from atlas_ls.mcp._sdk import Context, MCPError, ToolError, connection_key, send_log
 from atlas_ls.mcp.mirror import DocMeta, Mirror
 from atlas_ls.mcp.options import ServerOptions
 
@@ -36,6 +36,7 @@ R = TypeVar("R")
 
 LOAD_WAIT_S = 120.0  # how long a tool waits for the first bundle load before giving up
 MAX_SESSIONS = 64
+MAX_DETAIL_CHARS = 300  # of an unexpected exception's message shown to the client
 
 
 def utc_now() -> str:
@@ -79,6 +80,10 @@ class AppContext:
             self.load_error = exc
             self.holder.last_error = exc.one_line()
             log.warning("no bundle loaded: %s", self.holder.last_error)
+            return
+        except Exception as exc:  # damage the bundle checks missed, or a bug: the server stays up
+            log.exception("loading the bundle failed")
+            self.holder.last_error = unexpected_failure("loading the bundle", exc)
             return
         self.load_ms = (time.perf_counter() - started) * 1000
         self.install(engine)
@@ -189,7 +194,7 @@ def mirror_of_engine(engine: Engine) -> Mirror:
             known[row["file"]] = DocMeta(
                 publication=row["publication"], title=row["title"], url=row["url"].split("#")[0]
             )
-    return Mirror(root=bundle.mirror_dir.resolve(), known=known)
+    return Mirror(root=bundle.mirror_dir.resolve(), known=known).listed()
 
 
 async def warn_injection(ctx: Context, places: list[str]) -> None:
@@ -208,11 +213,26 @@ def app_of(ctx: Context) -> AppContext:
     return ctx.request_context.lifespan_context
 
 
-def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Turn Atlas errors into tool errors (is_error results) carrying the message and hint.
+def unexpected_failure(what: str, exc: BaseException) -> str:
+    """One line for a failure nobody anticipated: what failed and the exception, never a traceback
+    (that goes to the server's log)."""
+    detail = " ".join(str(exc).split())
+    if len(detail) > MAX_DETAIL_CHARS:
+        detail = detail[: MAX_DETAIL_CHARS - 1] + "…"
+    return (
+        f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "") + " (hint: a "
+        "bug, or bundle damage its checks missed: `atlas verify` checks the bundle; the server's "
+        "log has the traceback)"
+    )
 
-    Anything else is a bug: the SDK reports it as a generic failure and logs the traceback to
-    stderr, and the server keeps serving.
+
+def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Turn every failure of a tool into a tool error (an is_error result the model reads).
+
+    Atlas errors carry their message and hint. Anything else is a bug or damage the engine did not
+    recognise: it is logged at ERROR with its traceback and reported as what failed, so the client
+    learns the reason instead of the SDK's bare "Error executing tool ...". Protocol errors pass
+    through; cancellation is not an Exception.
     """
 
     @functools.wraps(fn)
@@ -221,5 +241,10 @@ def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             return await fn(*args, **kwargs)
         except AtlasError as exc:
             raise ToolError(exc.one_line()) from exc
+        except (ToolError, MCPError):
+            raise
+        except Exception as exc:
+            log.exception("tool %s failed", fn.__name__)
+            raise ToolError(unexpected_failure(fn.__name__, exc)) from exc
 
     return wrapper

@@ -6,12 +6,17 @@ URLs and publications come from the bundle's chunk table instead. Either way a f
 relative to the mirror root and its publication is, unless the bundle says otherwise, its first
 directory. The file list is read once: a mirror never changes under a running server (a new
 bundle is a new Mirror).
+
+The tools serve exactly the files of that list (`textsearch.iter_doc_files`): a hidden file, a
+file that is not markdown or one in a skipped folder is refused by read_file and the resources as
+it is by list_files and search, and a file is only ever opened if it is still a regular file.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
@@ -22,7 +27,7 @@ from typing import Any
 
 from atlas_core.chunker import Heading, scan_headings
 from atlas_core.errors import QueryError
-from atlas_ls.mcp.paths import resolve_file
+from atlas_ls.mcp.paths import PathRejected, normalize_relpath, open_regular, resolve_file
 from atlas_ls.mcp.textsearch import iter_doc_files
 
 log = logging.getLogger(__name__)
@@ -73,18 +78,32 @@ class Mirror:
         for candidate in (path / CRAWL_META, root / CRAWL_META):
             if candidate.is_file():
                 try:
-                    loaded = json.loads(candidate.read_text(encoding="utf-8"))
-                except (OSError, ValueError) as exc:
+                    with open_regular(candidate, CRAWL_META) as fh:
+                        data = fh.read(MAX_FILE_BYTES + 1)
+                    if len(data) > MAX_FILE_BYTES:
+                        raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
+                    loaded = json.loads(data.decode("utf-8"))
+                except (OSError, ValueError, RecursionError, QueryError) as exc:
                     log.warning("ignoring unreadable %s: %s", candidate, exc)
                     continue
                 if isinstance(loaded, dict):
                     meta = loaded
                     break
-        return cls(root=root.resolve(), crawl_meta=meta, known=dict(known or {}))
+        return cls(root=root.resolve(), crawl_meta=meta, known=dict(known or {})).listed()
+
+    def listed(self) -> Mirror:
+        """This mirror with its file list read now (a walk of the folder), so that no request
+        pays for the walk on the event loop."""
+        _ = self.publications
+        return self
 
     @cached_property
     def files(self) -> tuple[str, ...]:
         return tuple(iter_doc_files(self.root))
+
+    @cached_property
+    def _file_set(self) -> frozenset[str]:
+        return frozenset(self.files)
 
     @cached_property
     def publications(self) -> dict[str, tuple[str, ...]]:
@@ -142,9 +161,9 @@ class Mirror:
 
         publication = self.publication_of(rel)
         try:
-            with (self.root / rel).open("r", encoding="utf-8", errors="replace") as fh:
-                head = fh.read(16_384)
-        except OSError:
+            with open_regular(self.root / rel, rel) as fh:
+                head = fh.read(16_384).decode("utf-8", "replace")
+        except (OSError, QueryError):
             return DocMeta(publication=publication)
         data, _ = split_front_matter(head)
         title = str(data.get("title") or "")
@@ -155,19 +174,38 @@ class Mirror:
         return DocMeta(publication=publication, title=title, url=url)
 
     def resolve(self, raw: str) -> tuple[str, Path]:
-        """A user path to (relpath, file) inside this mirror; see paths.resolve_file."""
-        return resolve_file(self.root, raw)
+        """A user path to (relpath, file) inside this mirror, for one of the listed docs files
+        only; see paths.resolve_file for what else is checked."""
+        rel = normalize_relpath(raw)
+        if rel not in self._file_set:
+            if any(f.startswith(rel + "/") for f in self.files):
+                raise PathRejected(
+                    f"{rel!r} is a directory, not a file",
+                    hint=f"list_files(publication={rel.split('/')[0]!r}) lists its files",
+                )
+            # The same answer whether or not something by that name exists: nothing unlisted
+            # is read, and nothing about it is told.
+            raise PathRejected(
+                f"{rel!r} is not a docs file: only the markdown pages that list_files lists can "
+                "be read (hidden files, other file types and tool folders are not served)",
+                hint="list_publications, then list_files(publication=...), shows the docs files; "
+                "search_docs and search_text find them by topic or text",
+            )
+        return resolve_file(self.root, rel)
 
     def read_lines(self, rel: str, path: Path | None = None) -> list[str]:
-        """The file's lines, split on "\\n" only (the engine's and ripgrep's line numbering)."""
-        target = path or self.root / rel
-        size = target.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise QueryError(
-                f"{rel!r} is {size} bytes, larger than a docs page can be ({MAX_FILE_BYTES})",
-                hint="search_text finds lines in it without reading it whole",
-            )
-        text = target.read_bytes().decode("utf-8-sig", "replace")
+        """The file's lines, split on "\\n" only (the engine's and ripgrep's line numbering).
+        Blocking and bounded: call it off the event loop."""
+        with open_regular(path or self.root / rel, rel) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise QueryError(
+                    f"{rel!r} is {size} bytes, larger than a docs page can be ({MAX_FILE_BYTES})",
+                    hint="search_text finds lines in it without reading it whole",
+                )
+            # Read to the cap, not to the size: a file can grow after fstat.
+            data = fh.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
+        text = data.decode("utf-8-sig", "replace")
         lines = [line.removesuffix("\r") for line in text.split("\n")]
         if lines and lines[-1] == "":
             lines.pop()

@@ -6,6 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TOOL_SETS = ("all", "fs", "rag")
+# HTTP only: live sessions kept (least recently used ended first), how long an idle one lives,
+# and how long a request's headers and body may take to arrive.
+MAX_SESSIONS = 256
+SESSION_IDLE_S = 30 * 60.0
+HEADER_TIMEOUT_S = 10.0
+BODY_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,3 +26,7 @@ class ServerOptions:
     port: int = 8765
     allow_remote: bool = False
     search_timeout_s: float = 10.0
+    max_sessions: int = MAX_SESSIONS
+    session_idle_s: float = SESSION_IDLE_S
+    header_timeout_s: float = HEADER_TIMEOUT_S
+    body_timeout_s: float = BODY_TIMEOUT_S

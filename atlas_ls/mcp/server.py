@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import inspect
-import socket
-import sys
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -13,7 +12,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
-from atlas_core.errors import AtlasError, ConfigError
+from atlas_core.errors import AtlasError
 from atlas_ls.mcp._sdk import (
     INVALID_PARAMS,
     READ_ONLY,
@@ -26,8 +25,8 @@ from atlas_ls.mcp._sdk import (
     ResourceNotFoundError,
     Tool,
 )
-from atlas_ls.mcp.auth import BearerAuth, required_token
-from atlas_ls.mcp.context import AppContext
+from atlas_ls.mcp.auth import required_token
+from atlas_ls.mcp.context import AppContext, unexpected_failure
 from atlas_ls.mcp.mirror import Mirror
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
@@ -46,6 +45,7 @@ from atlas_ls.mcp.tools_search import (
     search_code,
     search_docs,
 )
+from atlas_ls.mcp.transport.stdio import run_stdio
 
 INSTRUCTIONS = """\
 Offline Collibra developer documentation (REST and Import APIs, workflows, lineage, CLI).
@@ -70,6 +70,7 @@ FS_TOOLS: tuple[tuple[Callable[..., Any], str], ...] = (
     (get_release_info, "Docs release info"),
 )
 RESOURCE_PAGE = 500
+log = logging.getLogger(__name__)
 DOCS_TEMPLATE = RESOURCE_PREFIX + "{+path}"
 
 
@@ -118,6 +119,9 @@ async def _docs_resource(path: str, ctx: Context) -> str:
         raise ResourceNotFoundError(exc.one_line()) from exc
     except AtlasError as exc:
         raise ResourceError(exc.one_line()) from exc
+    except Exception as exc:
+        log.exception("reading resource %s failed", path)
+        raise ResourceError(unexpected_failure(f"reading {path!r}", exc)) from exc
 
 
 def _needs_engine(options: ServerOptions) -> bool:
@@ -240,41 +244,8 @@ def run(options: ServerOptions) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (HTTP)."""
     server = build_server(options)
     if options.transport == "http":
-        anyio.run(_serve_http, server, options, required_token(options.host, options.allow_remote))
+        from atlas_ls.mcp.transport.http import serve_http
+
+        anyio.run(serve_http, server, options, required_token(options.host, options.allow_remote))
     else:
-        anyio.run(server.run_stdio_async)
-
-
-async def _serve_http(
-    server: MCPServer[AppContext], options: ServerOptions, token: str | None
-) -> None:
-    import uvicorn
-
-    app: Any = server.streamable_http_app(host=options.host)
-    if token is not None:
-        app = BearerAuth(app, token)
-    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((options.host, options.port))
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(
-            f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}",
-            hint="pick another --port (0 picks a free one)",
-        ) from None
-    sock.listen(256)
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    # Tests and scripts read this line to learn the port when --port 0 picked one.
-    print(
-        f"atlas-mcp: serving MCP over streamable HTTP at http://{shown}:{port}/mcp"
-        + (" (bearer token required)" if token else ""),
-        file=sys.stderr,
-        flush=True,
-    )
-    config = uvicorn.Config(
-        app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=2
-    )
-    await uvicorn.Server(config).serve(sockets=[sock])
+        anyio.run(run_stdio, server)

@@ -1,13 +1,16 @@
 """Literal or regex search over the docs mirror: ripgrep when it is there, pure Python otherwise.
 
-Both engines search the same files (non-hidden, no symlinks, the doc suffixes below, as text) line
-by line, in the same order (path components compared in code-point order, as ``rg --sort path``
-walks), and stop at the same limit, so a client cannot tell them apart except by speed and by the
-regex dialect (ripgrep has no look-around or back-references; Python lacks ``\\p{..}`` classes).
+Both engines search the same files (the docs files: markdown pages that are regular files, outside
+hidden and tool folders, no symlinks; see `iter_doc_files`) line by line, as text, in the same
+order (path components compared in code-point order, as ``rg --sort path`` walks), and stop at the
+same limit, so a client cannot tell them apart except by speed and by the regex dialect (ripgrep
+has no look-around or back-references; Python lacks ``\\p{..}`` classes).
 
-ripgrep's engine cannot backtrack, but Python's can; a regex search in Python therefore runs in a
-child process that is killed at the deadline, so a pathological pattern costs a timeout and
-nothing else. Run as ``python -m atlas_ls.mcp.textsearch ROOT PATTERN`` for that child.
+Both stop at the deadline. ripgrep is killed by a timer. A literal search in Python reads each file
+in bounded pieces and checks the clock as it goes, so one huge file cannot outlast the deadline.
+Python's regex engine can backtrack, so a regex search in Python runs in a child process that is
+killed at the deadline: a pathological pattern costs a timeout and nothing else. Run as
+``python -m atlas_ls.mcp.textsearch`` (a JSON request on stdin) for that child.
 """
 
 from __future__ import annotations
@@ -17,19 +20,27 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from atlas_core.errors import QueryError
+from atlas_core.sources.frontmatter import MARKDOWN_SUFFIXES
+from atlas_ls.mcp.paths import open_regular
 
-DOC_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".rst")
+# The docs files are the pages a bundle build reads: markdown, outside hidden folders and the tool
+# folders the local source skips (.git, .venv and the like are hidden already).
+DOC_SUFFIXES = MARKDOWN_SUFFIXES
+SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
+SCAN_PIECE_BYTES = 1024 * 1024  # a longer line is searched in pieces of this size
+CLOCK_EVERY_BYTES = 256 * 1024  # the Python search looks at the clock this often
 MAX_PATTERN_CHARS = 1000
 MAX_LINE_CHARS = 300  # a matched line longer than this is cut around the match
 DEFAULT_TIMEOUT_S = 10.0
@@ -113,21 +124,38 @@ def search(
     rg = find_ripgrep() if engine in ("auto", "ripgrep") else None
     if engine == "ripgrep" and rg is None:
         raise QueryError("ripgrep (rg) is not installed", hint="pip install ripgrep")
+    if paths:
+        # ripgrep opens a path it is given whatever it is, and would wait on a FIFO forever.
+        paths = [p for p in paths if _is_dir_or_regular(root / p)]
+        if not paths:
+            used = "ripgrep" if rg is not None else "python"
+            return TextSearchResult(matches=[], truncated=False, engine=used)
     if rg is not None:
         return _search_ripgrep(
             rg, root, pattern, paths, regex, case_sensitive, max_results, timeout
         )
     if regex:
         return _search_python_child(root, pattern, paths, case_sensitive, max_results, timeout)
-    return search_python(
-        root,
-        pattern,
-        paths=paths,
-        regex=False,
-        case_sensitive=case_sensitive,
-        max_results=max_results,
-        deadline=time.monotonic() + timeout,
-    )
+    try:
+        return search_python(
+            root,
+            pattern,
+            paths=paths,
+            regex=False,
+            case_sensitive=case_sensitive,
+            max_results=max_results,
+            deadline=time.monotonic() + timeout,
+        )
+    except SearchTimeout:
+        raise _timeout(timeout) from None
+
+
+def _is_dir_or_regular(path: Path) -> bool:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISDIR(mode) or stat.S_ISREG(mode)
 
 
 # --- ripgrep -------------------------------------------------------------------------------------
@@ -162,6 +190,8 @@ def _search_ripgrep(
         cmd += ["--iglob", f"*{suffix}"]
     # A matching glob would let hidden files in again; the later glob wins in ripgrep.
     cmd += ["--iglob", "!.*"]
+    for skipped in sorted(SKIPPED_DIRS):
+        cmd += ["--glob", f"!{skipped}/"]
     # -e keeps a pattern that starts with "-" from being read as a flag.
     cmd += ["-e", pattern, "--", *(list(paths) or ["."])]
     matches: list[TextMatch] = []
@@ -237,30 +267,39 @@ def _rg_match(data: dict) -> TextMatch:
 
 
 def iter_doc_files(root: Path, paths: Sequence[str] = ()) -> Iterator[str]:
-    """Relative paths of the searchable files, in ripgrep's ``--sort path`` order."""
+    """Relative paths of the docs files, in ripgrep's ``--sort path`` order: regular markdown files,
+    no symlinks, nothing hidden and nothing in a skipped folder. The file tools serve exactly these.
+    A file named in ``paths`` is taken as it is when it is a regular file."""
     found: list[tuple[str, ...]] = []
     for start in paths or ["."]:
         base = root / start
-        if base.is_symlink():
+        try:
+            mode = os.lstat(base).st_mode
+        except OSError:
             continue
-        if base.is_file():
+        if stat.S_ISREG(mode):
             found.append(Path(start).parts)
-            continue
-        for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = [
-                d
-                for d in dirnames
-                if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d))
-            ]
-            rel_dir = Path(dirpath).relative_to(root).parts
-            for name in filenames:
-                if name.startswith(".") or not name.lower().endswith(DOC_SUFFIXES):
-                    continue
-                if os.path.islink(os.path.join(dirpath, name)):
-                    continue
-                found.append((*rel_dir, name))
+        elif stat.S_ISDIR(mode):
+            found += _walk(base, Path(base).relative_to(root).parts)
     for parts in sorted(set(found)):
         yield "/".join(parts)
+
+
+def _walk(folder: Path, rel: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        # follow_symlinks=False: a link is neither, and only regular files count as files.
+        if entry.is_dir(follow_symlinks=False):
+            if name not in SKIPPED_DIRS:
+                yield from _walk(Path(entry.path), (*rel, name))
+        elif entry.is_file(follow_symlinks=False) and name.lower().endswith(DOC_SUFFIXES):
+            yield (*rel, name)
 
 
 def search_python(
@@ -273,35 +312,59 @@ def search_python(
     max_results: int = 50,
     deadline: float | None = None,
 ) -> TextSearchResult:
-    """The pure-Python engine, in this process. Use `search` unless you own the deadline."""
+    """The pure-Python engine, in this process. Use `search` unless you own the deadline.
+
+    Raises SearchTimeout once ``deadline`` (a `time.monotonic` value) has passed."""
     check_pattern(pattern, regex)
     flags = 0 if case_sensitive else re.IGNORECASE
     compiled = re.compile(pattern if regex else re.escape(pattern), flags)
+
+    def check_clock() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise _timeout(None)
+
     matches: list[TextMatch] = []
     for rel in iter_doc_files(root, paths):
-        for match in _search_file(root / rel, rel, compiled):
+        check_clock()
+        for match in _search_file(root / rel, rel, compiled, check_clock):
             if len(matches) == max_results:
                 return TextSearchResult(matches=matches, truncated=True, engine="python")
             matches.append(match)
-        if deadline is not None and time.monotonic() > deadline:
-            raise _timeout(None)
     return TextSearchResult(matches=matches, truncated=False, engine="python")
 
 
-def _search_file(path: Path, rel: str, compiled: re.Pattern[str]) -> Iterable[TextMatch]:
+def _search_file(
+    path: Path, rel: str, compiled: re.Pattern[str], check_clock: Callable[[], None]
+) -> Iterable[TextMatch]:
+    """Matching lines of one file, read in pieces so neither a huge file nor a huge line is ever
+    held whole; lines are split on "\n" only, as ripgrep counts them."""
     try:
-        text = path.read_bytes().decode("utf-8-sig", "replace")
-    except OSError:
+        handle = open_regular(path, rel)
+    except (OSError, QueryError):
         return
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the terminator of the last line does not start another one
-    for number, line in enumerate(lines, start=1):
-        found = compiled.search(line.removesuffix("\r"))
-        if found is not None:
-            yield TextMatch(
-                file=rel, line=number, text=_clip(line.removesuffix("\r"), found.start())
-            )
+    with handle:
+        number = 1
+        matched_line = 0  # a line cut in pieces is reported once, like ripgrep does
+        unchecked = 0
+        first = True
+        while piece := handle.readline(SCAN_PIECE_BYTES):
+            unchecked += len(piece)
+            if unchecked >= CLOCK_EVERY_BYTES:
+                unchecked = 0
+                check_clock()
+            if first:
+                piece = piece.removeprefix(b"\xef\xbb\xbf")
+                first = False
+            ends_line = piece.endswith(b"\n")
+            text = piece.decode("utf-8", "replace")
+            if ends_line:
+                text = text.removesuffix("\n").removesuffix("\r")
+            found = compiled.search(text) if matched_line != number else None
+            if found is not None:
+                matched_line = number
+                yield TextMatch(file=rel, line=number, text=_clip(text, found.start()))
+            if ends_line:
+                number += 1
 
 
 def _search_python_child(

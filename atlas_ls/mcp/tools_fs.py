@@ -338,5 +338,8 @@ def _crawl_summary(meta: Any) -> dict[str, Any]:
 async def read_doc_resource(ctx: Context, path: str) -> str:
     """The resource view of a docs file: the whole file, verbatim."""
     mirror = await app_of(ctx).mirror()
-    rel, file = mirror.resolve(path)
-    return "\n".join(mirror.read_lines(rel, file)) + "\n"
+    return await anyio.to_thread.run_sync(functools.partial(_whole_file, mirror, path))
+
+
+def _whole_file(mirror: Mirror, raw_path: str) -> str:
+    return "\n".join(mirror.read_lines(*mirror.resolve(raw_path))) + "\n"

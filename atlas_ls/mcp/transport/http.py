@@ -1,0 +1,196 @@
+"""Streamable HTTP: the SDK's app under uvicorn, with the limits the SDK leaves to its host.
+
+From the outside in, a request meets:
+
+- the bearer token (`auth.BearerAuth`) when one is required;
+- on a loopback bind, a Host check (the bound ``host:port``, or the ``localhost``, ``127.0.0.1``
+  and ``[::1]`` forms of the port) and an Origin check (absent, or a loopback origin): a web page
+  whose DNS name is rebound to 127.0.0.x cannot reach the tools, whatever loopback address is bound;
+- a check of each POSTed message (`wire`): what the SDK cannot read gets one JSON-RPC error;
+- a cap on live sessions: when a new session takes the count past ``max_sessions``, the least
+  recently used one is ended (idle ones first); the SDK ends sessions idle for longer than
+  ``session_idle_s``; either way the session's id then gets 404, and the client re-initializes;
+- deadlines on reading: a request's headers must arrive within ``header_timeout_s`` and its body
+  within ``body_timeout_s``, else the connection is closed (uvicorn bounds neither).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import sys
+from collections.abc import MutableMapping
+from typing import Any
+
+from atlas_core.errors import ConfigError
+from atlas_ls.mcp._sdk import MCPServer, TransportSecurityMiddleware, TransportSecuritySettings
+from atlas_ls.mcp.auth import BearerAuth, is_loopback
+from atlas_ls.mcp.options import ServerOptions
+from atlas_ls.mcp.transport.deadlines import timed_protocol
+from atlas_ls.mcp.transport.sessions import MCP_PATH, App, Receive, Scope, Send, SessionLimit
+from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES, check_message, oversized
+
+log = logging.getLogger(__name__)
+
+BACKLOG = 256
+
+
+async def serve_http(server: MCPServer[Any], options: ServerOptions, token: str | None) -> None:
+    """Bind, build the guarded app for the bound address, and serve until stopped."""
+    import uvicorn
+
+    sock = _bind(options.host, options.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    security = loopback_security(shown, port) if is_loopback(options.host) else None
+    starlette_app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=options.host,
+        transport_security=security
+        or TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        session_idle_timeout=options.session_idle_s,
+        # A backstop only: SessionLimit keeps the count at max_sessions, but sessions being
+        # opened concurrently are counted once they exist.
+        max_sessions=options.max_sessions + BACKLOG,
+    )
+    app: App = SessionLimit(
+        starlette_app,
+        server.session_manager.handle_request,
+        limit=options.max_sessions,
+        host_header=f"{shown}:{port}",
+    )
+    app = MessageCheck(app)
+    if security is not None:
+        app = OriginCheck(app, security)
+    if token is not None:
+        app = BearerAuth(app, token)
+    # Tests and scripts read this line to learn the port when --port 0 picked one.
+    print(
+        f"atlas-mcp: serving MCP over streamable HTTP at http://{shown}:{port}{MCP_PATH}"
+        + (" (bearer token required)" if token else ""),
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(
+        app,
+        http=timed_protocol(options.header_timeout_s, options.body_timeout_s),
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            hint="pick another --port (0 picks a free one)",
+        ) from None
+    sock.listen(BACKLOG)
+    return sock
+
+
+# --- who may call: Host and Origin on loopback ---------------------------------------------------
+
+
+def loopback_security(bound_host: str, port: int) -> TransportSecuritySettings:
+    """Host and Origin rules for a server bound to a loopback address (bound_host as in a URL)."""
+    names = dict.fromkeys([bound_host, "localhost", "127.0.0.1", "[::1]"])
+    hosts = [f"{name}:{port}" for name in names]
+    origins = [
+        f"{scheme}://{name}{port_part}"
+        for scheme in ("http", "https")
+        for name in names
+        for port_part in ("", ":*")
+    ]
+    if port == 80:
+        hosts += list(names)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+class OriginCheck:
+    """Refuse a request whose Host or Origin is not this loopback server's (421 / 403), before
+    anything else sees it: a refused request never opens a session or evicts one."""
+
+    def __init__(self, app: App, settings: TransportSecuritySettings) -> None:
+        self.app = app
+        self._check = TransportSecurityMiddleware(settings)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            from starlette.requests import Request
+
+            refusal = await self._check.validate_request(Request(scope), is_post=False)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+# --- what is sent: one readable JSON-RPC message per POST -----------------------------------------
+
+
+class MessageCheck:
+    """Read each POSTed body (at most `MAX_MESSAGE_BYTES`) and answer one the SDK cannot read
+    with a JSON-RPC error (HTTP 400); pass the others on unchanged."""
+
+    def __init__(self, app: App, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self.app = app
+        self._limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != MCP_PATH:
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left before its body arrived: nothing to answer
+            body += message.get("body", b"")
+            if len(body) > self._limit:
+                await _json(send, 413, oversized(self._limit).error())
+                return
+            if not message.get("more_body", False):
+                break
+        rejection = check_message(bytes(body))
+        if rejection is not None:
+            log.warning("refused an HTTP message: %s", rejection.message)
+            await _json(send, 400, rejection.error())
+            return
+        replayed = False
+
+        async def replay() -> MutableMapping[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _json(send: Send, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode("ascii")),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

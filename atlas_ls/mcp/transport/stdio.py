@@ -1,0 +1,112 @@
+"""The stdio transport: the SDK's, except that every line is checked before the SDK reads it.
+
+The SDK drops a line it cannot read and answers nothing, so a client waits forever on that request.
+Here each line is read (at most `MAX_MESSAGE_BYTES`), checked with the SDK's own reader, and either
+handed on or answered with a JSON-RPC error through the SDK's writer, the one channel that writes
+stdout, so answers never interleave. stdout stays the SDK's: it diverts fd 1 while serving.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO
+
+import anyio
+
+from atlas_ls.mcp._sdk import MCPServer, error_message, serve_connection, stdio_server
+from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES, Rejection, check_message, oversized
+
+log = logging.getLogger(__name__)
+
+_SKIP_CHUNK = 64 * 1024
+
+
+async def run_stdio(server: MCPServer[Any]) -> None:
+    """Serve one client on stdin/stdout until stdin closes."""
+    with _claimed_stdin() as stdin:
+        lines = CheckedLines(stdin)
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.answer_through(write_stream)
+            await serve_connection(server, read_stream, write_stream)
+
+
+class CheckedLines:
+    """The lines of stdin the SDK can read, as text; every other line is answered here."""
+
+    def __init__(self, stdin: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self._stdin = stdin
+        self._limit = limit
+        self._write: Any = None
+        self._ready = anyio.Event()
+
+    def answer_through(self, write_stream: Any) -> None:
+        self._write = write_stream
+        self._ready.set()
+
+    def __aiter__(self) -> CheckedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            read = await anyio.to_thread.run_sync(self._read_line, abandon_on_cancel=True)
+            if read is None:
+                raise StopAsyncIteration
+            line, complete = read
+            if complete and not line.strip():
+                continue  # a blank line between messages is no message
+            rejection = check_message(line) if complete else oversized(self._limit)
+            if rejection is None:
+                return line.decode("utf-8")
+            await self._refuse(rejection)
+
+    def _read_line(self) -> tuple[bytes, bool] | None:
+        """The next line (None at end of input); a line over the limit is skipped, not kept."""
+        line = self._stdin.readline(self._limit + 1)
+        if not line:
+            return None
+        if len(line) <= self._limit or line.endswith(b"\n"):
+            return line, True
+        while (rest := self._stdin.readline(_SKIP_CHUNK)) and not rest.endswith(b"\n"):
+            pass
+        return b"", False
+
+    async def _refuse(self, rejection: Rejection) -> None:
+        log.warning(
+            "refused a message on stdin (%s): %s",
+            "answered" if rejection.answer else "a notification or response, not answered",
+            rejection.message,
+        )
+        if rejection.answer:
+            await self._ready.wait()
+            await self._write.send(error_message(rejection.error()))
+
+
+@contextmanager
+def _claimed_stdin() -> Iterator[BinaryIO]:
+    """stdin for the transport alone. While serving, fd 0 reads the null device, so neither a child
+    process nor a stray read can take protocol bytes (the SDK does the same for its own reader)."""
+    try:
+        private = os.dup(0)
+    except OSError:  # no usable fd 0: read what Python has
+        yield sys.stdin.buffer
+        return
+    diverted = False
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+            diverted = True
+        finally:
+            os.close(null)
+    except OSError:
+        pass
+    try:
+        # closefd=False: a worker thread may still be blocked reading it after the server ends.
+        yield os.fdopen(private, "rb", closefd=False)
+    finally:
+        if diverted:
+            os.dup2(private, 0)
