@@ -248,6 +248,9 @@ def _walk(root: Path) -> list[str]:
     return found
 
 
+UNLISTED = "is not listed in manifest.json"
+
+
 def structural_problems(
     root: Path, manifest: dict[str, Any], *, full: bool = False
 ) -> list[Problem]:
@@ -291,7 +294,7 @@ def structural_problems(
                 )
             )
         elif full:
-            problems.append(Problem(rel, "is not listed in manifest.json"))
+            problems.append(Problem(rel, UNLISTED))
     return problems
 
 

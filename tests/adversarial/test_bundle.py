@@ -31,11 +31,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from atlas_core.bundle import Bundle, BundleWriter, verify_bundle
-from atlas_core.bundle.manifest import file_entry, sha256_file
 from atlas_core.engine import Engine
 from atlas_core.errors import BuildError, BundleError
 from atlas_core.identifier_table import write_npy
 from atlas_core.types import Chunk, Document
+from tests.reload_support import reseal
 
 # --- the bundle under attack ------------------------------------------------------------------
 
@@ -52,19 +52,6 @@ def _manifest(root: Path) -> dict[str, Any]:
 
 def _write_manifest(root: Path, manifest: dict[str, Any]) -> None:
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
-
-
-def reseal(root: Path, *rels: str) -> None:
-    """Re-hash changed files into the manifest (size, SHA-256, and dtype/shape of arrays), as
-    someone who edits a bundle on purpose would."""
-    manifest = _manifest(root)
-    for rel in rels:
-        try:
-            manifest["files"][rel] = file_entry(root / rel)
-        except ValueError:  # a flip in an array's header: keep the listed dtype and shape
-            path = root / rel
-            manifest["files"][rel].update(sha256=sha256_file(path), size=path.stat().st_size)
-    _write_manifest(root, manifest)
 
 
 # --- what a server does with it ---------------------------------------------------------------
