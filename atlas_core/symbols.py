@@ -40,6 +40,7 @@ from atlas_core.identifier_normalize import (
     strip_path,
 )
 from atlas_core.identifier_table import (
+    DEPRECATIONS_FILE,
     GENERATED_FILE,
     META_FILE,
     RECORDS_FILE,
@@ -181,12 +182,13 @@ class IdentifierIndex:
 
     def record(self, row: int) -> dict[str, Any]:
         """The cold fields of one row (file, line, url, summary, params, ...), checked."""
+        start, end = self._offsets[row], self._offsets[row + 1]
         try:
-            return checked_record(
-                json.loads(self._records[self._offsets[row] : self._offsets[row + 1]])
-            )
+            return checked_record(json.loads(self._records[start:end]))
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError too
-            raise _damaged(self.directory / RECORDS_FILE, f"row {row}: {exc}") from None
+            # Either file may be the damaged one: the record, or the offsets that cut it out.
+            where = f"row {row} (bytes {start}-{end} by record_offsets.npy)"
+            raise _damaged(self.directory / RECORDS_FILE, f"{where}: {exc}") from None
 
     def _file_of(self, row: int) -> str:
         """A row's file without decoding its whole record: the writer puts ``"file"`` first, so
@@ -586,7 +588,9 @@ class IdentifierIndex:
 
     def deprecations(self) -> list[Deprecation]:
         if self._deprecations is None:
-            self._deprecations = self._load(self.directory, read_deprecations)
+            self._deprecations = self._load(
+                self.directory / DEPRECATIONS_FILE, lambda path: read_deprecations(path.parent)
+            )
         return list(self._deprecations)
 
 

@@ -111,16 +111,20 @@ class Checked:
         return "open" in self.outcome or self.outcome.get(request) is not None
 
 
-def check_case(kind: str, root: Path, rel: str | None) -> Checked:
-    """verify names `rel` (None: the damage is invisible to structure) and serving stays clean."""
+def check_case(kind: str, root: Path, rel: str | None, *, damaged: str | None = None) -> Checked:
+    """verify names `rel` (None: the damage may be invisible to structure), serving stays clean,
+    and every refusal names the `damaged` file (default `rel`) and says what to do."""
     TALLY[(kind, "tried")] += 1
     lines = verify_bundle(root)
     if rel is not None:
         assert any(line.startswith(f"{rel}: ") for line in lines), (rel, lines)
     outcome = serve(root)
-    for exc in outcome.values():
+    damaged = damaged or rel
+    for request, exc in outcome.items():
         if exc is not None:
-            assert exc.message and exc.hint, exc  # type: ignore[attr-defined]
+            assert isinstance(exc, BundleError) and exc.hint, (request, exc)
+            if damaged is not None:
+                assert Path(damaged).name in exc.message, (request, damaged, exc.message)
     TALLY[(kind, "refused by verify" if lines else "not detectable")] += 1
     TALLY[(kind, "engine refused" if refused(outcome) else "engine answered")] += 1
     return Checked(lines, outcome)
@@ -232,7 +236,7 @@ def test_byte_flips_resealed_are_named_or_harmless(bundle: Path, rel: str) -> No
         shutil.copytree(bundle, target)
         _flip(target / rel, seed)
         reseal(target, rel)
-        lines = check_case("resealed byte flip", target, None).lines
+        lines = check_case("resealed byte flip", target, None, damaged=rel).lines
         if not invisible and rel.endswith((".txt", ".jsonl", ".json")):
             assert any(line.startswith(f"{rel}: ") for line in lines), (rel, lines)
 
