@@ -498,7 +498,7 @@ class Engine:
         for part in self._parts:
             if "lookup" in modes or "symbols" in modes:
                 first = part.identifiers().symbols("", limit=1)
-                name = first[0].name if first else "warm-up"
+                name = (first[0].name if first else "") or "warm-up"
                 if "lookup" in modes:
                     self.lookup(name, limit=3)
                     self.endpoints("/", limit=3)
@@ -509,18 +509,19 @@ class Engine:
                 table = part.table()
                 if table.n and "chunks" in modes:
                     self.chunk(table.cols["chunk_id"][0])
-        probe = self._probe_text()
         searches = [m for m in ("keyword", "vector") if m in modes]
         if len(searches) == 2:
             searches.append("hybrid")
-        for mode in searches:
-            self.search(probe, mode=mode, top_k=3)
+        if searches:
+            probe = self._probe_text(keyword="keyword" in modes)
+            for mode in searches:
+                self.search(probe, mode=mode, top_k=3)
 
-    def _probe_text(self) -> str:
+    def _probe_text(self, *, keyword: bool) -> str:
         """A query that finds something: a word of the first bundle's vocabulary (its middle row,
-        not a stopword-like first one) when it has a keyword index, else its first title."""
+        past the digits and short words that sort first), else the first chunk's title."""
         part = self._parts[0]
-        if part.bundle.manifest.get("keyword"):
+        if keyword:
             terms = part.keyword().terms
             if terms:
                 return terms[len(terms) // 2]

@@ -120,8 +120,9 @@ class BundleReloader:
 
     def stop(self) -> None:
         self._stop.set()
-        with self._reload_lock:
-            self._cancel_retry()
+        # Without the lock: a reload in progress may hold it for a whole verification. A retry
+        # scheduled after this point sees the stop flag and does nothing.
+        self._cancel_retry()
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
@@ -290,9 +291,9 @@ class BundleReloader:
                 self._reload(current, retry=True)
 
     def _cancel_retry(self) -> None:
-        if self._retry is not None:
-            self._retry.cancel()
-            self._retry = None
+        retry, self._retry = self._retry, None
+        if retry is not None:
+            retry.cancel()
 
     # -- watching ---------------------------------------------------------------------------------
 

@@ -111,6 +111,16 @@ def test_warm_up_refuses_a_bundle_that_opens_but_cannot_answer(install: dict[str
     assert reloader.check().kind == "loaded"  # type: ignore[union-attr]
 
 
+def test_warm_up_loads_what_its_modes_serve_and_no_more(hash_bundle: Path) -> None:
+    with Engine.open(hash_bundle) as engine:
+        engine.warm_up(("lookup", "symbols"))
+        assert engine.info().backend == ""  # the language server's modes: no embedding model
+        engine.warm_up(WARM_MODES)
+        assert engine.info().backend == "hash"
+        with pytest.raises(ValueError, match="unknown warm-up modes"):
+            engine.warm_up(("lookup", "everything"))
+
+
 def test_a_half_copied_bundle_is_loaded_once_the_copy_completes(install: dict[str, Path]) -> None:
     root, current = install["root"], install["root"] / "current"
     holder: EngineHolder[Engine] = EngineHolder(Engine.open(current))
