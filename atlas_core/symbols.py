@@ -26,7 +26,6 @@ from atlas_core.identifier_checks import (
     meta_problem,
     offsets_problem,
     postings_problem,
-    rows_problem,
 )
 from atlas_core.identifier_normalize import (
     HTTP_METHODS,
@@ -98,7 +97,10 @@ class IdentifierIndex:
                 f"names.txt ({self.count}), kind.npy ({len(self._kinds)}) and "
                 f"record_offsets.npy ({len(self._offsets)} - 1) disagree on the row count",
             )
-        if self._kinds and max(self._kinds) >= len(self._kind_names):
+        # bytes.translate deletes the valid codes in one C pass; max() over an array of 100,000
+        # rows would box each value, a few milliseconds of the language server's cold start.
+        valid = bytes(range(min(len(self._kind_names), 256)))
+        if self._kinds.tobytes().translate(None, valid):
             raise _damaged(
                 directory / "kind.npy",
                 f"holds kind {max(self._kinds)}, meta.json names {len(self._kind_names)} kinds",
@@ -240,11 +242,20 @@ class IdentifierIndex:
             rows = self._load(rows_path, read_npy)
             if len(keys) != len(rows):
                 raise _damaged(rows_path, f"{len(rows)} rows for the {len(keys)} keys")
-            problem = rows_problem(rows, self.count)
-            if problem:
-                raise _damaged(rows_path, problem)
             fam = self._families[name] = (keys, rows)
         return fam
+
+    def _checked(self, family: str, rows: list[int]) -> list[int]:
+        """Rows read from a key family, each checked as it is used (checking a whole family on
+        load would cost the cold start more than the lookup): one outside the table means the
+        file is damaged, and a negative one would otherwise name a row from the end."""
+        for row in rows:
+            if not 0 <= row < self.count:
+                raise _damaged(
+                    self.directory / f"rows_{family}.npy",
+                    f"holds row {row}, the table has rows 0 to {self.count - 1}",
+                )
+        return rows
 
     @staticmethod
     def _load(path: Path, read: Callable[[Path], T]) -> T:
@@ -258,13 +269,13 @@ class IdentifierIndex:
         keys, rows = self._family(family)
         i = bisect_left(keys, key)
         j = bisect_right(keys, key, i)
-        return list(rows[i:j])
+        return self._checked(family, list(rows[i:j]))
 
     def _prefix_rows(self, family: str, prefix: str, cap: int) -> list[int]:
         keys, rows = self._family(family)
         i = bisect_left(keys, prefix)
         j = bisect_left(keys, prefix + "\U0010ffff", i)
-        return list(rows[i : min(j, i + cap)])
+        return self._checked(family, list(rows[i : min(j, i + cap)]))
 
     def _rows_named(self, name: str) -> list[int]:
         """Rows whose display name is exactly `name` (equal names have equal compact keys)."""
@@ -416,7 +427,8 @@ class IdentifierIndex:
             )
             best: dict[int, float] = {}
             for _, score, slot in hits:
-                best[rows[slot]] = max(best.get(rows[slot], 0.0), score)
+                row = self._checked("path", [rows[slot]])[0]
+                best[row] = max(best.get(row, 0.0), score)
             return [(row, 0.85 * score / 100) for row, score in best.items()]
         variants = name_variants(query)
         key = variants[0][0] if variants else compact(query)
@@ -426,14 +438,14 @@ class IdentifierIndex:
         hits = process.extract(key, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=80)
         return [(rows[i], 0.85 * score / 100) for _, score, i in hits]
 
-    def _first_char_slice(self, key: str) -> tuple[list[str], array]:
+    def _first_char_slice(self, key: str) -> tuple[list[str], list[int]]:
         """Sorted search keys sharing the first character of `key`: a contiguous slice, so the
         fuzzy scorer sees a few thousand choices instead of every row. A typo in the very first
         character is the price; people type the start of a name right."""
         keys, rows = self._family("search")
         i = bisect_left(keys, key[0])
         j = bisect_left(keys, key[0] + "\U0010ffff", i)
-        return keys[i:j], rows[i:j]
+        return keys[i:j], self._checked("search", list(rows[i:j]))
 
     def _keyword(self, query: str, limit: int) -> list[Candidate]:
         """Token overlap over names and summaries when nothing resolves; confidence <= 0.5."""

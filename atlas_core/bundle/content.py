@@ -104,8 +104,8 @@ def _keyword_problems(root: Path, manifest: Mapping[str, Any]) -> list[Problem]:
 def _identifier_problems(
     root: Path, manifest: Mapping[str, Any], usable: set[str]
 ) -> list[Problem]:
-    from atlas_core.identifier_checks import table_problems
     from atlas_core.identifier_table import META_FILE, TABLE_DIR, read_npy
+    from atlas_core.identifier_verify import table_problems
 
     section = manifest["identifiers"]
     mine = [rel for rel in manifest["files"] if rel.startswith(TABLE_DIR + "/")]

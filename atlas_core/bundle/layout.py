@@ -9,7 +9,8 @@ manifest entries, so an entry that passes here describes the array on disk.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from atlas_core.bundle.manifest import CHUNKS, MIRROR
@@ -137,20 +138,24 @@ def identifier_problems(manifest: Mapping[str, Any]) -> list[Problem]:
         problem = _array(files, rel, dtype, None, "")
         if problem is not None:
             problems.append(problem)
-    for rel in files:
-        if rel.startswith(ROWS_PREFIX) and rel.endswith(".npy"):
+    # The table's own files, from its section: the bundle's thousands of mirror pages are not
+    # walked again on every open.
+    named = section.get("files")
+    for rel in named if isinstance(named, list) else ():
+        if isinstance(rel, str) and rel.startswith(ROWS_PREFIX) and rel.endswith(".npy"):
             problem = _array(files, rel, "<i4", None, "")
             if problem is not None:
                 problems.append(problem)
     return problems
 
 
-def count_problems(manifest: Mapping[str, Any]) -> list[Problem]:
+def count_problems(manifest: Mapping[str, Any], names: Sequence[str]) -> list[Problem]:
     counts = manifest["counts"]
     mirror_files = _count(counts.get("mirror_files"))
     if mirror_files is None:
         return []
-    listed = sum(1 for rel in manifest["files"] if rel.startswith(MIRROR + "/"))
+    # `names` is sorted, so the mirror's pages are one run: two bisections count thousands.
+    listed = bisect_left(names, MIRROR + "0") - bisect_left(names, MIRROR + "/")
     if listed != mirror_files:
         return [
             Problem(
@@ -161,8 +166,13 @@ def count_problems(manifest: Mapping[str, Any]) -> list[Problem]:
     return []
 
 
-def layout_problems(manifest: Mapping[str, Any]) -> list[Problem]:
-    """Everything the manifest alone shows to be inconsistent (no file is read)."""
+def layout_problems(manifest: Mapping[str, Any], names: Sequence[str]) -> list[Problem]:
+    """Everything the manifest alone shows to be inconsistent (no file is read); `names` are the
+    listed files, sorted."""
     if CHUNKS not in manifest["files"]:
         return []  # reported by the table checks
-    return [*count_problems(manifest), *keyword_problems(manifest), *identifier_problems(manifest)]
+    return [
+        *count_problems(manifest, names),
+        *keyword_problems(manifest),
+        *identifier_problems(manifest),
+    ]

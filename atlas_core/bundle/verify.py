@@ -262,7 +262,8 @@ def structural_problems(
     files: dict[str, Any] = manifest["files"]
     usable: set[str] = set()
     dirs = _Dirs(root)
-    for rel in sorted(files):
+    names = sorted(files)
+    for rel in names:
         entry = files[rel]
         if _check_file(root, rel, entry, dirs, problems):
             if full and sha256_file(root / rel) != entry["sha256"]:
@@ -276,7 +277,7 @@ def structural_problems(
             usable.add(rel)
     _check_tables(root, manifest, usable, problems, full=full)
     _check_model(root, manifest, usable, problems)
-    problems.extend(layout_problems(manifest))
+    problems.extend(layout_problems(manifest, names))
     if full:
         from atlas_core.bundle.content import content_problems
 

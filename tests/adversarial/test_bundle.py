@@ -514,12 +514,12 @@ RESEALED: dict[str, Resealed] = {
     ),
     # identifiers/
     "negative identifier row": Resealed(
-        _edit_array("identifiers/rows_search.npy", _set(0, -1)),
+        _edit_array("identifiers/rows_search.npy", lambda a: np.full_like(a, -1)),
         "identifiers/rows_search.npy",
         LOOKUPS,
     ),
     "identifier row past the end": Resealed(
-        _edit_array("identifiers/rows_search.npy", _set(0, 5000)),
+        _edit_array("identifiers/rows_search.npy", lambda a: np.full_like(a, 5000)),
         "identifiers/rows_search.npy",
         LOOKUPS,
     ),
