@@ -259,15 +259,18 @@ def index_problems(
         )
     elif indptr.shape[0] > 1 and int(np.diff(indptr).min()) < 0:
         problems.append(Problem(INDPTR, "row pointers go backwards (must not decrease)"))
-    if nnz:
+    # One pass instead of min() and max(): seen unsigned, a negative row is a huge one.
+    unsigned = (
+        indices.view(indices.dtype.str.replace("i", "u")) if indices.dtype.kind == "i" else indices
+    )
+    if nnz and int(unsigned.max()) >= n_chunks:
         low, high = int(indices.min()), int(indices.max())
-        if low < 0 or high >= n_chunks:
-            problems.append(
-                Problem(
-                    INDICES,
-                    f"chunk rows run from {low} to {high}, the bundle has rows 0 to {n_chunks - 1}",
-                )
+        problems.append(
+            Problem(
+                INDICES,
+                f"chunk rows run from {low} to {high}, the bundle has rows 0 to {n_chunks - 1}",
             )
+        )
     if not deep or problems:
         return problems
     if nnz and not (np.isfinite(data).all() and float(data.min()) > 0):

@@ -138,10 +138,20 @@ class _Part:
         if self._table is None:
             with self.lock:
                 if self._table is None:
-                    self._table = self._loading(
-                        "chunk table", lambda: ChunkTable(self.bundle.chunks())
-                    )
+                    self._table = self._loading("chunk table", self._read_table)
         return self._table
+
+    def _read_table(self) -> ChunkTable:
+        from atlas_core.bundle.chunk_table import file_problem
+        from atlas_core.bundle.manifest import REPAIR_HINT
+
+        table = ChunkTable(self.bundle.chunks())
+        # Hits send editors and file tools to these paths; the distinct names are at hand here.
+        problem = file_problem(table.file_ids)
+        if problem:
+            path = Path(self.bundle.path) / "chunks.parquet"
+            raise BundleError(f"{path}: {problem}", hint=REPAIR_HINT, path=str(path))
+        return table
 
     def keyword(self) -> KeywordIndex:
         if self._keyword is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -87,12 +87,10 @@ _SHOWN_FILES = 3
 def table_problems(
     table: pa.Table, *, mirror_files: Container[str] | None = None, deep: bool = False
 ) -> list[str]:
-    """Why the chunk table cannot be served: a SPEC column missing, of another type or with nulls,
-    or a `file` that is not a safe relative path. Cheap (column metadata and the distinct file
-    names); `deep` (verify) adds line ranges and, with `mirror_files`, that every file's text is
-    in the bundle."""
-    import pyarrow.compute as pc
-
+    """Why the chunk table cannot be served: a SPEC column missing, of another type or with nulls
+    (column metadata only, cheap). `deep` (verify) adds that every `file` is a safe relative path
+    (`file_problem` checks the distinct names a reader has anyway) whose text, with
+    `mirror_files`, is in the bundle, and that line ranges are in order."""
     problems = []
     for field in CHUNK_SCHEMA:
         index = table.schema.get_field_index(field.name)
@@ -104,17 +102,17 @@ def table_problems(
             problems.append(f"column {field.name!r} is {found}, must be {field.type}")
         elif table.column(index).null_count:
             problems.append(f"column {field.name!r} has {table.column(index).null_count} nulls")
-    if problems:
+    if problems or not deep:
         return problems
+    # pyarrow.compute costs ~100 ms to import: verify only, never a server's first search.
+    import pyarrow.compute as pc
+
     files = pc.unique(table.column("file")).to_pylist()
-    unsafe = [f for f in files if not safe_relpath(f)]
-    if unsafe:
-        shown = ", ".join(repr(f) for f in unsafe[:_SHOWN_FILES])
-        problems.append(f"column 'file' holds paths that leave the mirror: {shown}")
-    if not deep:
-        return problems
+    problem = file_problem(files)
+    if problem:
+        problems.append(problem)
     if mirror_files is not None:
-        absent = [f for f in files if f not in unsafe and f"{MIRROR}/{f}" not in mirror_files]
+        absent = [f for f in files if safe_relpath(f) and f"{MIRROR}/{f}" not in mirror_files]
         if absent:
             shown = ", ".join(repr(f) for f in absent[:_SHOWN_FILES])
             problems.append(f"{len(absent)} files have no text in {MIRROR}/: {shown}")
@@ -125,3 +123,12 @@ def table_problems(
         if pc.min(pc.subtract(end, start)).as_py() < 0:
             problems.append("column 'line_end' holds lines before their 'line_start'")
     return problems
+
+
+def file_problem(files: Iterable[str]) -> str | None:
+    """Distinct `file` values that are not safe relative paths (hits point editors at them)."""
+    unsafe = [f for f in files if not safe_relpath(f)]
+    if not unsafe:
+        return None
+    shown = ", ".join(repr(f) for f in unsafe[:_SHOWN_FILES])
+    return f"column 'file' holds paths that leave the mirror: {shown}"
