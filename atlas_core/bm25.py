@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -223,6 +224,7 @@ class KeywordResult:
 
 
 INDPTR, INDICES, DATA, VOCAB = (f"{KEYWORD_DIR}/{name}" for name in FILES)
+_WHITESPACE = re.compile(r"\s")
 _REPAIR = "re-download it with `atlas download` or rebuild it with `atlas build`"
 
 
@@ -281,7 +283,7 @@ def index_problems(
         problems.append(Problem(INDICES, "chunk rows of a term are not strictly ascending"))
     if any(a >= b for a, b in pairwise(terms)):
         problems.append(Problem(VOCAB, "terms are not sorted and unique"))
-    if any(not t or any(c.isspace() for c in t) for t in terms):
+    if "" in terms or _WHITESPACE.search("".join(terms)):
         problems.append(Problem(VOCAB, "holds an empty term or one with whitespace"))
     return problems
 

@@ -10,6 +10,7 @@ cold-start path, so it stays small.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -17,46 +18,56 @@ from typing import Any
 from atlas_core.bundle.manifest import safe_relpath
 from atlas_core.identifier_table import TABLE_FORMAT, TABLE_VERSION
 
-_RECORD_TEXT = (
-    "anchor",
-    "url",
-    "summary",
-    "publication",
-    "method",
-    "path",
-    "operation_id",
-    "request_schema",
-    "response_schema",
-    "replacement",
+_RECORD_TEXT = frozenset(
+    {
+        "anchor",
+        "url",
+        "summary",
+        "publication",
+        "method",
+        "path",
+        "operation_id",
+        "request_schema",
+        "response_schema",
+        "replacement",
+    }
 )
+# Records of one page share its file name; verify checks every record of a large table.
+_safe_file = functools.lru_cache(maxsize=4096)(safe_relpath)
 
 
 def _line_number(value: object) -> bool:
     return type(value) is int and value >= 0
 
 
+def _param(p: object) -> bool:
+    return (
+        type(p) is list
+        and len(p) == 5
+        and type(p[0]) is str
+        and type(p[1]) is str
+        and type(p[2]) is str
+        and type(p[3]) is bool
+        and type(p[4]) is str
+    )
+
+
 def checked_record(record: object) -> dict[str, Any]:
     """A decoded `records.jsonl` row, or ValueError saying which field is wrong."""
-    if not isinstance(record, dict):
+    if type(record) is not dict:
         raise ValueError(f"a record is {type(record).__name__}, not an object")
     file = record.get("file")
-    if not isinstance(file, str) or not safe_relpath(file):
+    if type(file) is not str or not _safe_file(file):
         raise ValueError(f"record file {file!r} is not a relative path inside the mirror")
     if not _line_number(record.get("line")):
         raise ValueError(f"record line {record.get('line')!r} is not a line number")
-    for key in _RECORD_TEXT:
-        if key in record and not isinstance(record[key], str):
-            raise ValueError(f"record {key} {record[key]!r} is not text")
-    params = record.get("params", [])
-    if not isinstance(params, list) or not all(
-        isinstance(p, list)
-        and len(p) == 5
-        and all(isinstance(p[i], str) for i in (0, 1, 2, 4))
-        and isinstance(p[3], bool)
-        for p in params
-    ):
+    for key, value in record.items():
+        if key in _RECORD_TEXT and type(value) is not str:
+            raise ValueError(f"record {key} {value!r} is not text")
+    params = record.get("params")
+    if params is not None and (type(params) is not list or not all(map(_param, params))):
         raise ValueError("record params are not [name, in, type, required, description] lists")
-    if not isinstance(record.get("deprecated", False), bool):
+    if type(record.get("deprecated", False)) is not bool:
         raise ValueError("record deprecated is not true or false")
     return record
 
