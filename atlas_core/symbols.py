@@ -182,11 +182,12 @@ class IdentifierIndex:
 
     # -- rows ----------------------------------------------------------------------------------
 
-    def record(self, row: int) -> dict[str, Any]:
-        """The cold fields of one row (file, line, url, summary, params, ...), checked."""
+    def record(self, row: int, *, full: bool = True) -> dict[str, Any]:
+        """The cold fields of one row (file, line, url, summary, params, ...), checked: all of
+        them, or (not `full`) the file, line, url and publication a symbol shows."""
         start, end = self._offsets[row], self._offsets[row + 1]
         try:
-            return checked_record(json.loads(self._records[start:end]))
+            return checked_record(json.loads(self._records[start:end]), full=full)
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError too
             # Either file may be the damaged one: the record, or the offsets that cut it out.
             where = f"row {row} (bytes {start}-{end} by record_offsets.npy)"
@@ -203,7 +204,7 @@ class IdentifierIndex:
                 return head[9:stop].decode("utf-8")
             except UnicodeDecodeError:
                 pass  # decoded in full below, which names the damaged file
-        return str(self.record(row)["file"])
+        return str(self.record(row, full=False)["file"])
 
     def kind(self, row: int) -> str:
         return self._kind_names[self._kinds[row]]
@@ -249,12 +250,12 @@ class IdentifierIndex:
         """Rows read from a key family, each checked as it is used (checking a whole family on
         load would cost the cold start more than the lookup): one outside the table means the
         file is damaged, and a negative one would otherwise name a row from the end."""
-        for row in rows:
-            if not 0 <= row < self.count:
-                raise _damaged(
-                    self.directory / f"rows_{family}.npy",
-                    f"holds row {row}, the table has rows 0 to {self.count - 1}",
-                )
+        if rows and (min(rows) < 0 or max(rows) >= self.count):
+            bad = next(row for row in rows if not 0 <= row < self.count)
+            raise _damaged(
+                self.directory / f"rows_{family}.npy",
+                f"holds row {bad}, the table has rows 0 to {self.count - 1}",
+            )
         return rows
 
     @staticmethod
@@ -436,16 +437,17 @@ class IdentifierIndex:
             return []
         keys, rows = self._first_char_slice(key)
         hits = process.extract(key, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=80)
-        return [(rows[i], 0.85 * score / 100) for _, score, i in hits]
+        found = self._checked("search", [rows[i] for _, _, i in hits])
+        return [(row, 0.85 * score / 100) for row, (_, score, _) in zip(found, hits, strict=True)]
 
-    def _first_char_slice(self, key: str) -> tuple[list[str], list[int]]:
+    def _first_char_slice(self, key: str) -> tuple[list[str], array]:
         """Sorted search keys sharing the first character of `key`: a contiguous slice, so the
         fuzzy scorer sees a few thousand choices instead of every row. A typo in the very first
         character is the price; people type the start of a name right."""
         keys, rows = self._family("search")
         i = bisect_left(keys, key[0])
         j = bisect_left(keys, key[0] + "\U0010ffff", i)
-        return keys[i:j], self._checked("search", list(rows[i:j]))
+        return keys[i:j], rows[i:j]  # callers check the rows they use
 
     def _keyword(self, query: str, limit: int) -> list[Candidate]:
         """Token overlap over names and summaries when nothing resolves; confidence <= 0.5."""
@@ -552,11 +554,11 @@ class IdentifierIndex:
             from rapidfuzz import fuzz, process
 
             keys, rows = self._first_char_slice(q)
-            for _, score, i in process.extract(
-                q, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=60
-            ):
-                if rows[i] not in scores:
-                    scores[rows[i]] = 0.69 * score
+            hits = process.extract(q, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=60)
+            found = self._checked("search", [rows[i] for _, _, i in hits])
+            for row, (_, score, _) in zip(found, hits, strict=True):
+                if row not in scores:
+                    scores[row] = 0.69 * score
         best = heapq.nsmallest(
             limit,
             scores.items(),
@@ -565,7 +567,7 @@ class IdentifierIndex:
         return [self._symbol(row, score / 100.0) for row, score in best]
 
     def _symbol(self, row: int, score: float) -> Symbol:
-        rec = self.record(row)
+        rec = self.record(row, full=False)
         return Symbol(
             name=self._names[row],
             kind=self.kind(row),

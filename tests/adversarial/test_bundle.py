@@ -575,7 +575,7 @@ RESEALED: dict[str, Resealed] = {
     "record params of the wrong shape": Resealed(
         _edit_records(_record_field("params", [["only a name"]])),
         "identifiers/records.jsonl",
-        ("all symbols",),
+        LOOKUPS,  # symbols show no params, so only what shows them refuses
     ),
     "meta.json an array": Resealed(
         _edit_json("identifiers/meta.json", lambda m: [m]), "identifiers/meta.json", LOOKUPS
