@@ -125,6 +125,13 @@ def run_build(args: argparse.Namespace) -> int:
     )
     if report.reuse_note:
         print(f"nothing reused from {args.reuse}: {report.reuse_note}")
+    skipped = []
+    if report.skipped_links:
+        skipped.append(f"{report.skipped_links} symbolic link(s) (sources never follow links)")
+    if report.skipped_names:
+        skipped.append(f"{report.skipped_names} file(s) whose names are not UTF-8")
+    if skipped:
+        print(f"skipped {' and '.join(skipped)}; the warnings above name them")
     return 0
 
 
