@@ -20,15 +20,18 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 import numpy as np
 
+from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
 from atlas_core.tokenize import TOKENIZER_VERSION, expand_query, query_terms, tokenize
 from atlas_core.types import Chunk
@@ -220,6 +223,71 @@ class KeywordResult:
     terms: tuple[tuple[str, float], ...]  # the weighted terms that were looked up
 
 
+INDPTR, INDICES, DATA, VOCAB = (f"{KEYWORD_DIR}/{name}" for name in FILES)
+_WHITESPACE = re.compile(r"\s")
+_REPAIR = "re-download it with `atlas download` or rebuild it with `atlas build`"
+
+
+def index_problems(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    terms: Sequence[str],
+    n_chunks: int,
+    *,
+    deep: bool = False,
+) -> list[Problem]:
+    """What makes the matrix unsafe to score with, each naming its file (SPEC "keyword/").
+
+    Without `deep`: every row pointer in order and in range, every chunk row within the chunk
+    table (a negative one would silently score another chunk), the vocabulary one term per row;
+    O(terms + entries) in numpy, a small part of loading the vocabulary. `deep` (verify) adds
+    what cannot break a query but makes its scores wrong: values finite and positive, chunk rows
+    ascending within a term, terms sorted, unique and free of whitespace.
+    """
+    problems = []
+    if indptr.ndim != 1 or indptr.shape[0] != len(terms) + 1:
+        problems.append(
+            Problem(VOCAB, f"has {len(terms)} terms, {INDPTR} has {indptr.shape[0]} row pointers")
+        )
+    if indices.shape != data.shape or indices.ndim != 1:
+        problems.append(Problem(DATA, f"holds {data.shape} values for {indices.shape} entries"))
+    if problems:
+        return problems
+    nnz = indices.shape[0]
+    if int(indptr[0]) != 0 or int(indptr[-1]) != nnz:
+        problems.append(
+            Problem(INDPTR, f"runs from {int(indptr[0])} to {int(indptr[-1])}, must be 0 to {nnz}")
+        )
+    elif indptr.shape[0] > 1 and int(np.diff(indptr).min()) < 0:
+        problems.append(Problem(INDPTR, "row pointers go backwards (must not decrease)"))
+    # One pass instead of min() and max(): seen unsigned, a negative row is a huge one.
+    unsigned = (
+        indices.view(indices.dtype.str.replace("i", "u")) if indices.dtype.kind == "i" else indices
+    )
+    if nnz and int(unsigned.max()) >= n_chunks:
+        low, high = int(indices.min()), int(indices.max())
+        problems.append(
+            Problem(
+                INDICES,
+                f"chunk rows run from {low} to {high}, the bundle has rows 0 to {n_chunks - 1}",
+            )
+        )
+    if not deep or problems:
+        return problems
+    if nnz and not (np.isfinite(data).all() and float(data.min()) > 0):
+        problems.append(Problem(DATA, "holds values that are not finite and positive"))
+    # Within a term's row chunk rows ascend; a step down is allowed only where a row starts.
+    steps = np.flatnonzero(np.diff(indices.astype(np.int64)) <= 0) + 1
+    if steps.size and not np.isin(steps, indptr).all():
+        problems.append(Problem(INDICES, "chunk rows of a term are not strictly ascending"))
+    if any(a >= b for a, b in pairwise(terms)):
+        problems.append(Problem(VOCAB, "terms are not sorted and unique"))
+    if "" in terms or _WHITESPACE.search("".join(terms)):
+        problems.append(Problem(VOCAB, "holds an empty term or one with whitespace"))
+    return problems
+
+
 class KeywordIndex:
     """Query side of the keyword index: memory-mapped CSR arrays and the vocabulary."""
 
@@ -231,12 +299,13 @@ class KeywordIndex:
         terms: list[str],
         n_chunks: int,
         params: Mapping[str, Any] | None = None,
+        *,
+        root: Path | None = None,
     ) -> None:
-        if indptr.shape != (len(terms) + 1,) or indices.shape != data.shape:
-            raise BundleError(
-                "keyword index arrays do not match its vocabulary",
-                hint="rebuild the bundle with `atlas build`",
-            )
+        problems = index_problems(indptr, indices, data, terms, n_chunks)
+        if problems:
+            where = (root / problems[0].file) if root is not None else Path(problems[0].file)
+            raise BundleError(f"{where}: {problems[0].message}", hint=_REPAIR, path=str(where))
         self.indptr = indptr
         self.indices = indices
         self.data = data
@@ -251,14 +320,15 @@ class KeywordIndex:
         """Load from an opened bundle (arrays memory-mapped and checked by the bundle reader)."""
         section = dict(bundle.manifest.get("keyword") or {})
         check_section(section)
-        indptr = bundle.array(f"{KEYWORD_DIR}/indptr.npy")
-        indices = bundle.array(f"{KEYWORD_DIR}/indices.npy")
-        data = bundle.array(f"{KEYWORD_DIR}/data.npy")
-        terms = _read_vocab(bundle.file(f"{KEYWORD_DIR}/vocab.txt"))
-        n_chunks = int(
-            section.get("n_chunks") or (bundle.manifest.get("counts") or {}).get("chunks", 0)
-        )
-        return cls(indptr, indices, data, terms, n_chunks, section)
+        indptr = bundle.array(INDPTR)
+        indices = bundle.array(INDICES)
+        data = bundle.array(DATA)
+        vocab = bundle.file(VOCAB)
+        terms = _read_vocab(vocab)
+        # The chunk table's rows, not the section's own claim: scores index into the table.
+        n_chunks = int((bundle.manifest.get("counts") or {}).get("chunks", 0))
+        root = vocab.parent.parent
+        return cls(indptr, indices, data, terms, n_chunks, section, root=root)
 
     @classmethod
     def from_dir(
@@ -267,7 +337,7 @@ class KeywordIndex:
         """Load ``root/keyword/`` directly (tests, benchmarks, tuning)."""
         base = Path(root) / KEYWORD_DIR
         arrays = [np.load(base / name, mmap_mode="r", allow_pickle=False) for name in FILES[:3]]
-        return cls(*arrays, _read_vocab(base / "vocab.txt"), n_chunks, params)
+        return cls(*arrays, _read_vocab(base / "vocab.txt"), n_chunks, params, root=Path(root))
 
     def weighted_terms(self, query: str) -> list[tuple[str, float]]:
         return [
@@ -339,7 +409,14 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 def _read_vocab(path: Path) -> list[str]:
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(
+            f"{path}: cannot read the vocabulary ({exc})", hint=_REPAIR, path=str(path)
+        ) from None
+    if "\r" in text:  # a vocabulary written in text mode on Windows; read as text mode would
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     terms = text.split("\n")
     if terms and terms[-1] == "":
         terms.pop()

@@ -51,6 +51,9 @@ class BuildReport:
     files: int
     size: int
     reuse_note: str = ""  # why nothing was reused, when a previous bundle was given
+    # What the sources left out (symbolic links, non-UTF-8 file names), summed over sources.
+    skipped_links: int = 0
+    skipped_names: int = 0
 
     @property
     def chunks_per_s(self) -> float:
@@ -77,6 +80,8 @@ class BuildReport:
             "files": self.files,
             "size": self.size,
             "reuse_note": self.reuse_note,
+            "skipped_links": self.skipped_links,
+            "skipped_names": self.skipped_names,
         }
 
 
@@ -340,4 +345,10 @@ def build_bundle(
         files=len(bundle.files),
         size=bundle.size,
         reuse_note=reuse_note,
+        skipped_links=_skipped(source_set.descriptions, "skipped_links"),
+        skipped_names=_skipped(source_set.descriptions, "skipped_names"),
     )
+
+
+def _skipped(descriptions: Sequence[dict[str, Any]], key: str) -> int:
+    return sum(int(d.get(key, 0)) for d in descriptions)

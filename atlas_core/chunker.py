@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -100,12 +100,16 @@ def _sections(lines: list[str], headings: list[Heading]) -> list[_Section]:
         stack = [s for s in stack if s.level < h.level] + [h]
         end = cuts[n + 1].line - 1 if n + 1 < len(cuts) else len(lines) - 1
         sections.append(_Section([s.text for s in stack], h.anchor, h.line, end, h.end))
+    # Sections and headings are both in line order: one sweep files each sub-heading under the
+    # section that holds it (a scan of every section per heading was quadratic in the headings).
+    n = 0
     for h in headings:
-        if h.level > level:
-            for sec in sections:
-                if sec.start < h.line <= sec.end:
-                    sec.sub_headings[h.line] = h
-                    break
+        if h.level <= level:
+            continue
+        while n < len(sections) and sections[n].end < h.line:
+            n += 1
+        if n < len(sections) and sections[n].start < h.line:
+            sections[n].sub_headings[h.line] = h
     return sections
 
 
@@ -277,12 +281,14 @@ def cluster_tags_for(
     tags: dict[str, tuple[str, ...]] = {}
     for files in folders.values():
         files.sort()
+        stems = [PurePosixPath(p).stem for p in files]
+        others = len(files) - 1
         for i, path in enumerate(files):
-            others = files[:i] + files[i + 1 :]
-            if len(others) > cap:
-                lo = max(0, min(i - cap // 2, len(others) - cap))
-                others = others[lo : lo + cap]
-            tags[path] = tuple(PurePosixPath(p).stem for p in others)
+            # The window of `cap` siblings around i, as indexes into the siblings without i;
+            # building that list for every file was quadratic in the folder's size.
+            lo = max(0, min(i - cap // 2, others - cap)) if others > cap else 0
+            window = range(lo, min(others, lo + cap))
+            tags[path] = tuple(stems[k if k < i else k + 1] for k in window)
     return tags
 
 
@@ -331,16 +337,17 @@ def _chunk_document(
     sections = _sections(lines, headings)
     # Heading-only sections (an H1 right before its first H2) carry no content of their own; their
     # heading still reaches the index through the heading path of the sections below.
-    content = [s for s in sections if _has_body(lines, s, headings)]
+    heading_lines = {n for h in headings for n in range(h.line, h.end + 1)}
+    content = [s for s in sections if _has_body(lines, s, heading_lines)]
     if not content and sections:
         content = sections[:1]
 
     chunks: list[Chunk] = []
     previous = ""
     for sec in content:
-        queue = list(_pieces(doc, lines, ids, sec, count_tokens, max_tokens, max_chars, overlap))
+        queue = deque(_pieces(doc, lines, ids, sec, count_tokens, max_tokens, max_chars, overlap))
         while queue:
-            units = queue.pop(0)
+            units = queue.popleft()
             text, start, end = _assemble(lines, units)
             if not text.strip():
                 continue
@@ -352,7 +359,7 @@ def _chunk_document(
             if tokens > max_tokens and not all(u.heading_only for u in units[:-1]):
                 # The packing estimate was short (token counts are not additive): give the
                 # last unit to the next piece and try again.
-                queue[:0] = [units[:-1], units[-1:]]
+                queue.extendleft([units[-1:], units[:-1]])
                 continue
             if tokens > max_tokens and tail:
                 embed = embed_text_for(doc.title, heading, "", text)
@@ -382,8 +389,7 @@ def _chunk_document(
     return chunks
 
 
-def _has_body(lines: list[str], sec: _Section, headings: list[Heading]) -> bool:
-    heading_lines = {n for h in headings for n in range(h.line, h.end + 1)}
+def _has_body(lines: list[str], sec: _Section, heading_lines: set[int]) -> bool:
     return (
         any(lines[i].strip() and i not in heading_lines for i in range(sec.start, sec.end + 1))
         or not sec.path
@@ -430,12 +436,13 @@ def _pieces(
         flat.extend(_split_unit(unit, budget))
 
     path, anchor = list(sec.path), sec.anchor
+    sub_paths = _sub_paths(sec.path, sec.sub_headings)
     current: list[_Unit] = []
     used_tokens = used_chars = 0
     for unit in flat:
         unit.tokens = budget.cost(unit.text)
         if unit.heading is not None:
-            path = _sub_path(sec.path, unit.heading, sec.sub_headings)
+            path = sub_paths[unit.heading.line]
             anchor = unit.heading.anchor
             # Prefer cutting at a sub-heading once the current piece holds real content.
             if current and used_tokens >= budget.tokens // 2:
@@ -456,14 +463,15 @@ def _pieces(
         yield current
 
 
-def _sub_path(base: list[str], heading: Heading, subs: dict[int, Heading]) -> list[str]:
+def _sub_paths(base: list[str], subs: dict[int, Heading]) -> dict[int, list[str]]:
+    """Heading path at each sub-heading's line, in one pass over the section's sub-headings."""
+    paths: dict[int, list[str]] = {}
     stack: list[Heading] = []
     for line in sorted(subs):
-        if line > heading.line:
-            break
         h = subs[line]
         stack = [s for s in stack if s.level < h.level] + [h]
-    return base + [h.text for h in stack]
+        paths[line] = base + [s.text for s in stack]
+    return paths
 
 
 def _assemble(lines: list[str], units: list[_Unit]) -> tuple[str, int, int]:

@@ -17,13 +17,13 @@ import os
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from atlas_core.chunk_columns import ChunkTable
-from atlas_core.errors import BundleError, ModelError, QueryError
+from atlas_core.errors import AtlasError, BundleError, ModelError, QueryError
 from atlas_core.query import (
     CONTROL_CHARS,
     MAX_LIMIT,
@@ -57,6 +57,7 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
+    "WARM_MODES",
     "Engine",
     "SearchSettings",
     "clamp_count",
@@ -67,6 +68,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RERANK_ENV = "ATLAS_RERANKER"
+WARM_MODES = ("lookup", "symbols", "keyword", "vector", "chunks")
+GONE_HINT = (
+    "install the bundle again (`atlas download`, or `atlas restore` from a backup) or point the "
+    "server at an existing one; a server watching the path loads a new bundle there by itself"
+)
+T = TypeVar("T")
 _WORD = re.compile(r"\w+")
 
 
@@ -109,12 +116,42 @@ class _Part:
     _embedder: Any = None
     _ids: IdentifierIndex | None = None
 
+    def gone(self) -> bool:
+        """The bundle's folder was deleted after it was opened (its manifest is no longer there)."""
+        return not (Path(self.bundle.path) / "manifest.json").is_file()
+
+    def _loading(self, what: str, load: Callable[[], T]) -> T:
+        """Load one index, saying so plainly when the folder it would be read from is gone."""
+        try:
+            return load()
+        except (AtlasError, OSError) as exc:
+            if not self.gone():
+                raise
+            raise BundleError(
+                f"the bundle {self.bundle.path} was deleted after it was opened; its {what} "
+                "was not loaded yet and cannot be read now",
+                hint=GONE_HINT,
+                path=str(self.bundle.path),
+            ) from exc
+
     def table(self) -> ChunkTable:
         if self._table is None:
             with self.lock:
                 if self._table is None:
-                    self._table = ChunkTable(self.bundle.chunks())
+                    self._table = self._loading("chunk table", self._read_table)
         return self._table
+
+    def _read_table(self) -> ChunkTable:
+        from atlas_core.bundle.chunk_table import file_problem
+        from atlas_core.bundle.manifest import REPAIR_HINT
+
+        table = ChunkTable(self.bundle.chunks())
+        # Hits send editors and file tools to these paths; the distinct names are at hand here.
+        problem = file_problem(table.file_ids)
+        if problem:
+            path = Path(self.bundle.path) / "chunks.parquet"
+            raise BundleError(f"{path}: {problem}", hint=REPAIR_HINT, path=str(path))
+        return table
 
     def keyword(self) -> KeywordIndex:
         if self._keyword is None:
@@ -128,7 +165,9 @@ class _Part:
                             hint="rebuild it with `atlas build`, or search with --mode vector",
                             path=str(self.bundle.path),
                         )
-                    self._keyword = KeywordIndex.open(self.bundle)
+                    self._keyword = self._loading(
+                        "keyword index", lambda: KeywordIndex.open(self.bundle)
+                    )
         return self._keyword
 
     def dense(self) -> DenseIndex:
@@ -137,7 +176,7 @@ class _Part:
                 if self._dense is None:
                     from atlas_core.dense import DenseIndex
 
-                    self._dense = DenseIndex.open(self.bundle)
+                    self._dense = self._loading("vectors", lambda: DenseIndex.open(self.bundle))
         return self._dense
 
     def embedder(self) -> Any:
@@ -147,7 +186,10 @@ class _Part:
                     from atlas_core.embed import load_bundle_embedder
 
                     started = time.perf_counter()
-                    self._embedder = load_bundle_embedder(self.bundle.model_dir, self.prefer)
+                    self._embedder = self._loading(
+                        "embedding model",
+                        lambda: load_bundle_embedder(self.bundle.model_dir, self.prefer),
+                    )
                     log.info(
                         "bundle %s: embedding model loaded in %.0f ms (%s)",
                         self.name,
@@ -162,7 +204,9 @@ class _Part:
                 if self._ids is None:
                     from atlas_core.symbols import IdentifierIndex
 
-                    self._ids = IdentifierIndex.open(self.bundle)
+                    self._ids = self._loading(
+                        "identifier table", lambda: IdentifierIndex.open(self.bundle)
+                    )
         return self._ids
 
     def close(self) -> None:
@@ -447,6 +491,58 @@ class Engine:
                 out.append(replace(candidate, bundle=part.name) if multi else candidate)
         return out[:limit]
 
+    # -- readiness -----------------------------------------------------------------------------
+
+    def warm_up(self, modes: Sequence[str] = WARM_MODES) -> None:
+        """Load everything `modes` serve and answer one request of each, now.
+
+        Modes: ``lookup`` (identifier lookup, endpoint completion, deprecations), ``symbols``,
+        ``keyword``, ``vector`` (loads the embedding model; a host that must never load it leaves
+        it out) and ``chunks`` (the chunk table and get_chunk). Hot reload runs this before it
+        swaps a new engine in, so a bundle that opens but cannot answer is refused there, with the
+        BundleError of the file at fault, instead of failing the requests that come after the swap.
+        """
+        unknown = sorted(set(modes) - set(WARM_MODES))
+        if unknown:
+            raise ValueError(f"unknown warm-up modes {unknown}; known: {', '.join(WARM_MODES)}")
+        for part in self._parts:
+            if "lookup" in modes or "symbols" in modes:
+                first = part.identifiers().symbols("", limit=1)
+                name = (first[0].name if first else "") or "warm-up"
+                if "lookup" in modes:
+                    self.lookup(name, limit=3)
+                    self.endpoints("/", limit=3)
+                    self.deprecations()
+                if "symbols" in modes:
+                    self.symbols(name[:3], limit=5)
+            if {"chunks", "keyword", "vector"} & set(modes):
+                table = part.table()
+                if table.n and "chunks" in modes:
+                    self.chunk(table.cols["chunk_id"][0])
+        searches = [m for m in ("keyword", "vector") if m in modes]
+        if len(searches) == 2:
+            searches.append("hybrid")
+        if searches:
+            probe = self._probe_text(keyword="keyword" in modes)
+            for mode in searches:
+                self.search(probe, mode=mode, top_k=3)
+
+    def _probe_text(self, *, keyword: bool) -> str:
+        """A query that finds something: a word of the first bundle's vocabulary (its middle row,
+        past the digits and short words that sort first), else the first chunk's title."""
+        part = self._parts[0]
+        if keyword:
+            terms = part.keyword().terms
+            if terms:
+                return terms[len(terms) // 2]
+        table = part.table()
+        return str(table.cols["title"][0]) if table.n else "documentation"
+
+    def missing_bundles(self) -> list[str]:
+        """Folders of opened bundles that were deleted since: what is loaded still answers, but
+        their files (the docs mirror, anything not loaded yet) cannot be read."""
+        return [str(part.bundle.path) for part in self._parts if part.gone()]
+
     # -- chunks and info -----------------------------------------------------------------------
 
     def chunk(self, chunk_id: str) -> Chunk | None:
@@ -487,6 +583,9 @@ class Engine:
                 ],
                 "keyword": dict(manifest.get("keyword") or {}),
                 "atlas_version": manifest.get("atlas_version", ""),
+                # Not empty only after a served bundle's folder was deleted: answers then come
+                # from memory and point into files that are gone.
+                "missing": self.missing_bundles(),
             },
         )
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from html.parser import HTMLParser
 
 MAX_PASSES = 6
 
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_CODE_SPAN_RE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_BACKTICKS_RE = re.compile(r"`+")
 _PLACEHOLDER_RE = re.compile(r"\x00(\d+)\x00")
 
 # Tags whose markup is dropped while their content stays.
@@ -34,23 +36,106 @@ _KNOWN_TAGS = (
 _LLMS_BANNER_RE = re.compile(
     r"^> For the complete documentation index, see \[llms\.txt\]\([^)]*\)\..*\n?", re.MULTILINE
 )
-_LIQUID_RE = re.compile(r"\{%-?\s*(end)?([a-zA-Z][\w-]*)\s*(.*?)\s*-?%\}", re.DOTALL)
-_ATTR_RE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
-_HINT_RE = re.compile(r"\{%-?\s*hint\b(.*?)-?%\}(.*?)\{%-?\s*endhint\s*-?%\}", re.DOTALL)
-_ESCAPED_TAG_RE = re.compile(rf"\\<(/?(?:{_KNOWN_TAGS})\b[^>]*?)\\?>", re.IGNORECASE)
-_ICON_RE = re.compile(r"<i\s+class=[\"'][^\"']*\bfa-[^\"']*[\"'][^>]*>.*?</i>[ \t]?", re.IGNORECASE)
-_TABLE_RE = re.compile(r"<table\b[^>]*>.*?</table\s*>", re.IGNORECASE | re.DOTALL)
-_PRE_RE = re.compile(r"<pre\b[^>]*>(.*?)</pre\s*>", re.IGNORECASE | re.DOTALL)
-_FIGURE_RE = re.compile(r"<figure\b[^>]*>(.*?)</figure\s*>", re.IGNORECASE | re.DOTALL)
-_IMG_RE = re.compile(r"<img\b([^>]*?)/?>", re.IGNORECASE)
-_A_RE = re.compile(r"<a\b([^>]*)>(.*?)</a\s*>", re.IGNORECASE | re.DOTALL)
-_SUMMARY_RE = re.compile(r"<summary\b[^>]*>(.*?)</summary\s*>", re.IGNORECASE | re.DOTALL)
-_TAG_RE = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b([^>]*)>")
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """`pattern.sub` for a pattern of the form OPENER, lazy body, CLOSER, in linear time.
+
+    `re.sub` retries every later opener against the rest of the text when one has no closer, which
+    is quadratic (and worse with two lazy parts). Here the first opener without a closer ends the
+    search, since no later opener can have one either (within its line, for a `one_line` block).
+    """
+
+    pattern: re.Pattern[str]
+    opener: re.Pattern[str]
+    closer: re.Pattern[str]
+    one_line: bool = False
+
+    @classmethod
+    def of(cls, opener: str, closer: str, *, tail: str = "", one_line: bool = False) -> _Block:
+        flags = re.IGNORECASE | (0 if one_line else re.DOTALL)
+        return cls(
+            re.compile(f"{opener}(.*?){closer}{tail}", flags),
+            re.compile(opener, flags),
+            re.compile(closer, flags),
+            one_line,
+        )
+
+    def sub(self, repl: Callable[[re.Match[str]], str], text: str) -> str:
+        out: list[str] = []
+        done = 0
+        for m in self.finditer(text):
+            out += [text[done : m.start()], repl(m)]
+            done = m.end()
+        out.append(text[done:])
+        return "".join(out)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return next(self.finditer(text), None)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        at = 0
+        while (start := self.opener.search(text, at)) is not None:
+            limit = len(text)
+            if self.one_line and (newline := text.find("\n", start.end())) >= 0:
+                limit = newline
+            end = self.closer.search(text, start.end(), limit)
+            if end is None:
+                if limit == len(text):
+                    break
+                at = limit + 1
+                continue
+            # +1 leaves room for a one-character tail after the closer (`[ \t]?`).
+            m = self.pattern.match(text, start.start(), min(len(text), end.end() + 1))
+            if m is None:
+                at = start.start() + 1
+                continue
+            yield m
+            at = m.end()
+
+
+# Hostile text must cost linear time. Inside a tag, `[^<>]` rather than `[^>]` (and no braces in
+# hint attributes): an unclosed tag then stops at the next `<` instead of scanning to the end of
+# the text from every opener; blocks with a body go through `_Block`.
+_LIQUID = _Block(
+    re.compile(r"\{%-?\s*(end)?([a-zA-Z][\w-]*)\s*(.*?)\s*-?%\}", re.DOTALL),
+    re.compile(r"\{%-?\s*(?:end)?[a-zA-Z]"),
+    re.compile(r"%\}"),
+)
+_ATTR_RE = re.compile(r"""(?<![\w-])([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+_HINT_OPEN = r"\{%-?\s*hint\b((?:[^{}%]|%(?!\}))*?)-?%\}"
+_HINT = _Block(
+    re.compile(_HINT_OPEN + r"(.*?)\{%-?\s*endhint\s*-?%\}", re.DOTALL),
+    re.compile(_HINT_OPEN),
+    re.compile(r"\{%-?\s*endhint\s*-?%\}"),
+)
+_ESCAPED_TAG_RE = re.compile(rf"\\<(/?(?:{_KNOWN_TAGS})\b[^<>]*?)\\?>", re.IGNORECASE)
+_ICON = _Block.of(
+    r"""<i\s+class=["'](?=[^"'<>]*\bfa-)[^"'<>]*["'][^<>]*>""",
+    r"</i>",
+    tail=r"[ \t]?",
+    one_line=True,
+)
+_TABLE = _Block.of(r"<table\b[^<>]*>", r"</table\s*>")
+_PRE = _Block.of(r"<pre\b[^<>]*>", r"</pre\s*>")
+_FIGURE = _Block.of(r"<figure\b[^<>]*>", r"</figure\s*>")
+_IMG_RE = re.compile(r"<img\b([^<>]*?)/?>", re.IGNORECASE)
+_A = _Block.of(r"<a\b([^<>]*)>", r"</a\s*>")
+_SUMMARY = _Block.of(r"<summary\b[^<>]*>", r"</summary\s*>")
+_TAG_RE = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b([^<>]*)>")
+# Widest table written as markdown; cells past it join the last column, so no text is lost and a
+# row of a million `colspan`s cannot multiply into a million columns for every row.
+MAX_TABLE_COLUMNS = 64
 _BLANKS_RE = re.compile(r"\n{3,}")
+_FIGCAPTION = _Block.of(r"<figcaption\b[^<>]*>", r"</figcaption\s*>")
 
 
 def clean(text: str) -> str:
     """GitBook markup rewritten as markdown; code fences and inline code left exactly as they are."""
+    # NUL delimits the vault's placeholders: one in the input would be restored as set-aside code
+    # that does not exist (or that contains itself). CommonMark turns NUL into U+FFFD anyway.
+    text = text.replace("\x00", "\ufffd")
     for _ in range(MAX_PASSES):
         cleaned = _clean_once(text)
         if cleaned == text:
@@ -108,7 +193,36 @@ def _protect_fences(text: str, vault: _Vault) -> str:
 
 
 def _protect_code_spans(text: str, vault: _Vault) -> str:
-    return _CODE_SPAN_RE.sub(lambda m: vault.put(m.group(0)), text)
+    """Code spans set aside: a backtick run up to the next run of the same length on its line.
+
+    A scan over the runs rather than a regex: a regex retries every run (and every position in
+    it) against the rest of the line, quadratic on a line of unmatched backticks.
+    """
+    return "\n".join(_protect_spans_in_line(line, vault) for line in text.split("\n"))
+
+
+def _protect_spans_in_line(line: str, vault: _Vault) -> str:
+    if "`" not in line:
+        return line
+    runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(line)]
+    later: dict[int, list[int]] = defaultdict(list)  # run length -> indexes of runs, reversed
+    for i in range(len(runs) - 1, -1, -1):
+        later[runs[i][1] - runs[i][0]].append(i)
+    out: list[str] = []
+    done = i = 0
+    while i < len(runs):
+        same = later[runs[i][1] - runs[i][0]]
+        while same and same[-1] <= i:
+            same.pop()
+        if not same:
+            i += 1
+            continue
+        close = same.pop()
+        start, end = runs[i][0], runs[close][1]
+        out += [line[done:start], vault.put(line[start:end])]
+        done, i = end, close + 1
+    out.append(line[done:])
+    return "".join(out)
 
 
 # --- one pass -------------------------------------------------------------------------------------
@@ -120,16 +234,16 @@ def _clean_once(text: str) -> str:
     text = _protect_fences(text, vault)
     text = _protect_code_spans(text, vault)
     text = _LLMS_BANNER_RE.sub("", text)
-    text = _HINT_RE.sub(lambda m: _hint(m.group(1), m.group(2), vault), text)
-    text = _LIQUID_RE.sub(_liquid, text)
-    text = _PRE_RE.sub(lambda m: "\n" + vault.put(_pre_to_fence(m.group(1))) + "\n", text)
+    text = _HINT.sub(lambda m: _hint(m.group(1), m.group(2), vault), text)
+    text = _LIQUID.sub(_liquid, text)
+    text = _PRE.sub(lambda m: "\n" + vault.put(_pre_to_fence(m.group(1))) + "\n", text)
     text = _ESCAPED_TAG_RE.sub(r"<\1>", text)
-    text = _ICON_RE.sub("", text)
-    text = _TABLE_RE.sub(lambda m: "\n\n" + _table_to_markdown(m.group(0)) + "\n\n", text)
-    text = _FIGURE_RE.sub(lambda m: _figure(m.group(1)), text)
+    text = _ICON.sub(lambda m: "", text)
+    text = _TABLE.sub(lambda m: "\n\n" + _table_to_markdown(m.group(0)) + "\n\n", text)
+    text = _FIGURE.sub(lambda m: _figure(m.group(1)), text)
     text = _IMG_RE.sub(lambda m: _image(m.group(1)), text)
-    text = _A_RE.sub(_anchor, text)
-    text = _SUMMARY_RE.sub(lambda m: f"\n**{_inline_text(m.group(1))}**\n\n", text)
+    text = _A.sub(_anchor, text)
+    text = _SUMMARY.sub(lambda m: f"\n**{_inline_text(m.group(1))}**\n\n", text)
     text = "\n".join(_inline_line(line) for line in text.split("\n"))
     text = _decode_entities(text)
     ends_with_newline = text.endswith("\n")
@@ -182,18 +296,17 @@ def _liquid(m: re.Match[str]) -> str:
 
 
 def _pre_to_fence(inner: str) -> str:
-    inner = re.sub(r"</?code\b[^>]*>", "", inner, flags=re.IGNORECASE)
+    inner = re.sub(r"</?code\b[^<>]*>", "", inner, flags=re.IGNORECASE)
     inner = re.sub(r"<br\s*/?>", "\n", inner, flags=re.IGNORECASE)
     inner = html.unescape(_TAG_RE.sub("", inner)).strip("\n")
-    fence = "```"
-    while fence in inner:
-        fence += "`"
+    longest = max((len(run) for run in _BACKTICKS_RE.findall(inner)), default=0)
+    fence = "`" * max(3, longest + 1)
     return f"{fence}\n{inner}\n{fence}"
 
 
 def _figure(inner: str) -> str:
     img = _IMG_RE.search(inner)
-    caption = re.search(r"<figcaption\b[^>]*>(.*?)</figcaption\s*>", inner, re.I | re.S)
+    caption = _FIGCAPTION.search(inner)
     caption_text = _inline_text(caption.group(1)) if caption else ""
     if not img:
         return caption_text
@@ -216,7 +329,7 @@ def _anchor(m: re.Match[str]) -> str:
 def _inline_text(fragment: str) -> str:
     """A fragment of HTML as one line of markdown."""
     fragment = _IMG_RE.sub(lambda m: _image(m.group(1)), fragment)
-    fragment = _A_RE.sub(_anchor, fragment)
+    fragment = _A.sub(_anchor, fragment)
     fragment = _inline_tags(fragment, lambda _: " ")
     return " ".join(fragment.split())
 
@@ -374,11 +487,21 @@ class _TableParser(HTMLParser):
         self._cell, self._span = None, 1
 
 
+def _fit(row: list[str]) -> list[str]:
+    """At most MAX_TABLE_COLUMNS cells; the cells past it are joined into the last one."""
+    if len(row) <= MAX_TABLE_COLUMNS:
+        return row
+    tail = " ".join(cell for cell in row[MAX_TABLE_COLUMNS - 1 :] if cell)
+    return [*row[: MAX_TABLE_COLUMNS - 1], tail]
+
+
 def _table_to_markdown(table_html: str) -> str:
     parser = _TableParser()
     parser.feed(table_html)
     parser.close()
-    rows = [[_inline_text(cell).replace("|", "\\|") for cell in row] for row in parser.rows if row]
+    rows = [
+        [_inline_text(cell).replace("|", "\\|") for cell in _fit(row)] for row in parser.rows if row
+    ]
     if not rows:
         return ""
     width = max(len(row) for row in rows)

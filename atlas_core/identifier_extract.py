@@ -26,8 +26,10 @@ from atlas_core.identifier_scan import LONG_LINE, Scan, Section, bound
 from atlas_core.types import Document, IdentifierEntry, Param
 
 METHOD_ALT = "GET|POST|PUT|PATCH|DELETE"
+# At most 8 marks before the method: an unbounded `[*`]*` rescanned a long run of `*` from every
+# position in it (quadratic); a match inside a longer run still starts at a later position.
 ENDPOINT_RE = re.compile(
-    rf"(?<![\w/])[*`]*\b({METHOD_ALT})\b[*`]*[ \t]+`?((?:https?://[^\s/`]+|\$?\{{\w+\}})?/[\w{{}}\-./:<>$%]*[\w}}>])"
+    rf"(?<![\w/])[*`]{{0,8}}\b({METHOD_ALT})\b[*`]*[ \t]+`?((?:https?://[^\s/`]+|\$?\{{\w+\}})?/[\w{{}}\-./:<>$%]*[\w}}>])"
 )
 # A GraphQL endpoint is named by its URL alone ("https://<host>/graphql/knowledgeGraph/v1"); the
 # protocol posts every query to it.

@@ -20,6 +20,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from atlas_core.bundle.manifest import safe_relpath
 from atlas_core.identifier_normalize import (
     STOPWORDS,
     compact,
@@ -146,23 +147,47 @@ def _deprecation_record(d: Deprecation) -> dict[str, Any]:
     }
 
 
+_DEPRECATION_TEXT = ("replacement", "file", "url", "note")
+
+
+def _deprecation(d: object) -> Deprecation:
+    """One ``deprecations.json`` row; ValueError naming the field that is wrong."""
+    if not isinstance(d, dict):
+        raise ValueError(f"an entry is {type(d).__name__}, not an object")
+    if not isinstance(d.get("term"), str) or not d["term"]:
+        raise ValueError(f"term {d.get('term')!r} is not a non-empty text")
+    for key in _DEPRECATION_TEXT:
+        if not isinstance(d.get(key, ""), str):
+            raise ValueError(f"{key} of {d['term']!r} is not text")
+    if d.get("file") and not safe_relpath(d["file"]):
+        raise ValueError(f"file of {d['term']!r} is {d['file']!r}, not a path inside the mirror")
+    line = d.get("line", 0)
+    if type(line) is not int or line < 0:
+        raise ValueError(f"line of {d['term']!r} is {line!r}, not a line number")
+    for key in ("whole_word", "code_only"):
+        if not isinstance(d.get(key, False), bool):
+            raise ValueError(f"{key} of {d['term']!r} is not true or false")
+    return Deprecation(
+        term=d["term"],
+        replacement=d.get("replacement", ""),
+        file=d.get("file", ""),
+        line=line,
+        url=d.get("url", ""),
+        note=d.get("note", ""),
+        whole_word=d.get("whole_word", True),
+        code_only=d.get("code_only", False),  # absent in tables written before it
+    )
+
+
 def read_deprecations(directory: Path) -> list[Deprecation]:
-    """The rows of ``deprecations.json`` in a table directory; none when the file is absent."""
+    """The rows of ``deprecations.json`` in a table directory; none when the file is absent.
+
+    OSError or ValueError (with the reason) for a file that is not a JSON array of entries."""
     path = directory / DEPRECATIONS_FILE
     rows = json.loads(path.read_bytes()) if path.is_file() else []
-    return [
-        Deprecation(
-            term=d["term"],
-            replacement=d.get("replacement", ""),
-            file=d.get("file", ""),
-            line=int(d.get("line", 0)),
-            url=d.get("url", ""),
-            note=d.get("note", ""),
-            whole_word=bool(d.get("whole_word", True)),
-            code_only=bool(d.get("code_only", False)),  # absent in tables written before it
-        )
-        for d in rows
-    ]
+    if not isinstance(rows, list):
+        raise ValueError(f"{DEPRECATIONS_FILE} is not a JSON array")
+    return [_deprecation(d) for d in rows]
 
 
 def _aliases(e: IdentifierEntry, search: str) -> set[str]:

@@ -11,8 +11,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+# Far above any real heading (Collibra's longest is under 100 characters).
+MAX_HEADING_CHARS = 256
+
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# Only the opening of an ATX heading: a lazy body followed by an optional closing sequence, as one
+# regex, backtracks quadratically on a long line of spaces; `atx_heading` strips the closing instead.
+ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
 _SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _NOT_PARAGRAPH_RE = re.compile(r"^ {0,3}(?:[-*+>|<]|\d+[.)]\s|#|$)")
 
@@ -55,16 +60,20 @@ def fence_mask(lines: Sequence[str]) -> list[bool]:
     return [n >= 0 for n in fence_ids(lines)]
 
 
-_INLINE_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_INLINE_MARK_RE = re.compile(r"[`*]|(?<!\w)_+|_+(?!\w)|</?[a-zA-Z][^>]*>")
+# No class here may run past the next opener ("[", "<", a run of "_"): an unclosed one would
+# otherwise make every later opener scan to the end of the line, quadratic in a long heading.
+_INLINE_LINK_RE = re.compile(r"!?\[([^\[\]]*)\]\([^)\[]*\)")
+_INLINE_MARK_RE = re.compile(r"[`*]|(?<!\w)_+|(?<!_)_+(?!\w)|</?[a-zA-Z][^<>]*>")
 
 
 def plain_heading(text: str) -> str:
-    """Heading text as a reader sees it: links, emphasis and code marks removed."""
+    """Heading text as a reader sees it: links, emphasis and code marks removed; at most
+    MAX_HEADING_CHARS, since every chunk of a section repeats its heading path (a heading as long
+    as a book would make chunking quadratic)."""
     text = _INLINE_LINK_RE.sub(r"\1", text)
     text = _INLINE_MARK_RE.sub("", text)
     text = text.replace("\\", "")
-    return " ".join(text.split())
+    return " ".join(text.split())[:MAX_HEADING_CHARS].rstrip()
 
 
 def github_slug(text: str) -> str:
@@ -94,6 +103,19 @@ class Slugger:
         return f"{base}-{count}"
 
 
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, raw text) of an ATX heading line, closing `#`s removed; None for other lines."""
+    m = ATX_RE.match(line)
+    if m is None:
+        return None
+    text = line[m.end() :].rstrip(" \t")
+    body = text.rstrip("#")
+    if not body or body[-1] in " \t":
+        # A closing sequence counts only when it stands alone or after a space (`# C#` keeps it).
+        text = body.rstrip(" \t")
+    return len(m.group(1)), text
+
+
 def scan_headings(lines: Sequence[str], mask: Sequence[bool] | None = None) -> list[Heading]:
     """ATX and setext headings outside code fences, in order, with unique GitHub anchors."""
     mask = fence_mask(lines) if mask is None else mask
@@ -102,11 +124,11 @@ def scan_headings(lines: Sequence[str], mask: Sequence[bool] | None = None) -> l
     for i, line in enumerate(lines):
         if mask[i]:
             continue
-        m = ATX_RE.match(line)
-        if m:
-            text = plain_heading(m.group(2) or "")
+        atx = atx_heading(line)
+        if atx is not None:
+            text = plain_heading(atx[1])
             if text:
-                found.append(Heading(len(m.group(1)), text, i, i, slugger.slug(text)))
+                found.append(Heading(atx[0], text, i, i, slugger.slug(text)))
             continue
         if i == 0 or not _SETEXT_RE.match(line):
             continue

@@ -15,12 +15,18 @@ import logging
 import mmap
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from atlas_core.errors import BundleError
+from atlas_core.identifier_checks import (
+    checked_record,
+    meta_problem,
+    offsets_problem,
+    postings_problem,
+)
 from atlas_core.identifier_normalize import (
     HTTP_METHODS,
     QUERY_STOPWORDS,
@@ -33,6 +39,7 @@ from atlas_core.identifier_normalize import (
     strip_path,
 )
 from atlas_core.identifier_table import (
+    DEPRECATIONS_FILE,
     GENERATED_FILE,
     META_FILE,
     RECORDS_FILE,
@@ -50,6 +57,7 @@ from atlas_core.types import Candidate, Deprecation, Param, Symbol
 __all__ = ["IdentifierIndex", "compact", "name_variants", "path_key", "split_words", "strip_path"]
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_LIMIT = 100
 MAX_QUERY_CHARS = 1000
@@ -78,12 +86,25 @@ class IdentifierIndex:
         self.directory = directory
         self.meta = meta
         self._kind_names: list[str] = list(meta["kinds"])
-        self._names = read_lines(directory / "names.txt")
-        self._kinds = read_npy(directory / "kind.npy")
-        self._offsets = read_npy(directory / "record_offsets.npy")
+        self._names = self._load(directory / "names.txt", read_lines)
+        self._kinds = self._load(directory / "kind.npy", read_npy)
+        offsets_path = directory / "record_offsets.npy"
+        self._offsets = self._load(offsets_path, read_npy)
         self.count = len(self._names)
         if len(self._kinds) != self.count or len(self._offsets) != self.count + 1:
-            raise ValueError("names.txt, kind.npy and record_offsets.npy disagree on row count")
+            raise _damaged(
+                directory,
+                f"names.txt ({self.count}), kind.npy ({len(self._kinds)}) and "
+                f"record_offsets.npy ({len(self._offsets)} - 1) disagree on the row count",
+            )
+        # bytes.translate deletes the valid codes in one C pass; max() over an array of 100,000
+        # rows would box each value, a few milliseconds of the language server's cold start.
+        valid = bytes(range(min(len(self._kind_names), 256)))
+        if self._kinds.tobytes().translate(None, valid):
+            raise _damaged(
+                directory / "kind.npy",
+                f"holds kind {max(self._kinds)}, meta.json names {len(self._kind_names)} kinds",
+            )
         self._families: dict[str, tuple[list[str], array]] = {}
         self._search: list[str] | None = None
         self._blob = ""
@@ -91,13 +112,19 @@ class IdentifierIndex:
         self._kw: tuple[list[str], array, array] | None = None
         self._ranking: tuple[array | None, array | None] | None = None
         self._deprecations: list[Deprecation] | None = None
-        self._records_file = open(directory / RECORDS_FILE, "rb")  # noqa: SIM115 - held until close()
+        self._records_file = self._load(directory / RECORDS_FILE, _open_binary)
         try:
             self._records: mmap.mmap | bytes = mmap.mmap(
                 self._records_file.fileno(), 0, access=mmap.ACCESS_READ
             )
         except ValueError:  # an empty file cannot be mapped
             self._records = b""
+        # Only the ends here (opening stays O(1) in the records); a record whose offsets are out
+        # of order fails to decode, and `record` names the file then.
+        problem = offsets_problem(self._offsets, len(self._records), ordered=False)
+        if problem:
+            self.close()
+            raise _damaged(offsets_path, f"{problem} (the size of {RECORDS_FILE})")
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -137,14 +164,13 @@ class IdentifierIndex:
                 hint="upgrade Atlas or rebuild the bundle",
                 path=str(path),
             )
+        problem = meta_problem(meta)
+        if problem:
+            raise _damaged(path, problem)
         try:
             return cls(directory, meta)
-        except (OSError, ValueError, KeyError) as exc:
-            raise BundleError(
-                f"identifier table unreadable: {directory}: {exc}",
-                hint="the bundle is corrupt; run `atlas verify` and rebuild or re-download it",
-                path=str(directory),
-            ) from None
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            raise _damaged(directory, str(exc)) from None
 
     def close(self) -> None:
         if isinstance(self._records, mmap.mmap):
@@ -156,9 +182,16 @@ class IdentifierIndex:
 
     # -- rows ----------------------------------------------------------------------------------
 
-    def record(self, row: int) -> dict[str, Any]:
-        """The cold fields of one row (file, line, url, summary, params, ...)."""
-        return json.loads(self._records[self._offsets[row] : self._offsets[row + 1]])
+    def record(self, row: int, *, full: bool = True) -> dict[str, Any]:
+        """The cold fields of one row (file, line, url, summary, params, ...), checked: all of
+        them, or (not `full`) the file, line, url and publication a symbol shows."""
+        start, end = self._offsets[row], self._offsets[row + 1]
+        try:
+            return checked_record(json.loads(self._records[start:end]), full=full)
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError too
+            # Either file may be the damaged one: the record, or the offsets that cut it out.
+            where = f"row {row} (bytes {start}-{end} by record_offsets.npy)"
+            raise _damaged(self.directory / RECORDS_FILE, f"{where}: {exc}") from None
 
     def _file_of(self, row: int) -> str:
         """A row's file without decoding its whole record: the writer puts ``"file"`` first, so
@@ -167,8 +200,11 @@ class IdentifierIndex:
         head = self._records[start : min(end, start + 600)]
         stop = head.find(b'","line":')
         if head.startswith(b'{"file":"') and stop > 0 and b"\\" not in head[9:stop]:
-            return head[9:stop].decode("utf-8")
-        return str(self.record(row).get("file", ""))
+            try:
+                return head[9:stop].decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # decoded in full below, which names the damaged file
+        return str(self.record(row, full=False)["file"])
 
     def kind(self, row: int) -> str:
         return self._kind_names[self._kinds[row]]
@@ -201,24 +237,46 @@ class IdentifierIndex:
     def _family(self, name: str) -> tuple[list[str], array]:
         fam = self._families.get(name)
         if fam is None:
-            keys = read_lines(self.directory / f"keys_{name}.txt")
-            rows = read_npy(self.directory / f"rows_{name}.npy")
+            keys_path = self.directory / f"keys_{name}.txt"
+            rows_path = self.directory / f"rows_{name}.npy"
+            keys = self._load(keys_path, read_lines)
+            rows = self._load(rows_path, read_npy)
             if len(keys) != len(rows):
-                raise BundleError(f"identifier table: keys_{name}.txt and rows_{name}.npy differ")
+                raise _damaged(rows_path, f"{len(rows)} rows for the {len(keys)} keys")
             fam = self._families[name] = (keys, rows)
         return fam
+
+    def _checked(self, family: str, rows: list[int]) -> list[int]:
+        """Rows read from a key family, each checked as it is used (checking a whole family on
+        load would cost the cold start more than the lookup): one outside the table means the
+        file is damaged, and a negative one would otherwise name a row from the end."""
+        if rows and (min(rows) < 0 or max(rows) >= self.count):
+            bad = next(row for row in rows if not 0 <= row < self.count)
+            raise _damaged(
+                self.directory / f"rows_{family}.npy",
+                f"holds row {bad}, the table has rows 0 to {self.count - 1}",
+            )
+        return rows
+
+    @staticmethod
+    def _load(path: Path, read: Callable[[Path], T]) -> T:
+        """One lazily read file of the table; BundleError naming it when it is damaged or gone."""
+        try:
+            return read(path)
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            raise _damaged(path, str(exc)) from None
 
     def _rows(self, family: str, key: str) -> list[int]:
         keys, rows = self._family(family)
         i = bisect_left(keys, key)
         j = bisect_right(keys, key, i)
-        return list(rows[i:j])
+        return self._checked(family, list(rows[i:j]))
 
     def _prefix_rows(self, family: str, prefix: str, cap: int) -> list[int]:
         keys, rows = self._family(family)
         i = bisect_left(keys, prefix)
         j = bisect_left(keys, prefix + "\U0010ffff", i)
-        return list(rows[i : min(j, i + cap)])
+        return self._checked(family, list(rows[i : min(j, i + cap)]))
 
     def _rows_named(self, name: str) -> list[int]:
         """Rows whose display name is exactly `name` (equal names have equal compact keys)."""
@@ -352,7 +410,11 @@ class IdentifierIndex:
 
     def _search_list(self) -> list[str]:
         if self._search is None:
-            self._search = read_lines(self.directory / "search.txt", self.count)
+            path = self.directory / "search.txt"
+            search = self._load(path, lambda p: read_lines(p, self.count))
+            if len(search) != self.count:
+                raise _damaged(path, f"{len(search)} keys for {self.count} rows")
+            self._search = search
         return self._search
 
     def _fuzzy(self, query: str, limit: int) -> list[tuple[int, float]]:
@@ -366,7 +428,8 @@ class IdentifierIndex:
             )
             best: dict[int, float] = {}
             for _, score, slot in hits:
-                best[rows[slot]] = max(best.get(rows[slot], 0.0), score)
+                row = self._checked("path", [rows[slot]])[0]
+                best[row] = max(best.get(row, 0.0), score)
             return [(row, 0.85 * score / 100) for row, score in best.items()]
         variants = name_variants(query)
         key = variants[0][0] if variants else compact(query)
@@ -374,7 +437,8 @@ class IdentifierIndex:
             return []
         keys, rows = self._first_char_slice(key)
         hits = process.extract(key, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=80)
-        return [(rows[i], 0.85 * score / 100) for _, score, i in hits]
+        found = self._checked("search", [rows[i] for _, _, i in hits])
+        return [(row, 0.85 * score / 100) for row, (_, score, _) in zip(found, hits, strict=True)]
 
     def _first_char_slice(self, key: str) -> tuple[list[str], array]:
         """Sorted search keys sharing the first character of `key`: a contiguous slice, so the
@@ -383,16 +447,12 @@ class IdentifierIndex:
         keys, rows = self._family("search")
         i = bisect_left(keys, key[0])
         j = bisect_left(keys, key[0] + "\U0010ffff", i)
-        return keys[i:j], rows[i:j]
+        return keys[i:j], rows[i:j]  # callers check the rows they use
 
     def _keyword(self, query: str, limit: int) -> list[Candidate]:
         """Token overlap over names and summaries when nothing resolves; confidence <= 0.5."""
         if self._kw is None:
-            self._kw = (
-                read_lines(self.directory / "keyword_terms.txt"),
-                read_npy(self.directory / "keyword_offsets.npy"),
-                read_npy(self.directory / "keyword_postings.npy"),
-            )
+            self._kw = self._keyword_index()
         terms, offsets, postings = self._kw
         tokens: set[str] = set()
         for word in {*split_words(query), compact(query)} - QUERY_STOPWORDS:
@@ -428,6 +488,22 @@ class IdentifierIndex:
         return self._diversified(
             [(row, round(0.5 * score / top, 4), "keyword") for row, score in best], limit
         )
+
+    def _keyword_index(self) -> tuple[list[str], array, array]:
+        terms = self._load(self.directory / "keyword_terms.txt", read_lines)
+        offsets_path = self.directory / "keyword_offsets.npy"
+        offsets = self._load(offsets_path, read_npy)
+        postings_path = self.directory / "keyword_postings.npy"
+        postings = self._load(postings_path, read_npy)
+        if len(offsets) != len(terms) + 1:
+            raise _damaged(offsets_path, f"{len(offsets)} offsets for {len(terms)} terms")
+        problem = offsets_problem(offsets, len(postings))
+        if problem:
+            raise _damaged(offsets_path, problem)
+        problem = postings_problem(postings, self.count)
+        if problem:
+            raise _damaged(postings_path, problem)
+        return terms, offsets, postings
 
     # -- symbols -------------------------------------------------------------------------------
 
@@ -478,11 +554,11 @@ class IdentifierIndex:
             from rapidfuzz import fuzz, process
 
             keys, rows = self._first_char_slice(q)
-            for _, score, i in process.extract(
-                q, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=60
-            ):
-                if rows[i] not in scores:
-                    scores[rows[i]] = 0.69 * score
+            hits = process.extract(q, keys, scorer=fuzz.ratio, limit=limit, score_cutoff=60)
+            found = self._checked("search", [rows[i] for _, _, i in hits])
+            for row, (_, score, _) in zip(found, hits, strict=True):
+                if row not in scores:
+                    scores[row] = 0.69 * score
         best = heapq.nsmallest(
             limit,
             scores.items(),
@@ -491,7 +567,7 @@ class IdentifierIndex:
         return [self._symbol(row, score / 100.0) for row, score in best]
 
     def _symbol(self, row: int, score: float) -> Symbol:
-        rec = self.record(row)
+        rec = self.record(row, full=False)
         return Symbol(
             name=self._names[row],
             kind=self.kind(row),
@@ -526,5 +602,20 @@ class IdentifierIndex:
 
     def deprecations(self) -> list[Deprecation]:
         if self._deprecations is None:
-            self._deprecations = read_deprecations(self.directory)
+            self._deprecations = self._load(
+                self.directory / DEPRECATIONS_FILE, lambda path: read_deprecations(path.parent)
+            )
         return list(self._deprecations)
+
+
+def _open_binary(path: Path) -> Any:
+    return open(path, "rb")  # held by the index until close()
+
+
+def _damaged(path: Path, reason: str) -> BundleError:
+    return BundleError(
+        f"identifier table unreadable: {path}: {reason}",
+        hint="run `atlas verify` on the bundle, then re-download it (`atlas download`) or "
+        "rebuild it (`atlas build`)",
+        path=str(path),
+    )

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
 
-from atlas_core.bundle.manifest import FORMAT_VERSION
+from atlas_core.bundle.manifest import FORMAT_VERSION, MIRROR, safe_relpath
 from atlas_core.types import Chunk
 
 # SPEC "chunks.parquet": names and types are normative; order is not.
@@ -63,3 +63,72 @@ def iter_chunks(table: pa.Table, *, batch_size: int = 4096) -> Iterator[Chunk]:
     for batch in table.to_batches(max_chunksize=batch_size):
         for row in batch.to_pylist():
             yield row_to_chunk(row)
+
+
+def _is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _is_text_list(t: pa.DataType) -> bool:
+    return (pa.types.is_list(t) or pa.types.is_large_list(t)) and _is_text(t.value_type)
+
+
+# What a reader can use for each SPEC type: the Arrow type written, or one that reads the same
+# into Python (a large_string, a wider integer).
+_READABLE: dict[str, Callable[[pa.DataType], bool]] = {
+    "string": _is_text,
+    "int32": pa.types.is_integer,
+    "bool": pa.types.is_boolean,
+    "list<item: string not null>": _is_text_list,
+}
+_SHOWN_FILES = 3
+
+
+def table_problems(
+    table: pa.Table, *, mirror_files: Container[str] | None = None, deep: bool = False
+) -> list[str]:
+    """Why the chunk table cannot be served: a SPEC column missing, of another type or with nulls
+    (column metadata only, cheap). `deep` (verify) adds that every `file` is a safe relative path
+    (`file_problem` checks the distinct names a reader has anyway) whose text, with
+    `mirror_files`, is in the bundle, and that line ranges are in order."""
+    problems = []
+    for field in CHUNK_SCHEMA:
+        index = table.schema.get_field_index(field.name)
+        if index < 0:
+            problems.append(f"column {field.name!r} is missing")
+            continue
+        found = table.schema.field(index).type
+        if not _READABLE[str(field.type)](found):
+            problems.append(f"column {field.name!r} is {found}, must be {field.type}")
+        elif table.column(index).null_count:
+            problems.append(f"column {field.name!r} has {table.column(index).null_count} nulls")
+    if problems or not deep:
+        return problems
+    # pyarrow.compute costs ~100 ms to import: verify only, never a server's first search.
+    import pyarrow.compute as pc
+
+    files = pc.unique(table.column("file")).to_pylist()
+    problem = file_problem(files)
+    if problem:
+        problems.append(problem)
+    if mirror_files is not None:
+        absent = [f for f in files if safe_relpath(f) and f"{MIRROR}/{f}" not in mirror_files]
+        if absent:
+            shown = ", ".join(repr(f) for f in absent[:_SHOWN_FILES])
+            problems.append(f"{len(absent)} files have no text in {MIRROR}/: {shown}")
+    if table.num_rows:
+        start, end = table.column("line_start"), table.column("line_end")
+        if pc.min(start).as_py() < 1:
+            problems.append("column 'line_start' holds lines before 1 (lines are 1-based)")
+        if pc.min(pc.subtract(end, start)).as_py() < 0:
+            problems.append("column 'line_end' holds lines before their 'line_start'")
+    return problems
+
+
+def file_problem(files: Iterable[str]) -> str | None:
+    """Distinct `file` values that are not safe relative paths (hits point editors at them)."""
+    unsafe = [f for f in files if not safe_relpath(f)]
+    if not unsafe:
+        return None
+    shown = ", ".join(repr(f) for f in unsafe[:_SHOWN_FILES])
+    return f"column 'file' holds paths that leave the mirror: {shown}"

@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -97,6 +98,34 @@ def _certainly_valid(manifest: dict[str, Any]) -> bool:
 # patterns in plain Python (the same rules; tests compare both); `atlas verify` always runs the
 # full validator.
 _FAST_ENTRIES = 64
+
+
+@functools.cache
+def _name_pattern() -> re.Pattern[str]:
+    return re.compile(schema()["properties"]["name"]["pattern"])
+
+
+def bundle_name_problem(name: object) -> str | None:
+    """Why `name` cannot be a bundle's ``name``, or None.
+
+    Installs and backups put the name into paths, so it must be one safe path segment: letters,
+    digits, ``.``, ``_`` and ``-``, starting with a letter or digit, at most 128 characters.
+    (`fullmatch`, because a JSON Schema ``$`` in Python's `re` also matches before a final newline.)
+    """
+    if isinstance(name, str) and _name_pattern().fullmatch(name):
+        return None
+    return (
+        f"{name!r} is not a bundle name: use 1-128 letters, digits, '.', '_' or '-', starting "
+        "with a letter or digit (it names folders and backups, so no '/' or '..')"
+    )
+
+
+def sanitized_bundle_name(text: str) -> str:
+    """A valid bundle name made from `text` (an output folder's name): accents dropped, every run
+    of other characters turned into one '-', cut to 128 characters."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", ascii_text).lstrip("._-")[:128]
+    return name or "bundle"
 
 
 def _jsonschema_errors(instance: dict[str, Any], limit: int) -> list[str]:
@@ -236,14 +265,16 @@ def read_manifest(root: Path, *, exhaustive: bool = False) -> dict[str, Any]:
     except OSError as exc:
         raise BundleError(f"{path}: cannot read: {exc.strerror}", path=str(path)) from exc
     try:
-        manifest = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        manifest = loads_strict(raw)
+    except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, a NaN or Infinity
         raise BundleError(
             f"{path}: not valid UTF-8 JSON ({exc})", hint=REPAIR_HINT, path=str(path)
         ) from exc
     if not isinstance(manifest, dict):
         raise BundleError(f"{path}: not a JSON object", hint=REPAIR_HINT, path=str(path))
     check_version(manifest, path)
+    if "name" in manifest and (why := bundle_name_problem(manifest["name"])):
+        raise BundleError(f"{path}: name {why}", hint=REPAIR_HINT, path=str(path))
     problems = schema_errors(manifest, exhaustive=exhaustive)
     if problems:
         raise BundleError(
@@ -252,6 +283,16 @@ def read_manifest(root: Path, *, exhaustive: bool = False) -> dict[str, Any]:
             path=str(path),
         )
     return manifest
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (RFC 8259)")
+
+
+def loads_strict(raw: bytes) -> Any:
+    """Parse UTF-8 JSON as RFC 8259 defines it: Python's extra NaN, Infinity and -Infinity are
+    refused, so a parameter can never be a number that is not one."""
+    return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
 
 
 _UNSAFE_CHAR = re.compile(r"[\x00-\x1f\\]")

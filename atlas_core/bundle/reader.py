@@ -156,7 +156,7 @@ class Bundle:
                 array = np.empty(shape, dtype=np.dtype(entry["dtype"]))
             else:
                 array = np.load(path, mmap_mode="r", allow_pickle=False)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError) as exc:
             raise BundleError(
                 f"{path}: cannot load ({exc})", hint=REPAIR_HINT, path=str(path)
             ) from exc
@@ -194,6 +194,11 @@ class Bundle:
                 hint=REPAIR_HINT,
                 path=str(path),
             )
+        from atlas_core.bundle.chunk_table import table_problems
+
+        problems = table_problems(table)
+        if problems:
+            raise BundleError(f"{path}: {'; '.join(problems)}", hint=REPAIR_HINT, path=str(path))
         with self._lock:
             if self._chunks is None:
                 self._chunks = table

@@ -34,6 +34,7 @@ _HANDLED = _ANNOTATIONS | {
     "minLength",
     "maxLength",
     "minimum",
+    "maximum",
     "items",
     "$ref",
     "dependentRequired",
@@ -194,7 +195,7 @@ def _scalar_checks(schema: Mapping[str, Any]) -> list[Check]:
         except (re.error, TypeError) as exc:
             raise Unsupported(f"pattern {schema['pattern']!r}: {exc}") from None
         checks.append(lambda v: type(v) is not str or search(v) is not None)
-    for key in ("minLength", "maxLength", "minimum"):
+    for key in ("minLength", "maxLength", "minimum", "maximum"):
         if key in schema and not _is_int(schema[key]):
             raise Unsupported(f"{key} {schema[key]!r}")
     if "minLength" in schema:
@@ -213,4 +214,13 @@ def _scalar_checks(schema: Mapping[str, Any]) -> list[Check]:
             return type(v) is not float or (math.isfinite(v) and v >= least)
 
         checks.append(at_least)
+    if "maximum" in schema:
+        most = schema["maximum"]
+
+        def at_most(v: Any) -> bool:
+            if type(v) is int:
+                return v <= most
+            return type(v) is not float or (math.isfinite(v) and v <= most)
+
+        checks.append(at_most)
     return checks

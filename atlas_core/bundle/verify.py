@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from atlas_core.bundle.layout import layout_problems
 from atlas_core.bundle.manifest import (
     CHUNKS,
     MANIFEST,
@@ -27,18 +27,8 @@ from atlas_core.bundle.manifest import (
     sha256_file,
 )
 from atlas_core.bundle.parquet_footer import footer_row_count
+from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a bundle, about one file (bundle-relative path)."""
-
-    file: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: {self.message}"
 
 
 class _Dirs:
@@ -80,7 +70,7 @@ def _check_file(
         # and opening must stay cheap.
         st = os.lstat(f"{dirs.base}/{rel}")
     except FileNotFoundError:
-        problems.append(Problem(rel, "missing (listed in manifest.json)"))
+        problems.append(Problem(rel, "missing (listed in manifest.json)", incomplete=True))
         return False
     except OSError as exc:
         problems.append(Problem(rel, f"cannot be read: {exc.strerror}"))
@@ -96,6 +86,7 @@ def _check_file(
             Problem(
                 rel,
                 f"size is {st.st_size} bytes, manifest.json says {entry['size']} (truncated or altered)",
+                incomplete=st.st_size < entry["size"],
             )
         )
         return False
@@ -257,6 +248,9 @@ def _walk(root: Path) -> list[str]:
     return found
 
 
+UNLISTED = "is not listed in manifest.json"
+
+
 def structural_problems(
     root: Path, manifest: dict[str, Any], *, full: bool = False
 ) -> list[Problem]:
@@ -268,7 +262,8 @@ def structural_problems(
     files: dict[str, Any] = manifest["files"]
     usable: set[str] = set()
     dirs = _Dirs(root)
-    for rel in sorted(files):
+    names = sorted(files)
+    for rel in names:
         entry = files[rel]
         if _check_file(root, rel, entry, dirs, problems):
             if full and sha256_file(root / rel) != entry["sha256"]:
@@ -282,6 +277,11 @@ def structural_problems(
             usable.add(rel)
     _check_tables(root, manifest, usable, problems, full=full)
     _check_model(root, manifest, usable, problems)
+    problems.extend(layout_problems(manifest, names))
+    if full:
+        from atlas_core.bundle.content import content_problems
+
+        problems.extend(content_problems(root, manifest, usable))
     for rel in _walk(root):
         if rel == MANIFEST or rel in files:
             continue
@@ -295,7 +295,7 @@ def structural_problems(
                 )
             )
         elif full:
-            problems.append(Problem(rel, "is not listed in manifest.json"))
+            problems.append(Problem(rel, UNLISTED))
     return problems
 
 
@@ -314,23 +314,27 @@ def first_problem_error(root: Path, problems: list[Problem]) -> BundleError:
 
 def verify_bundle(path: str | Path) -> list[str]:
     """Every problem of the bundle at `path`, one line each naming the file; [] when intact."""
+    return [str(problem) for problem in bundle_problems(path)]
+
+
+def bundle_problems(path: str | Path) -> list[Problem]:
+    """What `verify_bundle` reports, as `Problem` values (a missing manifest is `incomplete`)."""
     root = Path(path)
     try:
         manifest = read_manifest(root, exhaustive=True)
     except BundleError as exc:
-        return [_manifest_line(root, exc)]
-    return [str(problem) for problem in structural_problems(root, manifest, full=True)]
+        return [_manifest_problem(root, exc)]
+    return structural_problems(root, manifest, full=True)
 
 
-def _manifest_line(root: Path, exc: BundleError) -> str:
-    # read_manifest names the absolute path; a verify line starts with the bundle-relative one.
-    message = exc.message
-    prefix = f"{root / MANIFEST}: "
-    if message.startswith(prefix):
-        message = message[len(prefix) :]
-        line = f"{MANIFEST}: {message}"
-    else:
-        line = message
+def _manifest_problem(root: Path, exc: BundleError) -> Problem:
+    # read_manifest names absolute paths; a verify line starts with the bundle-relative one.
+    message, file = exc.message, MANIFEST
+    for prefix, named in ((f"{root / MANIFEST}: ", MANIFEST), (f"{root}: ", str(root))):
+        if message.startswith(prefix):
+            message, file = message[len(prefix) :], named
+            break
     if exc.hint:
-        line += f" ({exc.hint})"
-    return line
+        message += f" ({exc.hint})"
+    missing = root.is_dir() and not (root / MANIFEST).exists()
+    return Problem(file, message, incomplete=missing)

@@ -40,10 +40,12 @@ from atlas_core.bundle.manifest import (
     MIRROR,
     VECTOR_DTYPE,
     VECTORS,
+    bundle_name_problem,
     file_entry,
     has_pickle_suffix,
     npy_dtype_problem,
     safe_relpath,
+    sanitized_bundle_name,
     schema_errors,
 )
 from atlas_core.bundle.verify import structural_problems
@@ -181,7 +183,13 @@ class BundleWriter:
 
     def __init__(self, output: str | Path, *, name: str | None = None) -> None:
         self.output = check_output(Path(output))
-        self.name = name or self.output.name
+        if name is None:
+            # The folder name is anything a user typed; the bundle's name must be a safe path
+            # segment (installs and backups are named after it).
+            name = sanitized_bundle_name(self.output.name)
+        elif why := bundle_name_problem(name):
+            raise BuildError(f"--name {why}", hint="for example --name collibra-docs")
+        self.name = name
         parent = self.output.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
@@ -360,7 +368,8 @@ class BundleWriter:
         _fsync_tree(self.staging)
         manifest_path = self.staging / MANIFEST
         with manifest_path.open("w", encoding="utf-8") as fh:
-            json.dump(manifest, fh, indent=2, ensure_ascii=False)
+            # allow_nan=False: NaN and Infinity are not JSON, and readers refuse them.
+            json.dump(manifest, fh, indent=2, ensure_ascii=False, allow_nan=False)
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())

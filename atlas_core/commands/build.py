@@ -95,6 +95,10 @@ def run_build(args: argparse.Namespace) -> int:
     _check_sources(args.source)
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {args.limit}")
+    from atlas_core.bundle.manifest import bundle_name_problem
+
+    if args.name is not None and (why := bundle_name_problem(args.name)):
+        raise ConfigError(f"--name {why}", hint="for example --name collibra-docs")
     _interrupt_on_sigterm()
     from atlas_core.build import build_bundle
 
@@ -121,6 +125,13 @@ def run_build(args: argparse.Namespace) -> int:
     )
     if report.reuse_note:
         print(f"nothing reused from {args.reuse}: {report.reuse_note}")
+    skipped = []
+    if report.skipped_links:
+        skipped.append(f"{report.skipped_links} symbolic link(s) (sources never follow links)")
+    if report.skipped_names:
+        skipped.append(f"{report.skipped_names} file(s) whose names are not UTF-8")
+    if skipped:
+        print(f"skipped {' and '.join(skipped)}; the warnings above name them")
     return 0
 
 

@@ -8,13 +8,16 @@ from typing import Any
 
 import yaml
 
-from atlas_core.chunker import plain_heading
 from atlas_core.errors import SourceError
+from atlas_core.markdown_outline import MAX_HEADING_CHARS, atx_heading, plain_heading
+from atlas_core.sources.bounded_parse import LimitExceeded, load_yaml
+from atlas_core.sources.files import display_path, read_regular_file
 from atlas_core.types import Document
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+# Front matter is a handful of keys; this leaves room for long tag lists and nothing like a bomb.
+FRONT_MATTER_MAX_NODES = 10_000
 
-_H1_RE = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
@@ -33,15 +36,9 @@ def decode_utf8(data: bytes, name: str) -> str:
 
 
 def read_text(path: Path, name: str | None = None) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SourceError(
-            f"{name or path}: cannot read ({exc.strerror})",
-            hint="check that the file exists and is readable",
-            path=str(path),
-        ) from None
-    return decode_utf8(data, name or str(path))
+    """A regular file (never through a link) as UTF-8 text."""
+    display = name or display_path(path)
+    return decode_utf8(read_regular_file(path, display), display)
 
 
 def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str]:
@@ -54,7 +51,18 @@ def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str]:
         return {}, text  # a thematic break at the top, not front matter
     block = "\n".join(lines[1:end])
     try:
-        meta = yaml.safe_load(block) if block.strip() else {}
+        meta = load_yaml(block, max_nodes=FRONT_MATTER_MAX_NODES) if block.strip() else {}
+    except LimitExceeded as exc:
+        # Refused like any other front matter that cannot be read: the build stops and names the
+        # file. Indexing the page without its front matter would quietly change its title and URL,
+        # and a file built to cost minutes of CPU is worth a maintainer's look, not a warning.
+        line = exc.problem_mark.line + 2 if exc.problem_mark is not None else 1
+        raise SourceError(
+            f"{name}:{line}: front matter refused: {exc.problem}",
+            hint="keep front matter to a few plain keys: no YAML aliases (&name, *name), deep "
+            "nesting or numbers thousands of digits long (quote such a value to keep it as text)",
+            path=name,
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
@@ -99,16 +107,18 @@ def first_h1(text: str) -> str:
                 fence = None
             continue
         if fence is None:
-            h = _H1_RE.match(line)
-            if h:
-                return plain_heading(h.group(1))
+            h = atx_heading(line)
+            if h is not None and h[0] == 1 and h[1]:
+                return plain_heading(h[1])
     return ""
 
 
 def title_for(meta: dict[str, Any], body: str, stem: str) -> str:
+    """Front matter `title`, else the first H1, else the file stem; as long as a heading at most,
+    since every chunk of the page repeats it."""
     title = meta.get("title")
     if isinstance(title, str) and title.strip():
-        return title.strip()
+        return title.strip()[:MAX_HEADING_CHARS].rstrip()
     return first_h1(body) or stem
 
 
@@ -128,6 +138,8 @@ def markdown_document(
     extra: dict[str, Any] | None = None,
 ) -> Document:
     """A Document from a markdown file's text: front matter to metadata, body optionally cleaned."""
+    # CommonMark replaces NUL with U+FFFD; doing it here also keeps NUL out of the bundle's text.
+    text = text.replace("\x00", "\ufffd")
     meta, body = split_front_matter(text, display_name)
     if clean_gitbook:
         from atlas_core.gitbook import clean

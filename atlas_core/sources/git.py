@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from atlas_core.errors import SourceError
+from atlas_core.sources.files import display_path, warn_skipped
 from atlas_core.sources.frontmatter import decode_utf8, is_markdown, markdown_document
 from atlas_core.sources.local import publication_for
 from atlas_core.types import Document
@@ -65,12 +66,16 @@ def parse_git_spec(value: str) -> GitSpec:
 
 
 def _git(args: list[str], *, cwd: Path | None = None, what: str) -> str:
+    return _git_bytes(args, cwd=cwd, what=what).decode("utf-8", "replace")
+
+
+def _git_bytes(args: list[str], *, cwd: Path | None = None, what: str) -> bytes:
+    """git's stdout as bytes: file names in a tree need not be UTF-8."""
     try:
         result = subprocess.run(
             ["git", *args],
             cwd=cwd,
             capture_output=True,
-            text=True,
             timeout=GIT_TIMEOUT_S,
             check=False,
             env=_git_env(),
@@ -83,7 +88,7 @@ def _git(args: list[str], *, cwd: Path | None = None, what: str) -> str:
     except subprocess.TimeoutExpired:
         raise SourceError(f"git source {what}: git timed out", hint="check the URL") from None
     if result.returncode != 0:
-        detail = (result.stderr or result.stdout).strip().splitlines()
+        detail = (result.stderr or result.stdout).decode("utf-8", "replace").strip().splitlines()
         raise SourceError(
             f"git source {what}: {detail[-1] if detail else 'git failed'}",
             hint="check the repository path or URL and the ref (branch, tag or commit)",
@@ -169,7 +174,7 @@ def load_git(value: str, *, clean_gitbook: bool) -> tuple[list[Document], dict[s
     what = spec.location + (f"#{spec.ref}" if spec.ref else "")
     name = re.sub(r"\.git$", "", spec.location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1])
     if _is_local(spec.location):
-        name = Path(spec.location).expanduser().resolve().name
+        name = display_path(Path(spec.location).expanduser().resolve().name)
     if spec.subdir:
         name = PurePosixPath(spec.subdir).name
     with _repository(spec) as repo:
@@ -185,21 +190,13 @@ def load_git(value: str, *, clean_gitbook: bool) -> tuple[list[Document], dict[s
                 hint="name an existing branch, tag or commit after # (git=REPO#REF)",
                 path=spec.location,
             ) from None
-        listing = _git(
+        listing = _git_bytes(
             ["ls-tree", "-r", "-z", "--full-tree", commit, *([spec.subdir] if spec.subdir else [])],
             cwd=repo,
             what=what,
         )
-        entries: list[tuple[str, str]] = []
-        for record in listing.split("\0"):
-            if not record:
-                continue
-            meta, _, path = record.partition("\t")
-            mode, kind, sha = meta.split()
-            # Symlinks (120000) and submodules (commit) hold no markdown of this repository.
-            if kind == "blob" and mode != "120000" and is_markdown(path):
-                entries.append((path, sha))
-        entries.sort()
+        entries, skipped_links, skipped_names = _markdown_entries(listing)
+        warn_skipped(f"git source {what}", skipped_links, skipped_names)
         blobs = _read_blobs(repo, [sha for _, sha in entries], what)
 
     base_url = _web_url(spec.location, commit)
@@ -229,7 +226,7 @@ def load_git(value: str, *, clean_gitbook: bool) -> tuple[list[Document], dict[s
     description: dict[str, Any] = {
         "kind": "git",
         ("path" if _is_local(spec.location) else "url"): (
-            str(Path(spec.location).expanduser().resolve())
+            display_path(Path(spec.location).expanduser().resolve())
             if _is_local(spec.location)
             else spec.location
         ),
@@ -240,4 +237,37 @@ def load_git(value: str, *, clean_gitbook: bool) -> tuple[list[Document], dict[s
     }
     if spec.subdir:
         description["subdir"] = spec.subdir
+    description["skipped_links"] = len(skipped_links)
+    description["skipped_names"] = len(skipped_names)
     return documents, description
+
+
+def _markdown_entries(listing: bytes) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """(path, blob sha) of the markdown files in `git ls-tree -r -z` output, sorted, and the
+    committed symbolic links and non-UTF-8 names that were skipped."""
+    entries: list[tuple[str, str]] = []
+    skipped_links: list[str] = []
+    skipped_names: list[str] = []
+    for record in listing.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, kind, sha = meta.decode("ascii").split()
+        if kind != "blob":
+            continue  # a submodule holds no markdown of this repository
+        try:
+            path = raw_path.decode("utf-8")
+        except UnicodeDecodeError:
+            path = ""
+        display = raw_path.decode("utf-8", "backslashreplace")
+        if mode == "120000":
+            # A committed link may point anywhere once checked out (/etc/passwd, ../../x); like
+            # the folder sources, never follow one (see sources/files.py).
+            skipped_links.append(display)
+        elif is_markdown(display):
+            if path:
+                entries.append((path, sha))
+            else:
+                skipped_names.append(display)
+    entries.sort()
+    return entries, sorted(skipped_links), sorted(skipped_names)

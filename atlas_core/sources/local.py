@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import SourceError
+from atlas_core.sources.files import Listing, display_path, list_files, warn_skipped
 from atlas_core.sources.frontmatter import is_markdown, markdown_document, read_text
 from atlas_core.types import Document
 
 log = logging.getLogger(__name__)
-
-_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"}
 
 
 def publication_for(rel_path: str, root_name: str) -> str:
@@ -21,30 +20,23 @@ def publication_for(rel_path: str, root_name: str) -> str:
     return head if sep else root_name
 
 
-def markdown_files(root: Path) -> list[Path]:
-    """Markdown files under root, sorted, skipping hidden and tool folders."""
-    found: list[Path] = []
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if any(part in _SKIP_DIRS or part.startswith(".") for part in rel.parts[:-1]):
-            continue
-        if is_markdown(path.name) and path.is_file():
-            found.append(path)
-    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+def markdown_files(root: Path) -> Listing:
+    """Markdown files under root, sorted, skipping hidden and tool folders and every link."""
+    return list_files(root, is_markdown)
 
 
 def require_folder(root: Path, kind: str) -> None:
     if not root.exists():
         raise SourceError(
-            f"{kind} source {root}: no such folder",
+            f"{kind} source {display_path(root)}: no such folder",
             hint=f"pass --source {kind}=PATH with an existing folder of markdown",
-            path=str(root),
+            path=display_path(root),
         )
     if not root.is_dir():
         raise SourceError(
-            f"{kind} source {root}: not a folder",
+            f"{kind} source {display_path(root)}: not a folder",
             hint=f"point {kind}= at the folder that holds the markdown files",
-            path=str(root),
+            path=display_path(root),
         )
 
 
@@ -55,12 +47,18 @@ def load_folder(
     clean_gitbook: bool,
     name: str | None = None,
     extra: dict[str, Any] | None = None,
-) -> list[Document]:
-    root_name = name or root.resolve().name
+) -> tuple[list[Document], Listing]:
+    """Documents of every markdown file under root, and the listing that says what was skipped."""
+    root_name = name or display_path(root.resolve().name)
+    listing = markdown_files(root)
+    warn_skipped(
+        f"{source} source {display_path(root)}", listing.skipped_links, listing.skipped_names
+    )
     documents: list[Document] = []
-    for path in markdown_files(root):
+    for path in listing.files:
         rel = path.relative_to(root).as_posix()
-        text = read_text(path, str(path))
+        display = display_path(path)
+        text = read_text(path, display)
         documents.append(
             markdown_document(
                 rel,
@@ -68,26 +66,39 @@ def load_folder(
                 source=source,
                 publication=publication_for(rel, root_name),
                 clean_gitbook=clean_gitbook,
-                display_name=str(path),
+                display_name=display,
                 extra=extra,
             )
         )
-    return documents
+    return documents, listing
 
 
 def load_local(root: Path, *, clean_gitbook: bool) -> tuple[list[Document], dict[str, Any]]:
     require_folder(root, "local")
-    documents = load_folder(root, source="local", clean_gitbook=clean_gitbook)
+    documents, listing = load_folder(root, source="local", clean_gitbook=clean_gitbook)
     if not documents:
         raise SourceError(
-            f"local source {root}: no markdown files (*.md, *.markdown) found",
+            f"local source {display_path(root)}: no markdown files (*.md, *.markdown) found"
+            + skipped_note(listing),
             hint="point local= at a folder that contains markdown files",
-            path=str(root),
+            path=display_path(root),
         )
     description = {
         "kind": "local",
-        "path": str(root.resolve()),
+        "path": display_path(root.resolve()),
         "documents": len(documents),
         "clean_gitbook": clean_gitbook,
+        **listing.counts(),
     }
     return documents, description
+
+
+def skipped_note(listing: Listing) -> str:
+    """Why an apparently non-empty folder has no documents: everything in it was skipped."""
+    counts = listing.counts()
+    if not any(counts.values()):
+        return ""
+    return (
+        f" ({counts['skipped_links']} symbolic links and {counts['skipped_names']} files with "
+        "non-UTF-8 names were skipped)"
+    )

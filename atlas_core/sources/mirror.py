@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import SourceError
+from atlas_core.sources.bounded_parse import TooLarge, load_json
+from atlas_core.sources.files import display_path, read_regular_file
 from atlas_core.sources.frontmatter import decode_utf8
-from atlas_core.sources.local import load_folder, require_folder
+from atlas_core.sources.local import load_folder, require_folder, skipped_note
 from atlas_core.types import Document
 
 log = logging.getLogger(__name__)
@@ -21,30 +23,54 @@ _SUMMARY_KEYS_CAP = 40
 def mirror_roots(path: Path) -> tuple[Path, Path]:
     """(mirror root, markdown folder) for a path naming either of them."""
     require_folder(path, "mirror")
-    if (path / "markdown").is_dir():
-        return path, path / "markdown"
-    if path.name == "markdown" or (path.parent / CRAWL_META).is_file():
+    markdown = path / "markdown"
+    if markdown.is_symlink():
+        # The folder a mirror= path names is the user's choice; a link inside it is content, and
+        # sources never follow links (see sources/files.py).
+        raise SourceError(
+            f"mirror source {display_path(path)}: markdown/ is a symbolic link",
+            hint="sources never follow links; point mirror= at the folder the link names",
+            path=display_path(markdown),
+        )
+    if markdown.is_dir():
+        return path, markdown
+    if path.name == "markdown" or _is_regular(path.parent / CRAWL_META):
         return path.parent, path
     raise SourceError(
-        f"mirror source {path}: no markdown/ folder inside",
+        f"mirror source {display_path(path)}: no markdown/ folder inside",
         hint="point mirror= at a crawl output (the folder holding markdown/ and crawl_meta.json), "
         "or use local= for a plain folder of markdown",
-        path=str(path),
+        path=display_path(path),
     )
+
+
+def _is_regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
 
 
 def crawl_summary(root: Path) -> dict[str, Any]:
     """The scalar facts of crawl_meta.json and its per-section counts, bounded for the manifest."""
     meta_path = root / CRAWL_META
+    if meta_path.is_symlink():
+        # Its values go into the manifest: a link to another JSON file would publish that file.
+        log.warning("%s: a symbolic link, not read (sources never follow links)", meta_path)
+        return {}
     if not meta_path.is_file():
         return {}
+    name = display_path(meta_path)
     try:
-        meta = json.loads(decode_utf8(meta_path.read_bytes(), str(meta_path)))
+        meta = load_json(decode_utf8(read_regular_file(meta_path, name), name))
     except json.JSONDecodeError as exc:
         raise SourceError(
-            f"{meta_path}:{exc.lineno}: not valid JSON ({exc.msg})",
+            f"{name}:{exc.lineno}: not valid JSON ({exc.msg})",
             hint="re-run `atlas crawl` to rewrite it, or delete it (it is optional)",
-            path=str(meta_path),
+            path=name,
+        ) from None
+    except TooLarge as exc:
+        raise SourceError(
+            f"{name}: refused: {exc}",
+            hint="re-run `atlas crawl` to rewrite it, or delete it (it is optional)",
+            path=name,
         ) from None
     if not isinstance(meta, dict):
         return {}
@@ -64,19 +90,23 @@ def crawl_summary(root: Path) -> dict[str, Any]:
 
 def load_mirror(path: Path, *, clean_gitbook: bool) -> tuple[list[Document], dict[str, Any]]:
     root, markdown = mirror_roots(path)
-    documents = load_folder(markdown, source="mirror", clean_gitbook=clean_gitbook, name=root.name)
+    documents, listing = load_folder(
+        markdown, source="mirror", clean_gitbook=clean_gitbook, name=display_path(root.name)
+    )
     if not documents:
         raise SourceError(
-            f"mirror source {markdown}: no markdown files found",
+            f"mirror source {display_path(markdown)}: no markdown files found"
+            + skipped_note(listing),
             hint="crawl first (`atlas crawl --output DIR`) or check the path",
-            path=str(markdown),
+            path=display_path(markdown),
         )
     description: dict[str, Any] = {
         "kind": "mirror",
-        "path": str(root.resolve()),
+        "path": display_path(root.resolve()),
         "documents": len(documents),
         "sections": sorted({doc.publication for doc in documents}),
         "clean_gitbook": clean_gitbook,
+        **listing.counts(),
     }
     crawl = crawl_summary(root)
     if crawl:

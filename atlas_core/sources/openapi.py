@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from atlas_core.sources.files import display_path
 from atlas_core.sources.openapi_pages import render_schema_page, render_tag_page, slug
 from atlas_core.sources.openapi_spec import Resolver, parse_spec
 from atlas_core.types import Document, IdentifierEntry, Param
@@ -295,19 +296,26 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
     for tag in spec.get("tags") or []:
         if isinstance(tag, dict) and tag.get("name"):
             tag_meta[str(tag["name"])] = tag
-    order = list(tag_meta)
+    # Operations grouped by tag in one pass (their first tag documents them, the others link
+    # there); scanning every operation per tag was quadratic for specs with many tags.
+    own_ops: dict[str, list[Operation]] = {tag: [] for tag in tag_meta}
+    other_ops: dict[str, list[Operation]] = {tag: [] for tag in tag_meta}
     for op in operations:
-        for tag in op.tags:
-            if tag not in order:
-                order.append(tag)
+        for n, tag in enumerate(op.tags):
+            own_ops.setdefault(tag, [])
+            other_ops.setdefault(tag, [])
+            (own_ops if n == 0 else other_ops)[tag].append(op)
+    order = list(own_ops)
 
     taken = {"schemas"} if schemas else set()
+    next_suffix: dict[str, int] = {}
     page_of: dict[str, str] = {}
     for tag in order:
         base_slug = slug(tag) or "tag"
-        candidate, n = base_slug, 1
+        candidate, n = base_slug, next_suffix.get(base_slug, 1)
         while candidate in taken:
             candidate, n = f"{base_slug}-{n}", n + 1
+        next_suffix[base_slug] = n
         taken.add(candidate)
         page_of[tag] = f"{stem}/{candidate}.md"
 
@@ -319,8 +327,9 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
     }
     documents: list[Document] = []
     for tag in order:
-        own = [op for op in operations if op.tags[0] == tag]
-        elsewhere = [op for op in operations if tag in op.tags[1:]]
+        own = own_ops[tag]
+        # An operation listing the same tag twice is still linked once.
+        elsewhere = list({id(op): op for op in other_ops[tag] if op.tags[0] != tag}.values())
         if not own and not elsewhere:
             continue
         meta = tag_meta.get(tag, {})
@@ -384,7 +393,7 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
         )
     description = {
         "kind": "openapi",
-        "path": str(path.resolve()),
+        "path": display_path(path.resolve()),
         "title": api_title,
         "version": version,
         "openapi": str(spec.get("openapi")),

@@ -33,8 +33,13 @@ class Page:
     positions: list[tuple[int, str]] = field(default_factory=list)  # (1-based line, anchor)
 
 
+# A slug names a page file: well under the 255-byte file name limit, with room for a suffix.
+MAX_SLUG_CHARS = 100
+
+
 def slug(text: str) -> str:
-    return re.sub(r"-{2,}", "-", github_slug(text).replace("_", "-")).strip("-")
+    text = re.sub(r"-{2,}", "-", github_slug(text).replace("_", "-")).strip("-")
+    return text[:MAX_SLUG_CHARS].strip("-")
 
 
 def prose(text: str) -> str:

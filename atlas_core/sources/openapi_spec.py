@@ -16,9 +16,16 @@ from urllib.parse import unquote
 import yaml
 
 from atlas_core.errors import OpenAPIError
+from atlas_core.sources.bounded_parse import LimitExceeded, TooLarge, load_json, load_yaml
 from atlas_core.sources.frontmatter import decode_utf8
 
 log = logging.getLogger(__name__)
+
+MAX_REF_CHAIN = 32
+_BOUNDS_HINT = (
+    "real specs need no deep nesting, self-referencing or exploding YAML aliases, or numbers "
+    "thousands of digits long; check where the file came from, or export it again"
+)
 
 
 def parse_spec(path: Path) -> dict[str, Any]:
@@ -36,16 +43,28 @@ def parse_spec(path: Path) -> dict[str, Any]:
         )
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
         try:
-            spec = json.loads(text)
+            spec = load_json(text)
         except json.JSONDecodeError as exc:
             raise OpenAPIError(
                 f"{path}:{exc.lineno}: not valid JSON ({exc.msg})",
                 hint="fix the JSON syntax or export the spec again",
                 path=str(path),
             ) from None
+        except TooLarge as exc:
+            raise OpenAPIError(
+                f"{path}: refused: {exc}", hint=_BOUNDS_HINT, path=str(path)
+            ) from None
     else:
         try:
-            spec = yaml.safe_load(text)
+            # Never more values than bytes: a spec without aliases cannot reach this, and one
+            # with them cannot cost more than a spec written out in full would.
+            spec = load_yaml(text, max_nodes=max(len(text), 100_000))
+        except LimitExceeded as exc:
+            mark = exc.problem_mark
+            line = f":{mark.line + 1}" if mark is not None else ""
+            raise OpenAPIError(
+                f"{path}{line}: refused: {exc.problem}", hint=_BOUNDS_HINT, path=str(path)
+            ) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = f":{mark.line + 1}" if mark is not None else ""
@@ -79,16 +98,28 @@ def parse_spec(path: Path) -> dict[str, Any]:
     return spec
 
 
-def _walk(node: Any, pointer: str = "#") -> Iterator[tuple[str, Any]]:
-    stack: list[tuple[str, Any]] = [(pointer, node)]
+# A pointer is built only when a message needs it: (parent, key) links, not strings, so walking
+# a spec costs the same however long its keys are.
+_Where = tuple[Any, str] | None
+
+
+def pointer_of(where: _Where) -> str:
+    keys: list[str] = []
+    while where is not None:
+        where, key = where
+        keys.append(key.replace("~", "~0").replace("/", "~1"))
+    return "#" + "".join(f"/{key}" for key in reversed(keys))
+
+
+def _walk(node: Any) -> Iterator[tuple[_Where, dict[str, Any]]]:
+    stack: list[tuple[_Where, Any]] = [(None, node)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, dict):
             yield where, value
-            for key, child in value.items():
-                stack.append((f"{where}/{str(key).replace('~', '~0').replace('/', '~1')}", child))
+            stack.extend(((where, str(key)), child) for key, child in value.items())
         elif isinstance(value, list):
-            stack.extend((f"{where}/{i}", child) for i, child in enumerate(value))
+            stack.extend(((where, str(i)), child) for i, child in enumerate(value))
 
 
 def lookup_pointer(spec: dict[str, Any], ref: str) -> Any:
@@ -106,25 +137,39 @@ def lookup_pointer(spec: dict[str, Any], ref: str) -> Any:
 
 
 def check_refs(spec: dict[str, Any], path: Path) -> None:
+    external: list[tuple[str, _Where]] = []
     for where, node in _walk(spec):
         ref = node.get("$ref")
         if ref is None:
             continue
         if not isinstance(ref, str):
             raise OpenAPIError(
-                f"{path}: $ref at {where} is not a string", hint="fix the $ref", path=str(path)
+                f"{path}: $ref at {pointer_of(where)} is not a string",
+                hint="fix the $ref",
+                path=str(path),
             )
         if ref.startswith("#"):
             try:
                 lookup_pointer(spec, ref)
             except KeyError:
                 raise OpenAPIError(
-                    f"{path}: broken $ref {ref!r} at {where}",
+                    f"{path}: broken $ref {ref!r} at {pointer_of(where)}",
                     hint="define the target under components or correct the pointer",
                     path=str(path),
                 ) from None
         else:
-            log.warning("%s: external $ref %r at %s is shown by name only", path, ref, where)
+            external.append((ref, where))
+    if external:
+        # Other files and URLs are never read: a spec must not pull local files or the network
+        # into a bundle. One warning, however many there are.
+        ref, where = external[0]
+        log.warning(
+            "%s: %d external $ref(s) not followed, shown by name only (first: %r at %s)",
+            path,
+            len(external),
+            ref[:200],
+            pointer_of(where),
+        )
 
 
 class Resolver:
@@ -144,6 +189,14 @@ class Resolver:
                 raise OpenAPIError(
                     f"{self.path}: circular $ref {' -> '.join([*seen, ref])}",
                     hint="a $ref must end at a definition, not loop",
+                    path=str(self.path),
+                )
+            if len(seen) >= MAX_REF_CHAIN:
+                # Resolving is repeated for every use, so a chain as long as the spec would make
+                # the build quadratic; real specs chain two or three.
+                raise OpenAPIError(
+                    f"{self.path}: $ref chain longer than {MAX_REF_CHAIN} starting at {seen[0]!r}",
+                    hint="point the $ref at the definition itself",
                     path=str(self.path),
                 )
             seen.append(ref)

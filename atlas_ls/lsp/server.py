@@ -180,8 +180,12 @@ class AtlasLanguageServer(LanguageServer):
             if self.reloader.paths == wanted:
                 return
             self.reloader.stop()
-        self.reloader = BundleReloader(
-            self.holder, wanted, open_engine, on_event=self.on_reload_event
+        self.reloader = BundleReloader(  # warmed on identifiers only: never the embedding model
+            self.holder,
+            wanted,
+            open_engine,
+            on_event=self.on_reload_event,
+            warm_up=("lookup", "symbols"),
         )
         self.reloader.start()
 

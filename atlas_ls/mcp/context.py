@@ -125,14 +125,16 @@ class AppContext:
         """Hot-reload the served bundles: a new one there is verified and swapped in."""
         if not self.paths or self.reloader is not None:
             return
-        from atlas_core.engine import Engine
+        from atlas_core.engine import WARM_MODES, Engine
 
         loop = asyncio.get_running_loop()
 
         def on_event(event: ReloadEvent) -> None:  # on the watcher's thread
             asyncio.run_coroutine_threadsafe(self.report_reload(event), loop)
 
-        self.reloader = BundleReloader(self.holder, self.paths, Engine.open, on_event=on_event)
+        self.reloader = BundleReloader(
+            self.holder, self.paths, Engine.open, on_event=on_event, warm_up=WARM_MODES
+        )
         self.reloader.start()
 
     async def report_reload(self, event: ReloadEvent) -> None:

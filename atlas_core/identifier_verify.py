@@ -1,0 +1,197 @@
+"""`atlas verify` for the identifier table: every file read in full, every record decoded, with
+the rules the reader checks as it goes (`atlas_core.identifier_checks`) plus those that cannot
+break a lookup but make its answers wrong (keys out of order, postings of odd weights)."""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Sequence
+from itertools import pairwise
+from pathlib import Path
+
+from atlas_core.bundle.problems import Problem
+from atlas_core.identifier_checks import (
+    checked_record,
+    meta_problem,
+    offsets_problem,
+    postings_problem,
+)
+from atlas_core.identifier_table import (
+    DEPRECATIONS_FILE,
+    GENERATED_FILE,
+    KEY_FAMILIES,
+    META_FILE,
+    RECORDS_FILE,
+    TABLE_DIR,
+    WEIGHT_FILE,
+    read_deprecations,
+    read_lines,
+    read_npy,
+)
+
+
+def rows_problem(rows: Sequence[int], count: int) -> str | None:
+    """Row numbers must index the table: a negative one would read a row from the end."""
+    if rows and (min(rows) < 0 or max(rows) >= count):
+        return (
+            f"row numbers run from {min(rows)} to {max(rows)}, the table has rows 0 to {count - 1}"
+        )
+    return None
+
+
+class _Table:
+    """One table directory read for `table_problems`; each failure is a Problem for its file."""
+
+    def __init__(self, directory: Path, rel_dir: str) -> None:
+        self.directory = directory
+        self.rel_dir = rel_dir
+        self.problems: list[Problem] = []
+
+    def rel(self, name: str) -> str:
+        return f"{self.rel_dir}/{name}"
+
+    def fail(self, name: str, message: str) -> None:
+        self.problems.append(Problem(self.rel(name), message))
+
+    def lines(self, name: str, expected: int = 0) -> list[str] | None:
+        try:
+            values = read_lines(self.directory / name, expected)
+        except (OSError, ValueError) as exc:
+            self.fail(name, f"cannot be read as UTF-8 lines ({exc})")
+            return None
+        if any("\r" in v for v in values):
+            self.fail(name, "holds a carriage return (values are one line each)")
+        return values
+
+    def npy(self, name: str, length: int | None = None) -> array | None:
+        try:
+            values = read_npy(self.directory / name)
+        except (OSError, ValueError) as exc:
+            self.fail(name, str(exc))
+            return None
+        if length is not None and len(values) != length:
+            self.fail(name, f"has {len(values)} values, the table needs {length}")
+            return None
+        return values
+
+
+def table_problems(directory: Path, *, rel_dir: str = TABLE_DIR) -> list[Problem]:
+    """Every problem of the table in `directory`, reading each file in full."""
+    t = _Table(directory, rel_dir)
+    try:
+        meta = json.loads((directory / META_FILE).read_bytes())
+    except (OSError, ValueError) as exc:
+        t.fail(META_FILE, f"not readable JSON ({exc})")
+        return t.problems
+    problem = meta_problem(meta)
+    if problem:
+        t.fail(META_FILE, problem)
+        return t.problems
+    count, kinds = meta["count"], meta["kinds"]
+    names = t.lines("names.txt", count)
+    if names is not None and len(names) != count:
+        t.fail("names.txt", f"has {len(names)} names, meta.json counts {count} rows")
+    search = t.lines("search.txt", count)
+    if search is not None and len(search) != count:
+        t.fail("search.txt", f"has {len(search)} keys, meta.json counts {count} rows")
+    kind = t.npy("kind.npy", count)
+    if kind is not None and kind and max(kind) >= len(kinds):
+        t.fail("kind.npy", f"holds kind {max(kind)}, meta.json names {len(kinds)} kinds")
+    for name in (WEIGHT_FILE, GENERATED_FILE):
+        if (directory / name).is_file():
+            t.npy(name, count)
+    _check_records(t, count)
+    stated = meta.get("keys") if isinstance(meta.get("keys"), dict) else {}
+    for family in KEY_FAMILIES:
+        _check_family(t, family, count, stated.get(family))
+    _check_keyword(t, count, meta.get("keyword_terms"))
+    try:
+        deprecations = read_deprecations(directory)
+    except (OSError, ValueError) as exc:
+        t.fail(DEPRECATIONS_FILE, str(exc))
+    else:
+        _agrees(t, DEPRECATIONS_FILE, len(deprecations), meta.get("deprecations"), "deprecations")
+    return t.problems
+
+
+def _agrees(t: _Table, name: str, found: int, stated: object, what: str) -> None:
+    """meta.json's count of something, when it gives one, is what the file holds."""
+    if stated is not None and stated != found:
+        t.fail(name, f"holds {found} {what}, meta.json says {stated!r}")
+
+
+def _check_records(t: _Table, count: int) -> None:
+    offsets = t.npy("record_offsets.npy", count + 1)
+    try:
+        records = (t.directory / RECORDS_FILE).read_bytes()
+    except OSError as exc:
+        t.fail(RECORDS_FILE, f"cannot be read ({exc.strerror})")
+        return
+    if offsets is None:
+        return
+    problem = offsets_problem(offsets, len(records))
+    if problem:
+        t.fail("record_offsets.npy", f"{problem} (the size of {RECORDS_FILE})")
+        return
+    # Each record is one line (compact JSON escapes newlines inside strings), so when every
+    # offset falls right after a newline the file decodes as one array, a record per row, far
+    # faster than a hundred thousand json.loads calls; anything else is decoded row by row to
+    # say which row is wrong.
+    if all(records[end - 1 : end] == b"\n" for end in offsets[1:]):
+        try:
+            decoded = json.loads(b"[" + records[:-1].replace(b"\n", b",") + b"]") if count else []
+        except ValueError:
+            decoded = None
+        if decoded is not None and len(decoded) == count:
+            for row, record in enumerate(decoded):
+                try:
+                    checked_record(record)
+                except ValueError as exc:
+                    t.fail(RECORDS_FILE, f"row {row}: {exc}")
+                    return
+            return
+    for row, (start, end) in enumerate(pairwise(offsets)):
+        try:
+            checked_record(json.loads(records[start:end]))
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            t.fail(RECORDS_FILE, f"row {row}: {exc}")
+            return
+
+
+def _check_family(t: _Table, family: str, count: int, stated: object) -> None:
+    keys_name, rows_name = f"keys_{family}.txt", f"rows_{family}.npy"
+    if not (t.directory / keys_name).is_file() and not (t.directory / rows_name).is_file():
+        return
+    keys, rows = t.lines(keys_name), t.npy(rows_name)
+    if keys is None or rows is None:
+        return
+    if len(keys) != len(rows):
+        t.fail(rows_name, f"has {len(rows)} rows for the {len(keys)} keys of {keys_name}")
+        return
+    _agrees(t, keys_name, len(keys), stated, "keys")
+    if any(a > b for a, b in pairwise(keys)):
+        t.fail(keys_name, "keys are not sorted (lookups bisect them)")
+    problem = rows_problem(rows, count)
+    if problem:
+        t.fail(rows_name, problem)
+
+
+def _check_keyword(t: _Table, count: int, stated: object) -> None:
+    terms = t.lines("keyword_terms.txt")
+    offsets = t.npy("keyword_offsets.npy")
+    postings = t.npy("keyword_postings.npy")
+    if terms is None or offsets is None or postings is None:
+        return
+    if len(offsets) != len(terms) + 1:
+        t.fail("keyword_offsets.npy", f"has {len(offsets)} offsets for {len(terms)} terms")
+        return
+    _agrees(t, "keyword_terms.txt", len(terms), stated, "terms")
+    problem = offsets_problem(offsets, len(postings))
+    if problem:
+        t.fail("keyword_offsets.npy", f"{problem} (the length of keyword_postings.npy)")
+    if any(a > b for a, b in pairwise(terms)):
+        t.fail("keyword_terms.txt", "terms are not sorted (lookups bisect them)")
+    problem = postings_problem(postings, count, deep=True)
+    if problem:
+        t.fail("keyword_postings.npy", problem)
