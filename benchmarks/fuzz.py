@@ -70,7 +70,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "-v", "--verbose", action="store_true", help="print every case and its outcome to stderr"
     )
     parser.add_argument(
-        "--keep", type=Path, metavar="DIR", help="work in DIR and keep it (logs, last cases)"
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="work in DIR and keep it (default: a temporary folder, kept only when a case fails)",
     )
     args = parser.parse_args(argv)
     chosen = [c.strip() for c in args.classes.split(",") if c.strip()]
@@ -140,8 +143,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"fuzz: {cls} ...", file=sys.stderr, flush=True)
             tallies[cls] = run_class(cls, workspace, args.cases)
     finally:
-        if args.keep is None:
+        failed = any(t.failures for t in tallies.values())
+        if args.keep is None and not failed:
             shutil.rmtree(root, ignore_errors=True)
+        elif args.keep is None:
+            # The failure messages point at the case runners' and servers' logs in there.
+            print(f"fuzz: failures; the logs are kept in {root}", file=sys.stderr)
     seconds = time.monotonic() - started
     print(table(args.seed, tallies, seconds), file=sys.stderr if args.json else sys.stdout)
     if args.json:

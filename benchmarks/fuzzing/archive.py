@@ -33,6 +33,10 @@ MiB = 1024**2
 TOP = "atlas-bundle"
 OUT = "{OUT}"  # the case's outside/ folder, filled in where the archive is written
 DEPTH = 5  # the destination sits this many folders below the case folder
+# An honest bundle compresses a few times; the unpacker's own limit is tighter than this. Past
+# it, a small archive bought a large unpack (a zstd bomb got through).
+BOMB_RATIO = 1000
+BOMB_ALLOWANCE = 16 * MiB
 CLIMBS = ["../", "../../", "../../../", "../" * DEPTH]
 
 
@@ -356,11 +360,17 @@ def _damage(path: Path, ops: list[dict[str, Any]], rng: random.Random, outside: 
     path.write_bytes(bytes(data))
 
 
-def check_unpacked(dest: Path, root: Path) -> str | None:
-    """Why an accepted unpack is unsafe (a link, a special file, a shared inode), or None."""
+def check_unpacked(dest: Path, root: Path, archive_size: int) -> str | None:
+    """Why an accepted unpack is unsafe (a link, a special file, a shared inode, far more bytes
+    than the archive can honestly hold, files larger than its manifest declares), or None."""
     base = dest.resolve()
     if not root.resolve().is_relative_to(base):
         return f"unpack returned {root}, outside {dest}"
+    written = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file() and not p.is_symlink())
+    if written > max(BOMB_ALLOWANCE, archive_size * BOMB_RATIO):
+        return f"a {archive_size}-byte archive unpacked {written} bytes"
+    if problem := _beyond_manifest(root):
+        return problem
     for dirpath, dirnames, filenames in os.walk(dest):
         for name in dirnames + filenames:
             path = Path(dirpath) / name
@@ -373,6 +383,27 @@ def check_unpacked(dest: Path, root: Path) -> str | None:
                 return f"left a hard link {path.relative_to(dest)}"
             if not path.resolve().is_relative_to(base):
                 return f"{path.relative_to(dest)} resolves outside"
+    return None
+
+
+def _beyond_manifest(root: Path) -> str | None:
+    """A file larger than the size the unpacked manifest declares for it, or None."""
+    try:
+        files = json.loads((root / "manifest.json").read_bytes()).get("files")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(files, dict):
+        return None
+    for rel, entry in files.items():
+        declared = entry.get("size") if isinstance(entry, dict) else None
+        path = root / str(rel)
+        if (
+            type(declared) is int
+            and declared >= 0
+            and path.is_file()
+            and path.stat().st_size > declared
+        ):
+            return f"{rel} is {path.stat().st_size} bytes but the manifest declares {declared}"
     return None
 
 
@@ -407,7 +438,7 @@ class Target:
         except Exception as exc:
             verdict = Verdict.failure(describe(exc))
         else:
-            problem = check_unpacked(dest, root)
+            problem = check_unpacked(dest, root, archive.stat().st_size)
             verdict = Verdict.failure(problem) if problem else Verdict.accepted()
         written = tree(case, skip=dest) - before
         if written:

@@ -25,7 +25,7 @@ from benchmarks.fuzzing.bundle_damage import PLAIN, RESEALED, Damage
 from benchmarks.fuzzing.core import Verdict, case_rng, clip, describe, one_line_error
 
 CLASS = "bundle"
-DEFAULT_CASES = 150
+DEFAULT_CASES = 300
 TIMEOUT_S = 60.0
 
 

@@ -29,7 +29,7 @@ from benchmarks.fuzzing.core import Tally, Verdict, case_rng, clip
 from benchmarks.fuzzing.workspace import Workspace
 
 CLASS = "http"
-DEFAULT_CASES = 120
+DEFAULT_CASES = 150
 TIMEOUT_S = 20.0
 DEADLINE_S = 2  # --header-timeout and --body-timeout of the servers under test
 SLACK_S = 8.0  # how much later than its deadline a connection may close on a loaded machine

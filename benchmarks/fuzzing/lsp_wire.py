@@ -71,6 +71,9 @@ class Lsp:
     def _places(self) -> dict[str, str]:
         folder = self.folder
         (folder / "unopened.py").write_text(SAMPLE)
+        # The good document is on disk too, so that its hover does not depend on the server
+        # keeping the didOpen (a second `initialize` may start a fresh workspace).
+        (folder / "sample.py").write_text(SAMPLE)
         (folder / "folder.py").mkdir(exist_ok=True)
         if hasattr(os, "mkfifo") and not (folder / "pipe.py").exists():
             os.mkfifo(folder / "pipe.py")
@@ -167,12 +170,13 @@ class Lsp:
         peer.wait(lambda rs: False, 0.05)
         replies = peer.since(start)
         if problem := judge(expects, replies, ignore=[hover_id]):
+            self._restart()  # the next case starts from a server in a known state
             return Verdict.failure(problem)
         hover = next(r for r in replies if r.id == hover_id)
         if "findAssets" not in json.dumps((hover.message or {}).get("result")):
-            return Verdict.failure(
-                f"the hover after the case lost its docs: {clip(hover.raw.decode('utf-8', 'replace'), 160)}"
-            )
+            self._restart()
+            shown = clip(hover.raw.decode("utf-8", "replace"), 160)
+            return Verdict.failure(f"the hover after the case lost its docs: {shown}")
         errors = any(isinstance(r.message, dict) and "error" in r.message for r in replies)
         return Verdict.refused() if errors else Verdict.accepted()
 

@@ -137,12 +137,12 @@ def message(rng: random.Random, msg_id: Any) -> tuple[bytes, list[str]]:
         text = text.replace(f'"{marker}"', "[" * depth + "]" * depth)
     raw = text.encode("utf-8", "surrogatepass")
     if rng.random() < 0.3:
-        raw, what = bytes(rng, raw)
+        raw, what = damage_bytes(rng, raw)
         done.append(what)
     return raw.replace(b"\n", b" ").replace(b"\r", b" "), done
 
 
-def bytes(rng: random.Random, raw: bytes) -> tuple[bytes, str]:
+def damage_bytes(rng: random.Random, raw: bytes) -> tuple[bytes, str]:
     how = rng.choice(
         [
             "bad-utf8-in-string",

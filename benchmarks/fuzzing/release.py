@@ -39,7 +39,7 @@ from benchmarks.fuzzing.core import (
 )
 
 CLASS = "release"
-DEFAULT_CASES = 120
+DEFAULT_CASES = 200
 TIMEOUT_S = 90.0
 REPO = "acme/docs"
 TOKEN = "ghp-fuzz-secret-token-31415926"

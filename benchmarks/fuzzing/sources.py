@@ -25,7 +25,7 @@ from benchmarks.fuzzing.core import Verdict, case_rng, clip, describe, one_line_
 from benchmarks.fuzzing.source_trees import LINKS, MARKDOWN, MARKER, MIRROR_ONLY, OPENAPI, Source
 
 CLASS = "sources"
-DEFAULT_CASES = 60
+DEFAULT_CASES = 100
 TIMEOUT_S = 60.0
 
 
