@@ -109,7 +109,8 @@ class Target:
             problems = verify_bundle(root)
         except Exception as exc:
             return Verdict.failure(f"{done}: verify raised {describe(exc)}")
-        if not all(isinstance(p, str) and p and "\n" not in p for p in problems):
+        # Each problem is one line that starts with the file it is about: "rel/path: what".
+        if not all(isinstance(p, str) and ": " in p and "\n" not in p for p in problems):
             return Verdict.failure(f"{done}: verify reported {clip(repr(problems))}")
         refused, failure = serve(root)
         shutil.rmtree(case, ignore_errors=True)

@@ -1,10 +1,11 @@
 """What every fuzz class shares: seeded randomness, verdicts, tallies and small oracles.
 
-A class turns `(seed, index)` into a *recipe*: plain JSON data (numbers, strings, lists) that says
-how to build one hostile input. Recipes are cheap to make, so the harness makes them in its own
-process, and they fully determine the input, so a failure report names a case that the same
-command line rebuilds. The bytes themselves (an archive, a damaged bundle, a source folder) are
-made from the recipe where the case runs.
+A class turns `(seed, index)` into a *recipe* that says how to build one hostile input. Recipes
+are cheap to make, so the harness makes them in its own process, and they fully determine the
+input, so a failure report names a case that the same command line rebuilds. For the classes
+whose cases run in a separate case runner the recipe is plain JSON, and the bytes themselves (an
+archive, a damaged bundle, a source folder) are made from it where the case runs; the classes
+that drive a server keep their recipes in process, raw message bytes included.
 """
 
 from __future__ import annotations
