@@ -116,7 +116,8 @@ class Source:
     def write(self, ingredients: list[str]) -> str:
         if self.kind != "openapi":
             _page(self.docs, "page.md", PAGE)
-        for name in ingredients:
+        # Wrong JSON types go in last, so the ingredients before them still find a spec's shape.
+        for name in sorted(ingredients, key=lambda n: n == "junk-types"):
             getattr(self, "_" + name.replace("-", "_"))()
         if self.kind == "openapi":
             return self._write_spec()
@@ -271,8 +272,11 @@ class Source:
         depth = self.rng.choice([99, 101, 1000, 5000])
         self.yaml_tail += "x-deep: " + "[" * depth + "]" * depth + "\n"
 
+    def _schemas(self) -> dict[str, Any]:
+        return self.spec.setdefault("components", {}).setdefault("schemas", {})
+
     def _ref_cycle(self) -> None:
-        schemas = self.spec.setdefault("components", {}).setdefault("schemas", {})
+        schemas = self._schemas()
         size = self.rng.randrange(1, 5)
         for i in range(size):
             schemas[f"C{i}"] = {"$ref": f"#/components/schemas/C{(i + 1) % size}"}
@@ -280,7 +284,7 @@ class Source:
 
     def _ref_chain(self) -> None:
         n = self.rng.choice([10, 31, 33, 1000, 20000])
-        schemas = self.spec.setdefault("components", {}).setdefault("schemas", {})
+        schemas = self._schemas()
         for i in range(n):
             schemas[f"S{i}"] = {"$ref": f"#/components/schemas/S{i + 1}"}
         schemas[f"S{n}"] = {"type": "string"}
@@ -308,7 +312,7 @@ class Source:
     def _many_tags(self) -> None:
         n = self.rng.randrange(1_000, 30_000)
         alike = self.rng.random() < 0.5
-        self.spec["paths"] = {
+        self.spec["paths"] |= {
             f"/op{i}": {
                 "get": {
                     "tags": [f"t{'!' * (i % 7)}{i}" if alike else f"tag {i}"],

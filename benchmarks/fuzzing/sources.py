@@ -37,7 +37,8 @@ def recipe(seed: int, index: int) -> dict[str, Any]:
         if kind == "openapi"
         else LINKS + MARKDOWN + (MIRROR_ONLY if kind == "mirror" else [])
     )
-    ingredients = [rng.choice(pool) for _ in range(rng.choice([1, 1, 2, 3]))]
+    # Each ingredient once: two of the same would write the same file twice.
+    ingredients = list(dict.fromkeys(rng.choice(pool) for _ in range(rng.choice([1, 1, 2, 3]))))
     return {
         "label": f"{kind}: {', '.join(ingredients)}",
         "kind": kind,
