@@ -166,7 +166,7 @@ def _register(server: AtlasLanguageServer) -> None:
         ls: AtlasLanguageServer, params: types.CompletionParams
     ) -> types.CompletionList | None:
         engine = await ls.engine()
-        snap = ls.snapshot(params.text_document.uri) if engine is not None else None
+        snap = await ls.snapshot(params.text_document.uri) if engine is not None else None
         if engine is None or snap is None:
             return None
         where = ls.position(snap, params.position)

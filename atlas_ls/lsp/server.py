@@ -317,12 +317,12 @@ class AtlasLanguageServer(LanguageServer):
 
     # -- documents ------------------------------------------------------------------------------
 
-    def snapshot(self, uri: str) -> Snapshot | None:
-        return self.documents.snapshot(self.workspace, uri)
+    async def snapshot(self, uri: str) -> Snapshot | None:
+        return await self.documents.snapshot(self.workspace, uri)
 
     def position(self, snap: Snapshot, pos: types.Position) -> tuple[int, int] | None:
         """(line, code-point column) for a client position; None when it is past the text."""
-        if pos.line < 0 or pos.line >= len(snap.lines):
+        if not (0 <= pos.line < len(snap.lines)) or pos.character < 0:
             return None
         text = snap.lines[pos.line]
         encoding = encoding_of(self)
@@ -344,7 +344,7 @@ class AtlasLanguageServer(LanguageServer):
         engine = await self.engine()
         if engine is None:
             return None
-        snap = self.snapshot(uri)
+        snap = await self.snapshot(uri)
         if snap is None:
             return None
         where = self.position(snap, pos)
@@ -381,15 +381,18 @@ class AtlasLanguageServer(LanguageServer):
                 self._publish(uri, [], None)
                 return
             engine = await self.engine()
-            snap = self.snapshot(uri)
-            if engine is None or snap is None:
+            if engine is None or not self.documents.is_open(self.workspace, uri):
+                return
+            snap = await self.snapshot(uri)
+            if snap is None:  # too big to diagnose
+                if self.published.get(uri):
+                    self._publish(uri, [], None)
                 return
             encoding = encoding_of(self)
             found = await asyncio.to_thread(
                 lambda: diagnostics.diagnostics_for(snap, self.matcher(engine), encoding)
             )
-            current = self.snapshot(uri)
-            if current is None or current.text is not snap.text:
+            if not self.documents.is_current(self.workspace, snap):
                 return  # the document changed meanwhile; its own task will publish
             self._publish(uri, found, snap.version)
         except asyncio.CancelledError:
