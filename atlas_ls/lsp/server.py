@@ -13,20 +13,20 @@ import gc
 import logging
 import os
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 
 from atlas_core.holder import EngineHolder
 from atlas_core.reload import BundleReloader
 from atlas_ls.lsp import diagnostics
 from atlas_ls.lsp.documents import DocumentCache, Snapshot, column_from_client, column_to_client
 from atlas_ls.lsp.loading import BundleLoader, LoadResult, open_engine
+from atlas_ls.lsp.protocol import AtlasProtocol, FrameReader, StdinFrames, StreamFrames, serve
 from atlas_ls.lsp.recognizers import RecognizerSet
 from atlas_ls.lsp.resolve import Resolution, resolve_at
 from atlas_ls.lsp.settings import SECTION, Settings, parse_settings
@@ -46,22 +46,6 @@ OPEN_DIAGNOSTICS_DELAY_MS = 100
 RELOAD = "atlas.reload"
 DEBUG_INFO = "atlas.debugInfo"
 _WATCHED_MODULES = ("onnxruntime", "tokenizers", "torch", "mlx", "numpy", "pyarrow", "rapidfuzz")
-
-
-class AtlasProtocol(LanguageServerProtocol):
-    """Answers requests that arrive after ``shutdown`` with InvalidRequest, as the spec says.
-
-    pygls drops them silently, which leaves a client waiting forever for a reply.
-    """
-
-    def handle_message(self, message: Any) -> None:
-        method = getattr(message, "method", None)
-        msg_id = getattr(message, "id", None)
-        if self._shutdown and method and method != types.EXIT and msg_id is not None:
-            error = JsonRpcInvalidRequest(f"{method}: the server is shutting down")
-            self._send_response(msg_id, None, error.to_response_error())
-            return
-        super().handle_message(message)
 
 
 def encoding_of(server: LanguageServer) -> str:
@@ -103,6 +87,54 @@ class AtlasLanguageServer(LanguageServer):
         self._demo_requested = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self.reloader: BundleReloader | None = None
+        self.exit_code = 0
+
+    # -- transport ------------------------------------------------------------------------------
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdio with Atlas's framing (atlas_ls.lsp.protocol) instead of pygls's."""
+        from pygls.io_ import StdoutWriter
+
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        self._serve(self._run(StdinFrames(stdin or sys.stdin.buffer)))
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time on host:port, with the same framing as stdio."""
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await self._run(StreamFrames(reader))
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        self._serve(listen())
+
+    def _serve(self, main: Coroutine[Any, Any, None]) -> None:
+        self._stop_event = threading.Event()
+        try:
+            asyncio.run(main)
+        except SystemExit as exc:  # `exit`: 0 after shutdown, 1 without (pygls decides)
+            self.exit_code = exc.code if isinstance(exc.code, int) else 1
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            pass
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; stopping")
+        finally:
+            self.shutdown()
+
+    async def _run(self, reader: FrameReader) -> None:
+        assert self._stop_event is not None
+        broken = await serve(reader, self.protocol, self._stop_event)  # type: ignore[arg-type]
+        if broken:
+            # Where the next message starts is unknown; guessing would answer the wrong request.
+            logger.error(
+                "atlas-ls: stopping: the client's messages are not LSP framing: %s", broken
+            )
+            self.exit_code = 1
 
     # -- engine ---------------------------------------------------------------------------------
 

@@ -1,14 +1,18 @@
-"""Hostile clients against the real language server (issue 10: items 5, 6 and 8 on the LSP side,
+"""Hostile clients against the real language server (issue 10: items 5 and 6 on the LSP side,
 and the rest of the LSP surface).
 
-Every case starts ``python -m atlas_ls`` as a subprocess and drives it through pytest-lsp's client.
-A case passes when every request gets an answer without a traceback, within a bound, and the server
-goes on answering a plain hover afterwards.
+Every case starts ``python -m atlas_ls`` as a subprocess. Well-formed hostile requests go through
+pytest-lsp's client; malformed ones through `RawServer`, which writes the bytes itself, since
+pytest-lsp checks params against the LSP types before sending them. A case passes when every
+request with an id gets an answer without a traceback, within a bound, and the server goes on
+answering a plain hover afterwards (or, where the byte stream is beyond repair, exits with code 1
+and says why on stderr).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -57,6 +61,131 @@ def at(uri: str, line: int = 0, character: int = 12) -> dict[str, Any]:
 
 def assert_no_traceback(text: str) -> None:
     assert "Traceback" not in text and "traceback" not in text and 'File "' not in text, text
+
+
+class RawServer:
+    """``python -m atlas_ls`` spoken to in raw bytes, its stderr in a file.
+
+    A reader task keeps every response (by id, ``None`` for those without one) with its raw body,
+    and answers the server's own requests (configuration, progress tokens) with null.
+    """
+
+    def __init__(self, proc: asyncio.subprocess.Process, stderr_path: Path) -> None:
+        self.proc = proc
+        self.stderr_path = stderr_path
+        self.replies: dict[Any, list[tuple[dict[str, Any], str]]] = {}
+        self.notifications: list[dict[str, Any]] = []
+        self.closed = False
+        self._next_id = 100
+        self._reader = asyncio.create_task(self._pump())
+
+    @classmethod
+    async def start(cls, bundle: Path, home: Path) -> RawServer:
+        home.mkdir(parents=True, exist_ok=True)
+        stderr_path = home / "server-stderr.log"
+        with stderr_path.open("wb") as stderr:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "atlas_ls", "--bundle", str(bundle),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=stderr,
+                env=server_env(home), limit=1024 * 1024,
+            )  # fmt: skip
+        return cls(proc, stderr_path)
+
+    def next_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    async def _read(self) -> bytes | None:
+        assert self.proc.stdout is not None
+        length = None
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                return None
+            if not line.strip():
+                break
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        assert length is not None, "the server sent a message without Content-Length"
+        return await self.proc.stdout.readexactly(length)
+
+    async def _pump(self) -> None:
+        try:
+            while (body := await self._read()) is not None:
+                message = json.loads(body)
+                if "method" in message and "id" in message:
+                    await self.write(frame(encode({"jsonrpc": "2.0", "id": message["id"], "result": None})))  # fmt: skip
+                elif "method" in message:
+                    self.notifications.append(message)
+                else:
+                    self.replies.setdefault(message.get("id"), []).append((message, body.decode()))
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            self.closed = True
+
+    async def write(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        await self.proc.stdin.drain()
+
+    async def send(self, message: Any) -> None:
+        await self.write(frame(encode(message)))
+
+    async def reply(self, msg_id: Any) -> dict[str, Any]:
+        """The next response to `msg_id`, checked to carry no traceback."""
+        await wait_until(lambda: self.replies.get(msg_id) or self.closed, REPLY_TIMEOUT_S)
+        assert self.replies.get(msg_id), f"the server exited without answering {msg_id!r}"
+        message, raw = self.replies[msg_id].pop(0)
+        assert_no_traceback(raw)
+        return message
+
+    async def call(self, method: str, params: Any) -> dict[str, Any]:
+        msg_id = self.next_id()
+        await self.send(request(msg_id, method, params))
+        return await self.reply(msg_id)
+
+    async def initialize(self, root: Path) -> None:
+        params = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        result = await self.call("initialize", params)
+        assert "capabilities" in result["result"]
+        await self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    async def open(self, uri: str, text: str, language: str = "python") -> None:
+        item = {"uri": uri, "languageId": language, "version": 1, "text": text}
+        await self.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}})  # fmt: skip
+
+    async def assert_serves(self, uri: str) -> None:
+        """A plain hover on the open SAMPLE document is answered with its docs."""
+        answer = await self.call("textDocument/hover", at(uri))
+        assert "`findAssets`" in answer["result"]["contents"]["value"], answer
+
+    async def exit_code(self) -> int:
+        return await asyncio.wait_for(self.proc.wait(), EXIT_TIMEOUT_S)
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    async def close(self) -> None:
+        if self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+        self._reader.cancel()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def raw(hash_bundle: Path, tmp_path: Path) -> AsyncIterator[tuple[RawServer, str]]:
+    """A fresh raw server, initialised, with SAMPLE open; (server, SAMPLE's URI)."""
+    server = await RawServer.start(hash_bundle, tmp_path / "home")
+    try:
+        await server.initialize(tmp_path)
+        uri = (tmp_path / "sample.py").as_uri()
+        await server.open(uri, SAMPLE)
+        await server.assert_serves(uri)
+        yield server, uri
+    finally:
+        await server.close()
 
 
 # --- item 5: documents the client never opened -------------------------------------------------
@@ -229,3 +358,222 @@ async def test_requests_on_a_huge_document_answer(client: LanguageClient, tmp_pa
     await wait_until(lambda: minified in client.diagnostics, REPLY_TIMEOUT_S)
     await _still_serves(client, tmp_path)
     assert not client.diagnostics.get(huge)
+
+
+# --- item 6: requests that got no reply -----------------------------------------------------
+
+DOC = "file:///nowhere/sample.py"
+HOVER = "textDocument/hover"
+# name -> (message, the error code it must get). Each is sent with a fresh id.
+MALFORMED: dict[str, tuple[Callable[[int], Any], int]] = {
+    "line -1": (lambda i: request(i, HOVER, at(DOC, line=-1)), INVALID_PARAMS),
+    "line 2**31": (lambda i: request(i, HOVER, at(DOC, line=2**31)), INVALID_PARAMS),
+    "character -5": (lambda i: request(i, HOVER, at(DOC, character=-5)), INVALID_PARAMS),
+    "position null": (
+        lambda i: request(i, HOVER, {"textDocument": {"uri": DOC}, "position": None}),
+        INVALID_PARAMS,
+    ),
+    "params null": (lambda i: request(i, HOVER, None), INVALID_PARAMS),
+    "params [1, 2]": (lambda i: request(i, HOVER, [1, 2]), INVALID_PARAMS),
+    "no textDocument": (
+        lambda i: request(i, HOVER, {"position": {"line": 0, "character": 0}}),
+        INVALID_PARAMS,
+    ),
+    "uri not a string": (
+        lambda i: request(i, HOVER, {"textDocument": {"uri": 5}, "position": None}),
+        INVALID_PARAMS,
+    ),
+    "definition line -1": (
+        lambda i: request(i, "textDocument/definition", at(DOC, line=-1)),
+        INVALID_PARAMS,
+    ),
+    "completion position null": (
+        lambda i: request(
+            i, "textDocument/completion", {"textDocument": {"uri": DOC}, "position": None}
+        ),
+        INVALID_PARAMS,
+    ),
+    "code action range null": (
+        lambda i: request(
+            i,
+            "textDocument/codeAction",
+            {"textDocument": {"uri": DOC}, "range": None, "context": {"diagnostics": []}},
+        ),
+        INVALID_PARAMS,
+    ),
+    "jsonrpc 1.0": (lambda i: {**request(i, HOVER, at(DOC)), "jsonrpc": "1.0"}, INVALID_REQUEST),
+    "no jsonrpc": (lambda i: {"id": i, "method": HOVER, "params": at(DOC)}, INVALID_REQUEST),
+    "method not a string": (
+        lambda i: {"jsonrpc": "2.0", "id": i, "method": 5, "params": {}},
+        INVALID_REQUEST,
+    ),
+    "no method": (lambda i: {"jsonrpc": "2.0", "id": i}, INVALID_REQUEST),
+    "a notification sent with an id": (
+        lambda i: request(i, "textDocument/didClose", {"textDocument": {"uri": DOC}}),
+        INVALID_REQUEST,
+    ),
+}
+
+# name -> (body, the error code of the answer with "id": null)
+UNREADABLE_MESSAGES: dict[str, tuple[bytes, int]] = {
+    "not JSON": (b"{not json", PARSE_ERROR),
+    "empty body": (b"", PARSE_ERROR),
+    "not UTF-8": (b'{"jsonrpc": "2.0", "id": 1, "method": "\xff\xfe"}', PARSE_ERROR),
+    "nested 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, PARSE_ERROR),
+    "a batch": (encode([request(1, HOVER, at(DOC))]), INVALID_REQUEST),
+    "a number": (b"5", INVALID_REQUEST),
+    "id an object": (encode(request({"a": 1}, HOVER, at(DOC))), INVALID_REQUEST),
+    "id a float": (encode(request(1.5, HOVER, at(DOC))), INVALID_REQUEST),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+async def test_a_malformed_request_gets_an_error_answer(
+    case: str, raw: tuple[RawServer, str]
+) -> None:
+    # Before the fix pygls logged "Unable to deserialize message" and dropped the request.
+    server, sample = raw
+    build, code = MALFORMED[case]
+    msg_id = server.next_id()
+    await server.send(build(msg_id))
+    answer = await server.reply(msg_id)
+    assert answer["error"]["code"] == code, answer
+    assert answer["error"]["message"]
+    await server.assert_serves(sample)
+
+
+@pytest.mark.parametrize("case", list(UNREADABLE_MESSAGES))
+async def test_an_unreadable_message_gets_an_error_with_a_null_id(
+    case: str, raw: tuple[RawServer, str]
+) -> None:
+    server, sample = raw
+    body, code = UNREADABLE_MESSAGES[case]
+    await server.write(frame(body))
+    answer = await server.reply(None)
+    assert answer["error"]["code"] == code, answer
+    await server.assert_serves(sample)
+
+
+async def test_out_of_range_positions_answer_none(raw: tuple[RawServer, str]) -> None:
+    """Positions that fit the LSP types but not the document: no result, never an error."""
+    server, sample = raw
+    emoji = (Path(sample.removeprefix("file://")).parent / "emoji.py").as_uri()
+    await server.open(emoji, 'x = "\U0001f600"; api.findAssets()\n')
+    cases = [
+        (sample, 10**6, 0),  # far past the last line
+        (sample, 0, 10**6),  # far past the end of the line
+        (sample, 2, 0),  # the empty line after the last newline
+        (sample, 2**31 - 1, 2**31 - 1),  # the largest position LSP allows
+        (emoji, 0, 6),  # between the two UTF-16 halves of the emoji
+    ]
+    for method in (HOVER, "textDocument/definition", "textDocument/completion"):
+        for uri, line, character in cases:
+            answer = await server.call(method, at(uri, line, character))
+            assert "error" not in answer, (method, line, character, answer)
+            assert answer["result"] is None or (method == HOVER and uri == emoji), answer
+    await server.assert_serves(sample)
+
+
+async def test_a_lone_surrogate_in_a_uri_is_answered_without_a_traceback(
+    raw: tuple[RawServer, str],
+) -> None:
+    # Before the fix the answer was an InternalError with the traceback in error.data.
+    server, sample = raw
+    for method in (HOVER, "textDocument/definition", "textDocument/completion"):
+        answer = await server.call(method, at("file:///tmp/\ud800\udfff\ud800.py"))
+        assert answer.get("result") is None and "error" not in answer, answer
+    await server.assert_serves(sample)
+
+
+async def test_a_50_mb_message_is_read_and_the_next_one_answered(
+    raw: tuple[RawServer, str],
+) -> None:
+    server, sample = raw
+    huge_uri = "file:///" + "a" * (50 * 1024 * 1024)
+    answer = await server.call(HOVER, at(huge_uri))
+    assert answer["result"] is None
+    await server.write(frame(b"[" + b" " * (50 * 1024 * 1024)))
+    assert (await server.reply(None))["error"]["code"] == PARSE_ERROR
+    await server.assert_serves(sample)
+
+
+def _lying_length(delta: int) -> Callable[[bytes], bytes]:
+    def build(next_frame: bytes) -> bytes:
+        body = encode(request(7, HOVER, at(DOC)))
+        return b"Content-Length: %d\r\n\r\n" % (len(body) + delta) + body + next_frame
+
+    return build
+
+
+# Byte streams after which the next message cannot be found: the server must exit 1 and say why,
+# not hang (before the fix it skipped the bad header and swallowed the next message with it).
+BROKEN_FRAMING: dict[str, Callable[[bytes], bytes]] = {
+    "Content-Length not a number": lambda nxt: b"Content-Length: ten\r\n\r\n{}" + nxt,
+    "negative Content-Length": lambda nxt: b"Content-Length: -5\r\n\r\n{}" + nxt,
+    "no Content-Length": lambda nxt: b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}" + nxt,
+    "Content-Length of a terabyte": lambda nxt: b"Content-Length: 1099511627776\r\n\r\n{}" + nxt,
+    "a 1 MB header line": lambda nxt: b"X" * (1024 * 1024) + b"\r\n" + nxt,
+    "not a header": lambda nxt: b"hello\r\n\r\n" + nxt,
+    "Content-Length 10 too big": _lying_length(10),
+    "Content-Length 10 too small": _lying_length(-10),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN_FRAMING))
+async def test_broken_framing_exits_with_code_1_and_a_reason(
+    case: str, raw: tuple[RawServer, str]
+) -> None:
+    server, sample = raw
+    hover = frame(encode(request(8, HOVER, at(sample))))
+    with contextlib.suppress(ConnectionError):  # it may stop before it has read them all
+        await server.write(BROKEN_FRAMING[case](hover))
+    assert await server.exit_code() == 1
+    assert "stopping: the client's messages are not LSP framing" in server.stderr()
+    for answers in server.replies.values():  # a lying length may first get a parse error
+        for answer, raw_body in answers:
+            assert answer["error"]["code"] == PARSE_ERROR and answer["id"] is None
+            assert_no_traceback(raw_body)
+
+
+@pytest.mark.parametrize(("shutdown", "code"), [(False, 1), (True, 0)])
+async def test_exit_code_follows_shutdown(
+    shutdown: bool, code: int, raw: tuple[RawServer, str]
+) -> None:
+    # The LSP spec: exit code 0 after a shutdown request, 1 without one. Before the fix it was
+    # always 0 (pygls's sys.exit(1) was swallowed by its own transport loop).
+    server, _ = raw
+    if shutdown:
+        assert (await server.call("shutdown", None))["result"] is None
+        late = await server.call(HOVER, at(DOC))  # after shutdown: refused, but answered
+        assert late["error"]["code"] == INVALID_REQUEST
+    await server.send({"jsonrpc": "2.0", "method": "exit"})
+    assert await server.exit_code() == code  # stdin is still open
+
+
+async def test_a_request_before_initialize_is_refused(hash_bundle: Path, tmp_path: Path) -> None:
+    server = await RawServer.start(hash_bundle, tmp_path / "home")
+    try:
+        answer = await server.call(HOVER, at(DOC))
+        assert answer["error"]["code"] == -32002  # ServerNotInitialized
+        await server.initialize(tmp_path)
+        uri = (tmp_path / "sample.py").as_uri()
+        await server.open(uri, SAMPLE)
+        await server.assert_serves(uri)
+    finally:
+        await server.close()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["file:///x.md", "not a line"], [], [1, 2, 3, 4], ["file:///x.md", 10**30], None],
+)
+async def test_a_command_with_bad_arguments_is_refused_without_a_traceback(
+    arguments: Any, raw: tuple[RawServer, str]
+) -> None:
+    server, sample = raw
+    params: dict[str, Any] = {"command": "atlas.openDocs"}
+    if arguments is not None:
+        params["arguments"] = arguments
+    answer = await server.call("workspace/executeCommand", params)
+    assert answer["error"]["code"] in (INVALID_PARAMS, INTERNAL_ERROR), answer
+    await server.assert_serves(sample)
