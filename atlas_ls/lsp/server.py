@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
+from atlas_core.errors import AtlasError
 from atlas_core.holder import EngineHolder
 from atlas_core.reload import BundleReloader
 from atlas_ls.lsp import diagnostics
@@ -46,6 +48,8 @@ OPEN_DIAGNOSTICS_DELAY_MS = 100
 RELOAD = "atlas.reload"
 DEBUG_INFO = "atlas.debugInfo"
 _WATCHED_MODULES = ("onnxruntime", "tokenizers", "torch", "mlx", "numpy", "pyarrow", "rapidfuzz")
+MAX_SHOWN_MESSAGES = 100  # distinct failures remembered as shown; forgotten on a bundle (re)load
+MAX_FAILURE_CHARS = 400
 
 
 def encoding_of(server: LanguageServer) -> str:
@@ -87,6 +91,8 @@ class AtlasLanguageServer(LanguageServer):
         self._demo_requested = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self.reloader: BundleReloader | None = None
+        self._shown: set[str] = set()  # failure messages shown while this engine generation served
+        self._shown_generation = -1
         self.exit_code = 0
 
     # -- transport ------------------------------------------------------------------------------
@@ -297,8 +303,58 @@ class AtlasLanguageServer(LanguageServer):
             logger.warning("%s", message)
         else:
             logger.info("%s", message)
+        self._notify(kind, message)
+
+    def _notify(self, kind: types.MessageType, message: str) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def show_once(self, kind: types.MessageType, message: str) -> bool:
+        """`show`, unless the same message was shown since the bundle last (re)loaded: a failure
+        repeats on every keystroke, the user needs to read it once. True when it was shown."""
+        if self._was_shown(message):
+            return False
+        self._remember(message)
+        self.show(kind, message)
+        return True
+
+    def _was_shown(self, message: str) -> bool:
+        # Keyed to the engine generation rather than cleared by the load event: a request can
+        # fail on a new engine before its load event has run on the loop.
+        if self._shown_generation != self.holder.generation:
+            self._shown_generation = self.holder.generation
+            self._shown.clear()
+        return message in self._shown
+
+    def _remember(self, message: str) -> None:
+        if len(self._shown) >= MAX_SHOWN_MESSAGES:
+            self._shown.clear()
+        self._shown.add(message)
+
+    def report_failure(self, what: str, exc: BaseException) -> None:
+        """Tell the user, once, why `what` (a request, diagnostics) failed.
+
+        An AtlasError (a damaged bundle found at query time, say) carries its own reason and
+        hint. Anything else is a bug: logged at ERROR with its traceback, and shown, so that it is
+        never mistaken for "nothing documented here".
+        """
+        if isinstance(exc, AtlasError):
+            self.show_once(types.MessageType.Error, _clip(f"Atlas: {what}: {exc.one_line()}"))
+            return
+        message = _clip(f"Atlas: {what} failed: {type(exc).__name__}: {exc}")
+        if self._was_shown(message):
+            logger.error("%s (again)", message)
+            return
+        self._remember(message)
+        logger.error("%s", message, exc_info=exc)
+        self._notify(types.MessageType.Error, message + " (details in the language server's log)")
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls shows "Error in server: ..." for every failed notification handler (each
+        # didChange of a document it cannot apply would pop one up); once per message here.
+        if source is FeatureRequestError:
+            return  # the failed request's own error response says it
+        self.show_once(types.MessageType.Error, _clip(f"Atlas: internal error: {error}"))
 
     def log(self, kind: types.MessageType, message: str) -> None:
         logger.info("%s", message)
@@ -429,8 +485,8 @@ class AtlasLanguageServer(LanguageServer):
             self._publish(uri, found, snap.version)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            logger.exception("diagnostics for %s failed", uri)
+        except Exception as exc:
+            self.report_failure("diagnostics", exc)
         finally:
             if self._diag_tasks.get(uri) is asyncio.current_task():
                 self._diag_tasks.pop(uri, None)
@@ -525,6 +581,12 @@ class AtlasLanguageServer(LanguageServer):
                 for p in self.recognizers.plugins
             ],
         }
+
+
+def _clip(message: str) -> str:
+    if len(message) <= MAX_FAILURE_CHARS:
+        return message
+    return message[: MAX_FAILURE_CHARS - 1] + "…"
 
 
 def _bundle_summary(engine: Any) -> str:

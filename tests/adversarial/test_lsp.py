@@ -1,4 +1,4 @@
-"""Hostile clients against the real language server (issue 10: items 5 and 6 on the LSP side,
+"""Hostile clients against the real language server (issue 10: items 5, 6 and 8 on the LSP side,
 and the rest of the LSP surface).
 
 Every case starts ``python -m atlas_ls`` as a subprocess. Well-formed hostile requests go through
@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -23,10 +24,12 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient, client_capabilities
 
 from tests.lsp_support import (
     hover_text,
+    make_client,
     open_document,
     position_of,
     server_env,
@@ -577,3 +580,140 @@ async def test_a_command_with_bad_arguments_is_refused_without_a_traceback(
     answer = await server.call("workspace/executeCommand", params)
     assert answer["error"]["code"] in (INVALID_PARAMS, INTERNAL_ERROR), answer
     await server.assert_serves(sample)
+
+
+# --- item 8: failures found at query time ---------------------------------------------------
+
+
+def _record_row(bundle: Path, name: str) -> int:
+    names = (bundle / "identifiers" / "names.txt").read_text(encoding="utf-8").splitlines()
+    return names.index(name)
+
+
+def _damage_record(bundle: Path, name: str) -> None:
+    """Make the record of identifier `name` unreadable JSON without changing any file's size, as
+    a bit flip on disk or a bad download would: the bundle opens and only a lookup of `name`
+    notices."""
+    import numpy as np
+
+    offsets = np.load(bundle / "identifiers" / "record_offsets.npy")
+    row = _record_row(bundle, name)
+    path = bundle / "identifiers" / "records.jsonl"
+    data = bytearray(path.read_bytes())
+    start = int(offsets[row])
+    data[start] = ord("#")  # the record's opening brace
+    path.write_bytes(bytes(data))
+
+
+async def test_a_bundle_damaged_at_query_time_is_reported_once(
+    hash_bundle: Path, tmp_path: Path
+) -> None:
+    # Before the fix the lookup's exception was swallowed at DEBUG level: the hover said
+    # "nothing documented here" and the user never learnt that the bundle was broken.
+    bundle = tmp_path / "damaged"
+    shutil.copytree(hash_bundle, bundle)
+    _damage_record(bundle, "findAssets")
+    client = await start_client(
+        "visual-studio-code", ["--bundle", str(bundle)], server_env(tmp_path / "home"),
+        root=tmp_path,
+    )  # fmt: skip
+    try:
+        uri = (tmp_path / "damaged.py").as_uri()
+        open_document(client, uri, SAMPLE, "python")
+        where = position_of(SAMPLE, "findAssets")
+        for _ in range(3):
+            try:
+                answer = await asyncio.wait_for(hover_text(client, uri, where), REPLY_TIMEOUT_S)
+            except JsonRpcException as exc:  # an unexpected exception: one line, no traceback
+                assert exc.code == INTERNAL_ERROR and exc.data is None, exc
+                assert_no_traceback(exc.message)
+            else:  # a BundleError: reported, and no result
+                assert answer is None
+        errors = await wait_until(
+            lambda: [m for m in client.messages if m.type == types.MessageType.Error]
+        )
+        await asyncio.sleep(0.5)  # let a (wrong) second message arrive before counting
+        errors = [m for m in client.messages if m.type == types.MessageType.Error]
+        assert len(errors) == 1, errors
+        assert errors[0].message.startswith("Atlas: hover"), errors[0].message
+        assert_no_traceback(errors[0].message)
+        # The rest of the bundle still serves.
+        path_hover = await hover_text(client, uri, position_of(SAMPLE, "assets/{assetId}"))
+        assert path_hover is not None and "`/assets/{assetId}`" in path_hover
+    finally:
+        await stop_client(client)
+
+
+# A stand-in, because no damage to a real bundle is sure to surface as a BundleError at query time
+# on every version of the engine: the server runs with Engine.lookup patched to raise a
+# BundleError for one name and a KeyError (a bug) for another. Everything else is the real server.
+RAISING_SERVER = """
+import sys
+from atlas_core.engine import Engine
+from atlas_core.errors import BundleError
+
+real_lookup = Engine.lookup
+
+def lookup(self, identifier, limit=10):
+    if identifier == "brokenThing":
+        raise BundleError("identifier table: records.jsonl row 7 is not JSON",
+                          hint="run `atlas verify`; rebuild or re-download the bundle")
+    if identifier == "buggyThing":
+        raise KeyError("kind")
+    return real_lookup(self, identifier, limit)
+
+Engine.lookup = lookup
+from atlas_ls.lsp.__main__ import main
+sys.exit(main())
+"""
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def raising_client(hash_bundle: Path, tmp_path: Path) -> AsyncIterator[LanguageClient]:
+    script = tmp_path / "raising_server.py"
+    script.write_text(RAISING_SERVER)
+    client = make_client()
+    await client.start_io(
+        sys.executable, str(script), "--bundle", str(hash_bundle),
+        env=server_env(tmp_path / "home"),
+    )  # fmt: skip
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim"), root_uri=tmp_path.as_uri()
+        )
+    )
+    yield client
+    await stop_client(client)
+
+
+async def test_a_bundle_error_is_shown_once_and_answers_none(
+    raising_client: LanguageClient, tmp_path: Path
+) -> None:
+    text = "x = api.brokenThing()\n"
+    uri = (tmp_path / "broken.py").as_uri()
+    open_document(raising_client, uri, text, "python")
+    for _ in range(3):
+        assert await hover_text(raising_client, uri, position_of(text, "brokenThing")) is None
+    await asyncio.sleep(0.5)
+    errors = [m.message for m in raising_client.messages if m.type == types.MessageType.Error]
+    assert errors == [
+        "Atlas: hover: identifier table: records.jsonl row 7 is not JSON (hint: run `atlas "
+        "verify`; rebuild or re-download the bundle)"
+    ]
+
+
+async def test_an_unexpected_error_is_an_error_answer_shown_once(
+    raising_client: LanguageClient, tmp_path: Path
+) -> None:
+    text = "x = api.buggyThing()\n"
+    uri = (tmp_path / "buggy.py").as_uri()
+    open_document(raising_client, uri, text, "python")
+    for _ in range(3):
+        with pytest.raises(JsonRpcException) as failure:
+            await hover_text(raising_client, uri, position_of(text, "buggyThing"))
+        assert failure.value.code == INTERNAL_ERROR and failure.value.data is None
+        assert failure.value.message == "hover failed: KeyError: 'kind'"
+    await asyncio.sleep(0.5)
+    errors = [m.message for m in raising_client.messages if "KeyError" in m.message]
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("Atlas: hover failed: KeyError: 'kind'")
