@@ -717,3 +717,77 @@ async def test_an_unexpected_error_is_an_error_answer_shown_once(
     errors = [m.message for m in raising_client.messages if "KeyError" in m.message]
     assert len(errors) == 1, errors
     assert errors[0].startswith("Atlas: hover failed: KeyError: 'kind'")
+
+
+# --- item 4: queries and settings ---------------------------------------------------------
+
+
+async def test_a_1_mb_workspace_symbol_query_is_answered(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    query = client.workspace_symbol_async(
+        types.WorkspaceSymbolParams(query="findAssets " * 100_000)
+    )
+    result = await asyncio.wait_for(query, REPLY_TIMEOUT_S)
+    assert isinstance(result, list)
+    await _still_serves(client, tmp_path)
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"a": ' * depth + b"1" + b"}" * depth
+
+
+MAX_RESULTS_WARNING = "atlas.workspaceSymbols.maxResults must be a whole number from 1 to 1000"
+
+# Settings a client can send -> the warning the server shows about them ("" for none: nothing it
+# reads is in there), or a parse error when no JSON parser should follow them down.
+ABSURD_SETTINGS: dict[str, tuple[bytes, str | int]] = {
+    "maxResults 1e308": (
+        b'{"atlas": {"workspaceSymbols": {"maxResults": 1e308}}}',
+        MAX_RESULTS_WARNING,
+    ),
+    "maxResults Infinity": (
+        b'{"atlas": {"workspaceSymbols": {"maxResults": Infinity}}}',
+        MAX_RESULTS_WARNING,
+    ),
+    "maxResults NaN": (
+        b'{"atlas": {"workspaceSymbols": {"maxResults": NaN}}}',
+        MAX_RESULTS_WARNING,
+    ),
+    "maxResults -1e308": (
+        b'{"atlas": {"workspaceSymbols": {"maxResults": -1e308}}}',
+        MAX_RESULTS_WARNING,
+    ),
+    "bundle nested 900 deep": (
+        b'{"atlas": {"bundle": ' + _nested(900) + b"}}",
+        "atlas.bundle must be a directory path or a list of paths",
+    ),
+    "atlas nested 900 deep": (b'{"atlas": ' + _nested(900) + b"}", ""),
+    "settings nested 10,000 deep": (_nested(10_000), PARSE_ERROR),
+    "debounceMs a 1 MB string": (
+        b'{"atlas": {"diagnostics": {"debounceMs": "' + b"9" * 1024 * 1024 + b'"}}}',
+        "atlas.diagnostics.debounceMs must be a whole number of milliseconds",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ABSURD_SETTINGS))
+async def test_absurd_settings_are_refused(case: str, raw: tuple[RawServer, str]) -> None:
+    server, sample = raw
+    settings, expected = ABSURD_SETTINGS[case]
+    method = b'"method": "workspace/didChangeConfiguration"'
+    await server.write(
+        frame(b'{"jsonrpc": "2.0", %s, "params": {"settings": %s}}' % (method, settings))
+    )
+    if expected == PARSE_ERROR:
+        assert (await server.reply(None))["error"]["code"] == PARSE_ERROR
+    symbols = await server.call("workspace/symbol", {"query": "asset"})
+    assert 0 < len(symbols["result"]) <= 50  # the default maxResults still holds
+    await server.assert_serves(sample)
+    shown = [m["params"] for m in server.notifications if m["method"] == "window/showMessage"]
+    for message in shown:
+        assert_no_traceback(message["message"])
+    if isinstance(expected, str) and expected:
+        assert [m for m in shown if expected in m["message"] and m["type"] == 2], shown
+    else:
+        assert not shown, shown
