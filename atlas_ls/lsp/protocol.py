@@ -15,7 +15,8 @@ pygls 2.x leaves a client waiting forever in several places, so this module repl
 - It answers nothing after ``shutdown``; here later requests get InvalidRequest, as the spec says.
   Before ``initialize`` its handlers fail on the missing workspace; here requests get
   ServerNotInitialized (-32002) and notifications are dropped, as the spec says.
-- It reads stdin on an executor thread that `exit` then waits for; here a daemon thread reads.
+- Its stdio loop swallows the SystemExit of ``exit``, so the exit code was always 0; the server
+  (server.py) keeps it.
 """
 
 from __future__ import annotations
@@ -110,11 +111,8 @@ async def read_message(reader: FrameReader) -> bytes | None:
 
 
 class StdinFrames:
-    """Blocking reads of a binary stream, done one at a time on a daemon thread.
-
-    pygls reads stdin on its executor, whose threads the interpreter joins at exit: after `exit`
-    the process would live on until the client wrote again or closed the pipe.
-    """
+    """Blocking reads of a binary stream, done one at a time on a daemon thread: a read waiting
+    for a client that never writes again cannot hold up the process's exit."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
@@ -212,7 +210,7 @@ class JsonRPCResponse:
     result: Any
 
 
-# What a client may send before `initialize` has been answered.
+# What a client may send before `initialize` (None: a response, which has no method).
 _BEFORE_INITIALIZE = frozenset({None, types.INITIALIZE, types.SHUTDOWN, types.EXIT})
 
 
