@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         gc.enable()
         server.stop_watching()
         loader.shutdown()
-    return 0
+    # 1 after `exit` without `shutdown` (the LSP spec) or when the input stopped being LSP framing.
+    return server.exit_code
 
 
 def collect_startup_garbage() -> None:

@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot, column_to_client
+from atlas_ls.lsp.recognizers import MAX_LINE_WINDOW
 from atlas_ls.lsp.text_scan import string_at
 
 MAX_ITEMS = 100
@@ -58,10 +59,13 @@ def completion_items(
     if line >= len(snapshot.lines):
         return None
     text = snapshot.lines[line]
-    span = string_at(text, column, snapshot.language_id)
-    if span is None or not span.start <= column <= span.end:
+    # The string scanner walks the line from its start: on a 5 MB minified line it looks at the
+    # stretch before the cursor only, as the recognisers do.
+    offset = max(0, column - MAX_LINE_WINDOW) if len(text) > 2 * MAX_LINE_WINDOW else 0
+    span = string_at(text[offset : column + MAX_LINE_WINDOW], column - offset, snapshot.language_id)
+    if span is None or not span.start <= column - offset <= span.end:
         return None
-    typed = text[span.start : column]
+    typed = text[offset + span.start : column]
     prefix = path_prefix(typed)
     if prefix is None:
         return None

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
-from typing import Any
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError
 
+from atlas_core.errors import AtlasError
 from atlas_core.holder import EngineHolder
 from atlas_ls.lsp import code_actions, completion, definition, diagnostics, hover, workspace_symbol
 from atlas_ls.lsp.loading import BundleLoader
@@ -24,6 +27,38 @@ from atlas_ls.lsp.server import (
     encoding_of,
 )
 from atlas_ls.lsp.settings import SECTION, Settings, parse_settings
+
+P = TypeVar("P")
+R = TypeVar("R")
+Handler = Callable[[AtlasLanguageServer, P], Awaitable[R]]
+
+
+def reporting(what: str) -> Callable[[Handler[P, R]], Handler[P, R | None]]:
+    """Wrap a request handler so that a failure reaches the user once, without a traceback.
+
+    An AtlasError (a damaged bundle found at query time) is shown with its reason and the request
+    answers None; anything else is logged with its traceback, shown, and answered with a one-line
+    InternalError (pygls would put the traceback in the response).
+    """
+
+    def wrap(handler: Handler[P, R]) -> Handler[P, R | None]:
+        @functools.wraps(handler)
+        async def run(ls: AtlasLanguageServer, params: P) -> R | None:
+            try:
+                return await handler(ls, params)
+            except AtlasError as exc:
+                ls.report_failure(what, exc)
+                return None
+            except Exception as exc:
+                ls.report_failure(what, exc)
+                detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+                raise JsonRpcInternalError(
+                    f"{what} failed: {type(exc).__name__}" + (f": {detail}" if detail else "")
+                ) from None
+
+        return run
+
+    return wrap
 
 
 def create_server(
@@ -89,6 +124,7 @@ def _register(server: AtlasLanguageServer) -> None:
         ls.forget(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @reporting("hover")
     async def on_hover(ls: AtlasLanguageServer, params: types.HoverParams) -> types.Hover | None:
         found = await ls.resolve(params.text_document.uri, params.position)
         if found is None:
@@ -110,6 +146,7 @@ def _register(server: AtlasLanguageServer) -> None:
         return result
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @reporting("go to definition")
     async def on_definition(
         ls: AtlasLanguageServer, params: types.DefinitionParams
     ) -> types.Location | None:
@@ -120,6 +157,7 @@ def _register(server: AtlasLanguageServer) -> None:
         return definition.definition_result(engine, resolution)
 
     @server.feature(types.WORKSPACE_SYMBOL)
+    @reporting("workspace symbols")
     async def on_workspace_symbol(
         ls: AtlasLanguageServer, params: types.WorkspaceSymbolParams
     ) -> list[types.SymbolInformation] | None:
@@ -135,6 +173,7 @@ def _register(server: AtlasLanguageServer) -> None:
             code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False
         ),
     )
+    @reporting("code actions")
     async def on_code_action(
         ls: AtlasLanguageServer, params: types.CodeActionParams
     ) -> list[types.CodeAction] | None:
@@ -162,11 +201,12 @@ def _register(server: AtlasLanguageServer) -> None:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=["/", '"', "'", "`"]),
     )
+    @reporting("completion")
     async def on_completion(
         ls: AtlasLanguageServer, params: types.CompletionParams
     ) -> types.CompletionList | None:
         engine = await ls.engine()
-        snap = ls.snapshot(params.text_document.uri) if engine is not None else None
+        snap = await ls.snapshot(params.text_document.uri) if engine is not None else None
         if engine is None or snap is None:
             return None
         where = ls.position(snap, params.position)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from atlas_core.errors import QueryError
 from atlas_core.identifier_normalize import compact, path_key
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot
@@ -121,9 +122,11 @@ def resolve_recognitions(
         for identifier in rec.lookups():
             try:
                 found = engine.lookup(identifier, limit=MAX_CANDIDATES * 2)
-            except Exception as exc:  # a bad identifier must not fail the whole request
-                logger.debug("lookup %r failed: %s", identifier, exc)
+            except QueryError as exc:  # a spelling the engine will not look up; try the next
+                logger.debug("lookup %r refused: %s", identifier, exc)
                 continue
+            # Anything else (a BundleError from a damaged bundle) fails the request, which
+            # reports it: a swallowed error would read as "nothing documented here".
             accepted = [
                 c
                 for c in found

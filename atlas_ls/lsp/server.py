@@ -13,20 +13,22 @@ import gc
 import logging
 import os
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 
+from atlas_core.errors import AtlasError
 from atlas_core.holder import EngineHolder
 from atlas_core.reload import BundleReloader
 from atlas_ls.lsp import diagnostics
 from atlas_ls.lsp.documents import DocumentCache, Snapshot, column_from_client, column_to_client
 from atlas_ls.lsp.loading import BundleLoader, LoadResult, open_engine
+from atlas_ls.lsp.protocol import AtlasProtocol, FrameReader, StdinFrames, StreamFrames, serve
 from atlas_ls.lsp.recognizers import RecognizerSet
 from atlas_ls.lsp.resolve import Resolution, resolve_at
 from atlas_ls.lsp.settings import SECTION, Settings, parse_settings
@@ -46,22 +48,8 @@ OPEN_DIAGNOSTICS_DELAY_MS = 100
 RELOAD = "atlas.reload"
 DEBUG_INFO = "atlas.debugInfo"
 _WATCHED_MODULES = ("onnxruntime", "tokenizers", "torch", "mlx", "numpy", "pyarrow", "rapidfuzz")
-
-
-class AtlasProtocol(LanguageServerProtocol):
-    """Answers requests that arrive after ``shutdown`` with InvalidRequest, as the spec says.
-
-    pygls drops them silently, which leaves a client waiting forever for a reply.
-    """
-
-    def handle_message(self, message: Any) -> None:
-        method = getattr(message, "method", None)
-        msg_id = getattr(message, "id", None)
-        if self._shutdown and method and method != types.EXIT and msg_id is not None:
-            error = JsonRpcInvalidRequest(f"{method}: the server is shutting down")
-            self._send_response(msg_id, None, error.to_response_error())
-            return
-        super().handle_message(message)
+MAX_SHOWN_MESSAGES = 100  # distinct failures remembered as shown; forgotten on a bundle (re)load
+MAX_FAILURE_CHARS = 400
 
 
 def encoding_of(server: LanguageServer) -> str:
@@ -103,6 +91,56 @@ class AtlasLanguageServer(LanguageServer):
         self._demo_requested = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self.reloader: BundleReloader | None = None
+        self._shown: set[str] = set()  # failure messages shown while this engine generation served
+        self._shown_generation = -1
+        self.exit_code = 0
+
+    # -- transport ------------------------------------------------------------------------------
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdio with Atlas's framing (atlas_ls.lsp.protocol) instead of pygls's."""
+        from pygls.io_ import StdoutWriter
+
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        self._serve(self._run(StdinFrames(stdin or sys.stdin.buffer)))
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time on host:port, with the same framing as stdio."""
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await self._run(StreamFrames(reader))
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        self._serve(listen())
+
+    def _serve(self, main: Coroutine[Any, Any, None]) -> None:
+        self._stop_event = threading.Event()
+        try:
+            asyncio.run(main)
+        except SystemExit as exc:  # `exit`: 0 after shutdown, 1 without (pygls decides)
+            self.exit_code = exc.code if isinstance(exc.code, int) else 1
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            pass
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; stopping")
+        finally:
+            self.shutdown()
+
+    async def _run(self, reader: FrameReader) -> None:
+        assert self._stop_event is not None
+        broken = await serve(reader, self.protocol, self._stop_event)  # type: ignore[arg-type]
+        if broken:
+            # Where the next message starts is unknown; guessing would answer the wrong request.
+            logger.error(
+                "atlas-ls: stopping: the client's messages are not LSP framing: %s", broken
+            )
+            self.exit_code = 1
 
     # -- engine ---------------------------------------------------------------------------------
 
@@ -269,8 +307,58 @@ class AtlasLanguageServer(LanguageServer):
             logger.warning("%s", message)
         else:
             logger.info("%s", message)
+        self._notify(kind, message)
+
+    def _notify(self, kind: types.MessageType, message: str) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def show_once(self, kind: types.MessageType, message: str) -> bool:
+        """`show`, unless the same message was shown since the bundle last (re)loaded: a failure
+        repeats on every keystroke, the user needs to read it once. True when it was shown."""
+        if self._was_shown(message):
+            return False
+        self._remember(message)
+        self.show(kind, message)
+        return True
+
+    def _was_shown(self, message: str) -> bool:
+        # Keyed to the engine generation rather than cleared by the load event: a request can
+        # fail on a new engine before its load event has run on the loop.
+        if self._shown_generation != self.holder.generation:
+            self._shown_generation = self.holder.generation
+            self._shown.clear()
+        return message in self._shown
+
+    def _remember(self, message: str) -> None:
+        if len(self._shown) >= MAX_SHOWN_MESSAGES:
+            self._shown.clear()
+        self._shown.add(message)
+
+    def report_failure(self, what: str, exc: BaseException) -> None:
+        """Tell the user, once, why `what` (a request, diagnostics) failed.
+
+        An AtlasError (a damaged bundle found at query time, say) carries its own reason and
+        hint. Anything else is a bug: logged at ERROR with its traceback, and shown, so that it is
+        never mistaken for "nothing documented here".
+        """
+        if isinstance(exc, AtlasError):
+            self.show_once(types.MessageType.Error, _clip(f"Atlas: {what}: {exc.one_line()}"))
+            return
+        message = _clip(f"Atlas: {what} failed: {type(exc).__name__}: {exc}")
+        if self._was_shown(message):
+            logger.error("%s (again)", message)
+            return
+        self._remember(message)
+        logger.error("%s", message, exc_info=exc)
+        self._notify(types.MessageType.Error, message + " (details in the language server's log)")
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls shows "Error in server: ..." for every failed notification handler (each
+        # didChange of a document it cannot apply would pop one up); once per message here.
+        if source is FeatureRequestError:
+            return  # the failed request's own error response says it
+        self.show_once(types.MessageType.Error, _clip(f"Atlas: internal error: {error}"))
 
     def log(self, kind: types.MessageType, message: str) -> None:
         logger.info("%s", message)
@@ -321,12 +409,12 @@ class AtlasLanguageServer(LanguageServer):
 
     # -- documents ------------------------------------------------------------------------------
 
-    def snapshot(self, uri: str) -> Snapshot | None:
-        return self.documents.snapshot(self.workspace, uri)
+    async def snapshot(self, uri: str) -> Snapshot | None:
+        return await self.documents.snapshot(self.workspace, uri)
 
     def position(self, snap: Snapshot, pos: types.Position) -> tuple[int, int] | None:
         """(line, code-point column) for a client position; None when it is past the text."""
-        if pos.line < 0 or pos.line >= len(snap.lines):
+        if not (0 <= pos.line < len(snap.lines)) or pos.character < 0:
             return None
         text = snap.lines[pos.line]
         encoding = encoding_of(self)
@@ -348,7 +436,7 @@ class AtlasLanguageServer(LanguageServer):
         engine = await self.engine()
         if engine is None:
             return None
-        snap = self.snapshot(uri)
+        snap = await self.snapshot(uri)
         if snap is None:
             return None
         where = self.position(snap, pos)
@@ -385,21 +473,24 @@ class AtlasLanguageServer(LanguageServer):
                 self._publish(uri, [], None)
                 return
             engine = await self.engine()
-            snap = self.snapshot(uri)
-            if engine is None or snap is None:
+            if engine is None or not self.documents.is_open(self.workspace, uri):
+                return
+            snap = await self.snapshot(uri)
+            if snap is None:  # too big to diagnose
+                if self.published.get(uri):
+                    self._publish(uri, [], None)
                 return
             encoding = encoding_of(self)
             found = await asyncio.to_thread(
                 lambda: diagnostics.diagnostics_for(snap, self.matcher(engine), encoding)
             )
-            current = self.snapshot(uri)
-            if current is None or current.text is not snap.text:
+            if not self.documents.is_current(self.workspace, snap):
                 return  # the document changed meanwhile; its own task will publish
             self._publish(uri, found, snap.version)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            logger.exception("diagnostics for %s failed", uri)
+        except Exception as exc:
+            self.report_failure("diagnostics", exc)
         finally:
             if self._diag_tasks.get(uri) is asyncio.current_task():
                 self._diag_tasks.pop(uri, None)
@@ -494,6 +585,12 @@ class AtlasLanguageServer(LanguageServer):
                 for p in self.recognizers.plugins
             ],
         }
+
+
+def _clip(message: str) -> str:
+    if len(message) <= MAX_FAILURE_CHARS:
+        return message
+    return message[: MAX_FAILURE_CHARS - 1] + "…"
 
 
 def _bundle_summary(engine: Any) -> str:

@@ -9,6 +9,7 @@ key, what was wrong and what to write instead.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,6 +18,9 @@ SECTION = "atlas"
 MAX_SYMBOL_RESULTS = 1000
 DEFAULT_SYMBOL_RESULTS = 50
 DEFAULT_DEBOUNCE_MS = 300
+# No setting is nested deeper than atlas.workspaceSymbols.maxResults; objects far deeper than that
+# are a client's mistake (or an attack on the recursion limit) and are not descended into.
+MAX_SETTINGS_DEPTH = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +44,10 @@ class ParsedSettings:
         return "Atlas: ignored bad settings, using defaults for them: " + "; ".join(self.problems)
 
 
-def _unflatten(raw: Mapping[str, Any]) -> dict[str, Any]:
+def _unflatten(raw: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    if depth > MAX_SETTINGS_DEPTH:
+        return out
     for key, value in raw.items():
         if not isinstance(key, str):
             continue
@@ -54,9 +60,9 @@ def _unflatten(raw: Mapping[str, Any]) -> dict[str, Any]:
                 node[part] = child
             node = child
         if isinstance(value, Mapping) and isinstance(node.get(last), dict):
-            node[last].update(_unflatten(value))
+            node[last].update(_unflatten(value, depth + 1))
         elif isinstance(value, Mapping):
-            node[last] = _unflatten(value)
+            node[last] = _unflatten(value, depth + 1)
         else:
             node[last] = value
     return out
@@ -113,8 +119,8 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
             if (
                 isinstance(value, bool)
                 or not isinstance(value, int | float)
+                or not 1 <= value <= MAX_SYMBOL_RESULTS  # also refuses NaN, before int() can fail
                 or int(value) != value
-                or not 1 <= value <= MAX_SYMBOL_RESULTS
             ):
                 problems.append(
                     "atlas.workspaceSymbols.maxResults must be a whole number from 1 to "
@@ -164,6 +170,11 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
     return ParsedSettings(settings, tuple(problems))
 
 
+_SHOW = reprlib.Repr()
+_SHOW.maxlevel = 2  # a value nested 10,000 deep is shown in a few characters, without recursing
+_SHOW.maxstring = 60
+
+
 def _show(value: Any) -> str:
-    text = repr(value)
+    text = _SHOW.repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
