@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 from typing import Any
 
@@ -47,8 +48,11 @@ def recipe(seed: int, index: int) -> dict[str, Any]:
         parts.append(f"{built.get('method', '?')}" + (f"+{how}" if how else ""))
     spec: dict[str, Any] = {"bodies": bodies, "framing": None}
     if rng.random() < FRAMING_SHARE:
-        frame, how, whole = framing(rng, bodies[0])
-        spec["framing"] = {"frame": frame, "how": how, "whole": whole}
+        # The frame is built where the case runs, around the body with its placeholders filled
+        # (a Content-Length counted before would lie); the same seed picks the same breakage.
+        seed = rng.random()
+        _, how, whole = framing(random.Random(seed), bodies[0])
+        spec["framing"] = {"seed": seed, "how": how, "whole": whole}
         parts[0] += f" framed {how}"
     spec["label"] = "; ".join(clip(p, 80) for p in parts)
     return spec
@@ -151,13 +155,14 @@ class Lsp:
         bodies = [self.fill(b) for b in spec["bodies"]]
         hover_id = f"hover-{index}"
         start = peer.mark()
-        framing = spec["framing"]
-        if framing is not None and not framing["whole"]:
-            return self._broken_frame(peer, self.fill(framing["frame"]), hover_id, start, timeout)
+        broken = spec["framing"]
+        frame = framing(random.Random(broken["seed"]), bodies[0])[0] if broken else None
+        if broken is not None and frame is not None and not broken["whole"]:
+            return self._broken_frame(peer, frame, hover_id, start, timeout)
         expects = [expect(b, strict_utf8=True) for b in bodies]
         for k, body in enumerate(bodies):
-            if k == 0 and framing is not None:
-                peer.write(self.fill(framing["frame"]))
+            if k == 0 and frame is not None:
+                peer.write(frame)
             else:
                 peer.send(body)
         peer.send(self.hover(hover_id))
