@@ -37,7 +37,9 @@ MAX_RATIO = 100
 SMALL_ARCHIVE_ALLOWANCE = 8 * 1024**2
 # pax and GNU long-name headers hold a few names and times; tarfile reads them whole into memory.
 MAX_HEADER_BYTES = 1024**2
-MAX_MANIFEST_BYTES = 64 * 1024**2  # a big bundle's manifest is a few MB; larger is left to verify
+MAX_MANIFEST_BYTES = 64 * 1024**2
+MAX_SEGMENT_BYTES = 255  # one file or folder name (NAME_MAX on Linux, macOS and Windows)
+MAX_NAME_BYTES = 4096  # a whole entry path (PATH_MAX)  # a big bundle's manifest is a few MB; larger is left to verify
 
 
 def sha256_file(path: Path, progress: Callable[[int], None] | None = None) -> str:
@@ -160,7 +162,17 @@ def _unpack_into(archive: Path, dest: Path, *, max_bytes: int, max_members: int)
     except _OversizedHeader as exc:
         raise _unsafe(archive, f"a tar header holds {exc} bytes of names") from exc
     except FileExistsError as exc:
-        raise _unsafe(archive, f"entry {exc.filename} appears twice") from exc
+        try:
+            where = Path(str(exc.filename)).relative_to(root).as_posix()
+        except ValueError:
+            where = str(exc.filename)
+        raise _unsafe(archive, f"entry {where!r} appears twice") from exc
+    except OSError as exc:
+        raise DistributionError(
+            f"cannot unpack {archive.name}: {exc.strerror or exc}",
+            hint="check the free space and permissions of the install folder; nothing was "
+            "installed",
+        ) from exc
 
 
 class _Budget:
@@ -287,8 +299,10 @@ _NAME_HEADERS = (
 
 
 def _safe_name(archive: Path, name: str) -> str:
-    if "\x00" in name or "\\" in name:
+    if "\\" in name or any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
         raise _unsafe(archive, f"entry {name!r} has a forbidden character")
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        raise _unsafe(archive, f"entry {name[:80]!r}… is longer than {MAX_NAME_BYTES} bytes")
     path = PurePosixPath(name)
     if path.is_absolute() or name.startswith("/"):
         raise _unsafe(archive, f"entry {name!r} is an absolute path")
@@ -297,6 +311,13 @@ def _safe_name(archive: Path, name: str) -> str:
     parts = [p for p in path.parts if p not in ("", ".")]
     if not parts:
         raise _unsafe(archive, f"entry {name!r} has no name")
+    # Every filesystem Atlas installs on caps one name at 255 bytes; refusing here turns what would
+    # be an OSError halfway through the unpack into the same one-line refusal as any other entry.
+    for part in parts:
+        if len(part.encode("utf-8", "surrogateescape")) > MAX_SEGMENT_BYTES:
+            raise _unsafe(
+                archive, f"entry {name[:80]!r} has a name longer than {MAX_SEGMENT_BYTES} bytes"
+            )
     return "/".join(parts)
 
 

@@ -307,6 +307,12 @@ class AtlasProtocol(LanguageServerProtocol):
             else:
                 logger.warning("ignored %s: it came before initialize", method)
             return
+        if method == types.INITIALIZE and self._workspace is not None and msg_id is not None:
+            # LSP allows one initialize; a second would reset the workspace and forget every open
+            # document (found by benchmarks/fuzz.py, lsp_wire class).
+            error = JsonRpcInvalidRequest("initialize: the server is already initialized")
+            self._send_response(msg_id, None, error.to_response_error())
+            return
         if self._shutdown and method and method != types.EXIT and msg_id is not None:
             # pygls drops these silently, which leaves the client waiting for a reply.
             error = JsonRpcInvalidRequest(f"{method}: the server is shutting down")

@@ -389,6 +389,41 @@ def test_oversized_tar_header_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
 
 
+def _plain_archive(path: Path, names: list[str]) -> Path:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"ok"))
+    path.write_bytes(zstandard.ZstdCompressor().compress(buffer.getvalue()))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("names", "needle"),
+    [
+        # Found by benchmarks/fuzz.py (archive class): an OSError escaped halfway through.
+        (["atlas-bundle/" + "n" * 300 + ".md"], "longer than 255 bytes"),
+        (["atlas-bundle/" + "d/" * 2100 + "a.md"], "longer than 4096 bytes"),
+        (["atlas-bundle/a\nb.md"], "forbidden character"),
+        (["atlas-bundle/a\rb.md"], "forbidden character"),
+        # A repeated entry is named once, relative and quoted: one line, whatever the name holds.
+        (["atlas-bundle/a.md", "atlas-bundle/a.md"], "'atlas-bundle/a.md' appears twice"),
+    ],
+    ids=["long segment", "long path", "newline", "carriage return", "duplicate"],
+)
+def test_odd_entry_names_are_one_line_refusals(
+    tmp_path: Path, names: list[str], needle: str
+) -> None:
+    archive = _plain_archive(tmp_path / "a.tar.zst", names)
+    with pytest.raises(DistributionError) as caught:
+        unpack(archive, tmp_path / "x")
+    assert needle in caught.value.message
+    assert "\n" not in caught.value.one_line()
+    assert not (tmp_path / "x").exists()
+
+
 def test_pack_writes_the_manifest_first(hash_bundle: Path, tmp_path: Path) -> None:
     archive = pack(hash_bundle, tmp_path / "b.tar.zst", top="b")
     with (

@@ -566,6 +566,21 @@ async def test_a_request_before_initialize_is_refused(hash_bundle: Path, tmp_pat
         await server.close()
 
 
+async def test_a_second_initialize_is_refused_and_keeps_the_open_documents(
+    raw: tuple[RawServer, str],
+) -> None:
+    # Found by benchmarks/fuzz.py (lsp_wire): a second initialize reset the workspace and the
+    # open (unsaved) documents were forgotten. LSP allows initialize once.
+    server, sample = raw
+    unsaved = sample.replace("sample.py", "unsaved-only.py")
+    await server.open(unsaved, SAMPLE)
+    answer = await server.call(
+        "initialize", {"processId": None, "rootUri": None, "capabilities": {}}
+    )
+    assert answer["error"]["code"] == INVALID_REQUEST, answer
+    await server.assert_serves(unsaved)
+
+
 @pytest.mark.parametrize(
     "arguments",
     [["file:///x.md", "not a line"], [], [1, 2, 3, 4], ["file:///x.md", 10**30], None],
