@@ -216,8 +216,8 @@ def _write(
     sources: list[dict[str, Any]],
 ) -> tuple[Path, int, float, str]:
     """Stage and commit the bundle; (output, reused, embed seconds, why nothing was reused)."""
-    write_keyword_index = _index_writer("atlas_core.bm25", "write_keyword_index")
-    write_identifier_table = _index_writer("atlas_core.identifiers", "write_identifier_table")
+    write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
+    write_identifier_table = _index_writer("atlas_core.identifiers.build", "write_identifier_table")
     with BundleWriter(target, name=name) as writer:
         model_section = embedder.stage(writer.staging / MODEL)
         reuse_from: _Previous | None = None
@@ -283,8 +283,8 @@ def build_bundle(
         raise BuildError(f"--limit must be at least 1, got {limit}")
     target = check_output(Path(output))
 
-    from atlas_core.chunker import chunk_documents
     from atlas_core.embed import load_embedder
+    from atlas_core.markdown.chunker import chunk_documents
     from atlas_core.sources import load_sources
 
     stage(f"reading {len(sources)} source(s)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import logging
 import sys
 from collections.abc import Sequence
@@ -25,8 +26,11 @@ COMMAND_MODULES: tuple[str, ...] = (
     "demo",  # demo
     "crawl",  # crawl, crawl-validate
     "distribution",  # download, backup, restore, publish
-    "doctor",  # doctor, smoke
+    "doctor",  # doctor
 )
+# Commands other packages add: each entry point names a ``register(subparsers)`` function. The
+# host package adds `atlas smoke` this way, so the engine never imports the servers it drives.
+COMMAND_ENTRY_POINTS = "atlas.commands"
 
 log = logging.getLogger("atlas_core.cli")
 
@@ -47,6 +51,11 @@ def _build_parser() -> argparse.ArgumentParser:
                 continue  # a capability not built yet
             raise
         module.register(sub)
+    for entry in importlib.metadata.entry_points(group=COMMAND_ENTRY_POINTS):
+        try:
+            entry.load()(sub)
+        except Exception as exc:  # a broken plugin must not take the whole CLI down
+            log.warning("command plugin %s failed to load: %s", entry.value, exc)
     return parser
 
 

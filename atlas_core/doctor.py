@@ -146,8 +146,8 @@ def _config_check() -> Check:
 
 def _bundle_checks(explicit: list[str] | None, full: bool) -> list[Check]:
     from atlas_core.bundle import Bundle, verify_bundle
-    from atlas_core.bundle_locator import resolve_bundle_paths
     from atlas_core.errors import AtlasError
+    from atlas_core.serving.locator import resolve_bundle_paths
 
     try:
         paths = resolve_bundle_paths(explicit, allow_demo=False)
@@ -208,7 +208,7 @@ def _recognizer_checks() -> list[Check]:
     checks: list[Check] = []
     try:
         # The built-ins live with the language server; their module imports no protocol library.
-        from atlas_ls.lsp.builtin_recognizers import BUILTIN_RECOGNIZERS
+        from atlas_core.recognize.builtin import BUILTIN_RECOGNIZERS
 
         names = ", ".join(getattr(r, "name", type(r).__name__) for r in BUILTIN_RECOGNIZERS)
         checks.append(Check("recognizers", "OK", f"built-in: {names}"))

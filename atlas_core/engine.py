@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from atlas_core.chunk_columns import ChunkTable
 from atlas_core.errors import AtlasError, BundleError, ModelError, QueryError
-from atlas_core.query import (
+from atlas_core.search.chunks import ChunkTable
+from atlas_core.search.limits import (
     CONTROL_CHARS,
     MAX_LIMIT,
     MAX_QUERY_CHARS,
@@ -48,10 +48,10 @@ from atlas_core.types import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from atlas_core.bm25 import KeywordIndex
-    from atlas_core.dense import DenseIndex
-    from atlas_core.rerank import Reranker
-    from atlas_core.symbols import IdentifierIndex
+    from atlas_core.identifiers.index import IdentifierIndex
+    from atlas_core.search.dense import DenseIndex
+    from atlas_core.search.keyword import KeywordIndex
+    from atlas_core.search.rerank import Reranker
 
 __all__ = [
     "MAX_LIMIT",
@@ -142,7 +142,7 @@ class _Part:
         return self._table
 
     def _read_table(self) -> ChunkTable:
-        from atlas_core.bundle.chunk_table import file_problem
+        from atlas_core.bundle.chunk_schema import file_problem
         from atlas_core.bundle.manifest import REPAIR_HINT
 
         table = ChunkTable(self.bundle.chunks())
@@ -157,7 +157,7 @@ class _Part:
         if self._keyword is None:
             with self.lock:
                 if self._keyword is None:
-                    from atlas_core.bm25 import KeywordIndex
+                    from atlas_core.search.keyword import KeywordIndex
 
                     if not self.bundle.manifest.get("keyword"):
                         raise BundleError(
@@ -174,7 +174,7 @@ class _Part:
         if self._dense is None:
             with self.lock:
                 if self._dense is None:
-                    from atlas_core.dense import DenseIndex
+                    from atlas_core.search.dense import DenseIndex
 
                     self._dense = self._loading("vectors", lambda: DenseIndex.open(self.bundle))
         return self._dense
@@ -202,7 +202,7 @@ class _Part:
         if self._ids is None:
             with self.lock:
                 if self._ids is None:
-                    from atlas_core.symbols import IdentifierIndex
+                    from atlas_core.identifiers.index import IdentifierIndex
 
                     self._ids = self._loading(
                         "identifier table", lambda: IdentifierIndex.open(self.bundle)
@@ -350,7 +350,7 @@ class Engine:
     ) -> list[tuple[int, float]]:
         import numpy as np
 
-        from atlas_core.fusion import Ranked, diversify, fuse
+        from atlas_core.search.fusion import Ranked, diversify, fuse
 
         table = part.table()
         if table.n == 0:
@@ -395,7 +395,7 @@ class Engine:
     def _tag_factors(self, table: ChunkTable, rows: list[int], text: str) -> np.ndarray:
         import numpy as np
 
-        from atlas_core.tokenize import query_terms
+        from atlas_core.search.tokenize import query_terms
 
         terms = set(query_terms(text))
         factors = np.ones(len(rows))
@@ -437,7 +437,7 @@ class Engine:
                             hint=f'set {RERANK_ENV}=DIR or [rerank] model = "DIR" in the config '
                             "file (DIR holds model.onnx and tokenizer.json)",
                         )
-                    from atlas_core.rerank import load_reranker
+                    from atlas_core.search.rerank import load_reranker
 
                     self._reranker = load_reranker(directory, prefer=self._parts[0].prefer)
         return self._reranker

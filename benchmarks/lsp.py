@@ -63,7 +63,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def build_bundle(output: Path, n: int) -> tuple[Path, list[Any]]:
     """A bundle with `n` synthetic identifiers; returns it and the entries it holds."""
-    from atlas_core.identifiers import synthetic_entries
+    from atlas_core.identifiers.build import synthetic_entries
 
     entries = [
         replace(e, file=f"synthetic/page-{i % PAGES}.md", line=1 + (i // PAGES) % PAGE_LINES)
@@ -74,9 +74,9 @@ def build_bundle(output: Path, n: int) -> tuple[Path, list[Any]]:
 
     import numpy as np
 
-    from atlas_core.bm25 import write_keyword_index
     from atlas_core.bundle import BundleWriter
-    from atlas_core.identifiers import write_table
+    from atlas_core.identifiers.build import write_table
+    from atlas_core.search.keyword import write_keyword_index
     from atlas_core.types import Chunk, Deprecation, Document
 
     body = "\n".join(f"Line {k} of a synthetic reference page." for k in range(1, PAGE_LINES + 1))

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from atlas_core.distribution.archive import pack, sha256_file  # noqa: E402
 from atlas_core.distribution.download import download  # noqa: E402
 from atlas_core.distribution.install import flip_current  # noqa: E402
-from atlas_core.stdio_rpc import Rpc  # noqa: E402
+from atlas_ls.stdio_rpc import Rpc  # noqa: E402
 
 
 def _announced(notice: dict[str, Any], lsp: bool) -> bool:

@@ -45,13 +45,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from atlas_core.bm25 import KeywordIndex, top_k, write_keyword_index  # noqa: E402
 from atlas_core.bundle import Bundle, BundleWriter  # noqa: E402
-from atlas_core.dense import DenseIndex  # noqa: E402
 from atlas_core.embed import load_embedder  # noqa: E402
 from atlas_core.engine import Engine  # noqa: E402
-from atlas_core.identifiers import synthetic_entries, write_table  # noqa: E402
-from atlas_core.tokenize import query_terms, tokenize  # noqa: E402
+from atlas_core.identifiers.build import synthetic_entries, write_table  # noqa: E402
+from atlas_core.search.dense import DenseIndex  # noqa: E402
+from atlas_core.search.keyword import KeywordIndex, top_k, write_keyword_index  # noqa: E402
+from atlas_core.search.tokenize import query_terms, tokenize  # noqa: E402
 from atlas_core.types import Chunk, Document  # noqa: E402
 
 DIMS = 384

@@ -12,9 +12,9 @@ import hashlib
 import itertools
 from pathlib import Path
 
-from atlas_core.bm25 import write_keyword_index
 from atlas_core.bundle import BundleWriter
 from atlas_core.embed import load_embedder
+from atlas_core.search.keyword import write_keyword_index
 from atlas_core.types import Chunk, Document
 
 PAGES: dict[str, tuple[str, str, str]] = {
@@ -206,7 +206,7 @@ def build_search_bundle(output: Path, *, name: str | None = None) -> Path:
         writer.write_vectors(vectors)
         writer.set_section("keyword", write_keyword_index(chunks, writer.staging))
         try:
-            from atlas_core.identifiers import write_identifier_table
+            from atlas_core.identifiers.build import write_identifier_table
         except ImportError:
             pass
         else:

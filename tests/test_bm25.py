@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atlas_core.bm25 import (
+from atlas_core.errors import BundleError
+from atlas_core.search.keyword import (
     FILES,
     KeywordIndex,
     build_matrix,
@@ -16,7 +17,6 @@ from atlas_core.bm25 import (
     top_k,
     write_keyword_index,
 )
-from atlas_core.errors import BundleError
 from atlas_core.types import Chunk
 
 

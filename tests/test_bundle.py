@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from atlas_core.bundle import Bundle, BundleWriter, verify_bundle
-from atlas_core.bundle.chunk_table import CHUNK_SCHEMA, iter_chunks
+from atlas_core.bundle.chunk_schema import CHUNK_SCHEMA, iter_chunks
 from atlas_core.bundle.manifest import read_npy_header, schema, schema_errors, sha256_file
 from atlas_core.errors import BuildError, BundleError, BundleVersionError
 from atlas_core.types import Chunk, Document

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from atlas_core.bundle import manifest as manifest_module
-from atlas_core.bundle.chunk_table import chunks_to_table
+from atlas_core.bundle.chunk_schema import chunks_to_table
 from atlas_core.bundle.manifest import (
     _fast_check,
     _numpy_npy_header,

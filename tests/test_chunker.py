@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from atlas_core.chunker import chunk_documents, github_slug, scan_headings
+from atlas_core.markdown.chunker import chunk_documents, github_slug, scan_headings
 from atlas_core.types import Chunk, Document
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from atlas_core.dense import DenseIndex
 from atlas_core.errors import BundleError, QueryError
+from atlas_core.search.dense import DenseIndex
 
 
 def unit_rows(n: int, dims: int, seed: int = 0) -> np.ndarray:

@@ -244,7 +244,13 @@ def test_lookup_path_stays_light(tiny: Path) -> None:
     heavy = ("onnxruntime", "scipy", "atlas_core.embed", "tokenizers", "pandas", "mlx", "torch")
     for stage in ("lookup", "keyword"):
         assert not [m for m in loaded[stage] if m.split(".")[0] in heavy or m == "atlas_core.embed"]
-    assert "atlas_core.bm25" not in loaded["lookup"] and "atlas_core.dense" not in loaded["lookup"]
-    assert "atlas_core.bm25" in loaded["keyword"] and "atlas_core.dense" not in loaded["keyword"]
+    assert (
+        "atlas_core.search.keyword" not in loaded["lookup"]
+        and "atlas_core.search.dense" not in loaded["lookup"]
+    )
+    assert (
+        "atlas_core.search.keyword" in loaded["keyword"]
+        and "atlas_core.search.dense" not in loaded["keyword"]
+    )
     # the vector query is what loads the embedding stack (hash model: no onnxruntime even then)
-    assert "atlas_core.embed" in loaded["vector"] and "atlas_core.dense" in loaded["vector"]
+    assert "atlas_core.embed" in loaded["vector"] and "atlas_core.search.dense" in loaded["vector"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from atlas_core.fusion import Ranked, diversify, fuse, rrf_fusion, score_fusion
+from atlas_core.search.fusion import Ranked, diversify, fuse, rrf_fusion, score_fusion
 
 
 def ranked(rows: list[int], scores: list[float]) -> Ranked:

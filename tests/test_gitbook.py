@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.chunker import fence_ids
-from atlas_core.gitbook import clean
+from atlas_core.markdown.chunker import fence_ids
+from atlas_core.markdown.gitbook import clean
 
 
 def test_hint_becomes_a_labelled_blockquote():

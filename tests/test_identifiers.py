@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from atlas_core.chunker import heading_anchors
-from atlas_core.code_context import is_code_occurrence
-from atlas_core.identifiers import bound, extract, synthetic_entries, write_identifier_table
-from atlas_core.symbols import IdentifierIndex
+from atlas_core.identifiers.build import bound, extract, synthetic_entries, write_identifier_table
+from atlas_core.identifiers.index import IdentifierIndex
+from atlas_core.markdown.chunker import heading_anchors
+from atlas_core.recognize.code_context import is_code_occurrence
 from atlas_core.types import Deprecation, Document, IdentifierEntry, Param
 from tests.identifier_fixtures import FIXTURES, fixture_documents
 
@@ -277,7 +277,7 @@ def test_synthetic_entries_cover_every_kind_and_round_trip(tmp_path):
         "graphql",
         "heading",
     }
-    from atlas_core.identifiers import write_table
+    from atlas_core.identifiers.build import write_table
 
     section = write_table(entries, [], tmp_path)
     assert section["count"] == len({(e.kind, e.name, e.file) for e in entries})
@@ -410,7 +410,7 @@ def test_graphql_endpoint_urls_are_endpoints(extracted):
 
 
 def test_rank_weights_compare_generated_sections_with_written_ones():
-    from atlas_core.identifiers import extract_ranked
+    from atlas_core.identifiers.build import extract_ranked
 
     fields = {"method": "POST", "path": "/rotors/{rotorId}/spin", "operation_id": "spinRotor"}
     spec_text = (

@@ -291,7 +291,7 @@ def test_command_line(home: Path, hash_bundle: Path) -> None:
 PLUGIN = """
 import re
 
-from atlas_ls.lsp.recognizers import Recognition
+from atlas_core.recognize.registry import Recognition
 
 _TAG = re.compile(r"@doc\\(([A-Za-z_][A-Za-z0-9_]*)\\)")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas_ls.lsp.builtin_recognizers import BUILTIN_RECOGNIZERS
-from atlas_ls.lsp.recognizers import (
+from atlas_core.recognize.builtin import BUILTIN_RECOGNIZERS
+from atlas_core.recognize.registry import (
     MAX_LINE_WINDOW,
     Context,
     Recognition,
@@ -17,7 +17,12 @@ from atlas_ls.lsp.recognizers import (
     context_at,
     load_plugins,
 )
-from atlas_ls.lsp.text_scan import find_path, normalize_language, normalize_path, string_spans
+from atlas_core.recognize.text_scan import (
+    find_path,
+    normalize_language,
+    normalize_path,
+    string_spans,
+)
 
 RECOGNIZERS = RecognizerSet(list(BUILTIN_RECOGNIZERS))
 

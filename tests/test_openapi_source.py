@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from atlas_core.chunker import chunk_documents, heading_anchors
 from atlas_core.errors import OpenAPIError
+from atlas_core.markdown.chunker import chunk_documents, heading_anchors
 from atlas_core.sources import load_sources
 
 SPEC = Path(__file__).parent / "fixtures" / "sources" / "kettle-api.yaml"

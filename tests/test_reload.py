@@ -11,8 +11,8 @@ import pytest
 
 from atlas_core.distribution.install import flip_current
 from atlas_core.engine import Engine
-from atlas_core.holder import EngineHolder
-from atlas_core.reload import BundleReloader, ReloadEvent
+from atlas_core.serving.holder import EngineHolder
+from atlas_core.serving.reloader import BundleReloader, ReloadEvent
 from tests.reload_support import build_release
 
 

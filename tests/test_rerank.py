@@ -18,7 +18,7 @@ import pytest
 
 from atlas_core.engine import Engine
 from atlas_core.errors import BackendUnavailable, ModelError
-from atlas_core.rerank import load_reranker
+from atlas_core.search.rerank import load_reranker
 from tests.search_fixtures import build_search_bundle
 
 onnx = pytest.importorskip("onnx")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.bundle_locator import resolve_bundle_paths
 from atlas_core.config import installed_bundle_dir
 from atlas_core.errors import BundleError, ConfigError
+from atlas_core.serving.locator import resolve_bundle_paths
 from tests.search_fixtures import build_search_bundle
 
 ROOT = Path(__file__).resolve().parent.parent

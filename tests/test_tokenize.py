@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_core.tokenize import expand_query, query_terms, tokenize, variants
+from atlas_core.search.tokenize import expand_query, query_terms, tokenize, variants
 
 
 @pytest.mark.parametrize(

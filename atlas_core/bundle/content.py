@@ -50,7 +50,7 @@ def content_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) 
 def _chunk_problems(root: Path, manifest: Mapping[str, Any]) -> list[Problem]:
     import pyarrow.parquet as pq
 
-    from atlas_core.bundle.chunk_table import table_problems
+    from atlas_core.bundle.chunk_schema import table_problems
 
     try:
         table = pq.read_table(root / CHUNKS)
@@ -86,7 +86,7 @@ def _vector_problems(root: Path) -> list[Problem]:
 def _keyword_problems(root: Path, manifest: Mapping[str, Any]) -> list[Problem]:
     import numpy as np
 
-    from atlas_core.bm25 import DATA, INDICES, INDPTR, VOCAB, index_problems
+    from atlas_core.search.keyword import DATA, INDICES, INDPTR, VOCAB, index_problems
 
     indptr, indices, data = (
         np.load(root / rel, mmap_mode="r", allow_pickle=False) for rel in (INDPTR, INDICES, DATA)
@@ -104,8 +104,8 @@ def _keyword_problems(root: Path, manifest: Mapping[str, Any]) -> list[Problem]:
 def _identifier_problems(
     root: Path, manifest: Mapping[str, Any], usable: set[str]
 ) -> list[Problem]:
-    from atlas_core.identifier_table import META_FILE, TABLE_DIR, read_npy
-    from atlas_core.identifier_verify import table_problems
+    from atlas_core.identifiers.table import META_FILE, TABLE_DIR, read_npy
+    from atlas_core.identifiers.verify import table_problems
 
     section = manifest["identifiers"]
     mine = [rel for rel in manifest["files"] if rel.startswith(TABLE_DIR + "/")]

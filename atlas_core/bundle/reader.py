@@ -194,7 +194,7 @@ class Bundle:
                 hint=REPAIR_HINT,
                 path=str(path),
             )
-        from atlas_core.bundle.chunk_table import table_problems
+        from atlas_core.bundle.chunk_schema import table_problems
 
         problems = table_problems(table)
         if problems:

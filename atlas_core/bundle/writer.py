@@ -261,7 +261,7 @@ class BundleWriter:
         """Write ``chunks.parquet`` (SPEC "chunks.parquet"); returns the row count."""
         import pyarrow.parquet as pq
 
-        from atlas_core.bundle.chunk_table import chunks_to_table
+        from atlas_core.bundle.chunk_schema import chunks_to_table
 
         table = chunks_to_table(chunks)
         pq.write_table(table, self.path(CHUNKS), compression="zstd")

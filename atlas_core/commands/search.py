@@ -1,6 +1,6 @@
 """`atlas search`, `atlas lookup`, `atlas symbols` and `atlas evaluate`.
 
-Without ``--bundle`` the bundle comes from `atlas_core.bundle_locator.resolve_bundle_paths`
+Without ``--bundle`` the bundle comes from `atlas_core.serving.locator.resolve_bundle_paths`
 ($ATLAS_BUNDLE, the config file, the installed bundle, the embedded demo). ``--bundle`` may be given
 several times (or hold several paths joined with the OS path separator); results are then merged.
 """
@@ -95,8 +95,8 @@ def _bundle_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _open(args: argparse.Namespace) -> Any:
-    from atlas_core.bundle_locator import resolve_bundle_paths
     from atlas_core.engine import Engine
+    from atlas_core.serving.locator import resolve_bundle_paths
 
     return Engine.open(resolve_bundle_paths(args.bundle), prefer=getattr(args, "prefer", None))
 

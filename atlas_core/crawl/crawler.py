@@ -31,6 +31,7 @@ import yaml
 from atlas_core.crawl.fetcher import Fetcher, FetchResult, FetchSettings
 from atlas_core.crawl.index import IndexLink, mirror_relpath, parse_index
 from atlas_core.errors import CrawlError
+from atlas_core.markdown.frontmatter import split_front_matter
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +233,7 @@ async def _crawl_page(
         stats.unchanged += 1
         return
     text, note = _decode(result)
-    own_meta, body = split_front_matter(text)
+    own_meta, body = split_front_matter(text, strict=False)
     cleaned = cleaner(body) if cleaner else body
     stats.cleaned_bytes += max(0, len(body.encode()) - len(cleaned.encode()))
     meta: dict[str, Any] = {
@@ -256,25 +257,6 @@ async def _crawl_page(
 def render_page(meta: dict[str, Any], body: str) -> str:
     header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{header}---\n\n{body.strip()}\n"
-
-
-def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """(front matter, body); a page without valid front matter is all body."""
-    if not text.startswith("---"):
-        return {}, text
-    lines = text.split("\n")
-    if lines[0].strip() != "---":
-        return {}, text
-    for i in range(1, len(lines)):
-        if lines[i].strip() in ("---", "..."):
-            try:
-                meta = yaml.safe_load("\n".join(lines[1:i])) or {}
-            except yaml.YAMLError:
-                return {}, text
-            if not isinstance(meta, dict):
-                return {}, text
-            return meta, "\n".join(lines[i + 1 :])
-    return {}, text
 
 
 def _decode(result: FetchResult) -> tuple[str, str | None]:
@@ -352,7 +334,7 @@ def _read_existing(markdown_root: Path) -> dict[str, dict[str, Any]]:
                 head = fh.read(4096)
         except (OSError, UnicodeDecodeError):
             continue
-        meta, _ = split_front_matter(head)
+        meta, _ = split_front_matter(head, strict=False)
         found[path.relative_to(markdown_root).as_posix()] = {
             k: str(v) for k, v in meta.items() if k in ("etag", "last_modified", "sha256")
         }
@@ -419,7 +401,7 @@ def _write_meta(options: CrawlOptions, summary: CrawlSummary, started_at: str) -
 def _cleaner(enabled: bool) -> Callable[[str], str] | None:
     if not enabled:
         return None
-    from atlas_core.gitbook import clean
+    from atlas_core.markdown.gitbook import clean
 
     return clean
 

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas_core.crawl.crawler import META_FILE, split_front_matter
+from atlas_core.crawl.crawler import META_FILE
+from atlas_core.markdown.frontmatter import split_front_matter
 
 _GITBOOK = re.compile(r"\{%-?\s*[a-z-]+|\{\{\s*[a-z]")
 _HTML_TAG = re.compile(
@@ -70,7 +71,7 @@ def _check_page(path: Path, rel: str) -> list[Finding]:
     except UnicodeDecodeError as exc:
         return [Finding(rel, 0, f"not UTF-8 (byte {exc.start})")]
     findings: list[Finding] = []
-    meta, body = split_front_matter(text)
+    meta, body = split_front_matter(text, strict=False)
     if not meta:
         findings.append(Finding(rel, 1, "no front matter (--- title/source_url ---)"))
     for key in REQUIRED_KEYS:

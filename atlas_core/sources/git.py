@@ -21,8 +21,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from atlas_core.errors import SourceError
+from atlas_core.markdown.frontmatter import decode_utf8, is_markdown, markdown_document
 from atlas_core.sources.files import display_path, warn_skipped
-from atlas_core.sources.frontmatter import decode_utf8, is_markdown, markdown_document
 from atlas_core.sources.local import publication_for
 from atlas_core.types import Document
 

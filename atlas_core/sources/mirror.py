@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import SourceError
+from atlas_core.markdown.frontmatter import decode_utf8
 from atlas_core.sources.bounded_parse import TooLarge, load_json
 from atlas_core.sources.files import display_path, read_regular_file
-from atlas_core.sources.frontmatter import decode_utf8
 from atlas_core.sources.local import load_folder, require_folder, skipped_note
 from atlas_core.types import Document
 

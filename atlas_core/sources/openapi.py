@@ -408,7 +408,7 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
 
 
 def _first_paragraph(text: str, cap: int = 400) -> str:
-    from atlas_core.gitbook import clean
+    from atlas_core.markdown.gitbook import clean
 
     para = clean(text).strip().split("\n\n", 1)[0]
     para = " ".join(para.split())

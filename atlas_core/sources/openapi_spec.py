@@ -16,8 +16,8 @@ from urllib.parse import unquote
 import yaml
 
 from atlas_core.errors import OpenAPIError
+from atlas_core.markdown.frontmatter import decode_utf8
 from atlas_core.sources.bounded_parse import LimitExceeded, TooLarge, load_json, load_yaml
-from atlas_core.sources.frontmatter import decode_utf8
 
 log = logging.getLogger(__name__)
 

@@ -81,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     collector = threading.Timer(STARTUP_GC_DELAY_S, collect_startup_garbage)
     collector.daemon = True
 
-    from atlas_core.holder import EngineHolder
-    from atlas_ls.lsp.loading import BundleLoader
+    from atlas_core.serving.holder import EngineHolder
+    from atlas_core.serving.loader import BundleLoader
 
     holder: EngineHolder[object] = EngineHolder()
     loader = BundleLoader(holder)

@@ -13,10 +13,10 @@ from typing import Any
 
 from lsprotocol import types
 
+from atlas_core.recognize.registry import MAX_LINE_WINDOW
+from atlas_core.recognize.text_scan import string_at
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot, column_to_client
-from atlas_ls.lsp.recognizers import MAX_LINE_WINDOW
-from atlas_ls.lsp.text_scan import string_at
 
 MAX_ITEMS = 100
 REST_PREFIX = "/rest/2.0"

@@ -14,7 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from atlas_core.code_context import is_code_occurrence
+from atlas_core.recognize.code_context import is_code_occurrence
 from atlas_core.types import Deprecation
 from atlas_ls.lsp.documents import Snapshot, column_to_client, line_starts
 

@@ -16,9 +16,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError
 
 from atlas_core.errors import AtlasError
-from atlas_core.holder import EngineHolder
+from atlas_core.serving.holder import EngineHolder
+from atlas_core.serving.loader import BundleLoader
 from atlas_ls.lsp import code_actions, completion, definition, diagnostics, hover, workspace_symbol
-from atlas_ls.lsp.loading import BundleLoader
 from atlas_ls.lsp.server import (
     DEBUG_INFO,
     OPEN_DIAGNOSTICS_DELAY_MS,

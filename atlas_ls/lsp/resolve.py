@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import QueryError
-from atlas_core.identifier_normalize import compact, path_key
+from atlas_core.identifiers.normalize import compact, path_key
+from atlas_core.recognize.registry import Recognition, RecognizerSet, context_at
+from atlas_core.recognize.text_scan import normalize_language
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot
-from atlas_ls.lsp.recognizers import Recognition, RecognizerSet, context_at
-from atlas_ls.lsp.text_scan import normalize_language
 
 logger = logging.getLogger(__name__)
 

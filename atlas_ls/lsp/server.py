@@ -22,25 +22,21 @@ from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
+from atlas_core import __version__
 from atlas_core.errors import AtlasError
-from atlas_core.holder import EngineHolder
-from atlas_core.reload import BundleReloader
+from atlas_core.recognize.registry import RecognizerSet
+from atlas_core.serving.holder import EngineHolder
+from atlas_core.serving.loader import BundleLoader, LoadResult, open_engine
+from atlas_core.serving.reloader import BundleReloader
 from atlas_ls.lsp import diagnostics
 from atlas_ls.lsp.documents import DocumentCache, Snapshot, column_from_client, column_to_client
-from atlas_ls.lsp.loading import BundleLoader, LoadResult, open_engine
 from atlas_ls.lsp.protocol import AtlasProtocol, FrameReader, StdinFrames, StreamFrames, serve
-from atlas_ls.lsp.recognizers import RecognizerSet
 from atlas_ls.lsp.resolve import Resolution, resolve_at
 from atlas_ls.lsp.settings import SECTION, Settings, parse_settings
 
 logger = logging.getLogger(__name__)
 
-try:
-    from importlib.metadata import version as _dist_version
-
-    VERSION = _dist_version("atlas-docs")
-except Exception:  # running from a source tree without metadata
-    VERSION = "0"
+VERSION = __version__
 
 NAME = "atlas-ls"
 ENGINE_WAIT_S = 20.0  # how long a request waits for the first bundle to open
@@ -235,7 +231,7 @@ class AtlasLanguageServer(LanguageServer):
     def on_reload_event(self, event: Any) -> None:
         """Report a hot reload to the client; thread-safe, for a watcher on another thread.
 
-        `event` is an ``atlas_core.reload.ReloadEvent`` (``kind``: loading, loaded or failed;
+        `event` is an ``atlas_core.serving.reloader.ReloadEvent`` (``kind``: loading, loaded or failed;
         ``message``; ``generation``). The watcher swaps ``self.holder`` itself; here the client
         sees $/progress while the new bundle loads, the outcome in its log, a message on failure,
         and the open documents' diagnostics recomputed against the new bundle.

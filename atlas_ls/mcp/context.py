@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import anyio
 
 from atlas_core.errors import AtlasError, BundleError
-from atlas_core.holder import EngineHolder
-from atlas_core.reload import BundleReloader, ReloadEvent
+from atlas_core.serving.holder import EngineHolder
+from atlas_core.serving.reloader import BundleReloader, ReloadEvent
 from atlas_ls.mcp._sdk import Context, MCPError, ToolError, connection_key, send_log
 from atlas_ls.mcp.mirror import DocMeta, Mirror
 from atlas_ls.mcp.options import ServerOptions
@@ -67,8 +67,8 @@ class AppContext:
         """Open the bundle(s) and install the engine; on failure remember why (tools report it)."""
         started = time.perf_counter()
         try:
-            from atlas_core.bundle_locator import resolve_bundle_paths
             from atlas_core.engine import Engine
+            from atlas_core.serving.locator import resolve_bundle_paths
 
             # With --mirror the file tools already work: no demo bundle is built behind them.
             resolved = resolve_bundle_paths(

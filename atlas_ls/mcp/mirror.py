@@ -25,8 +25,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from atlas_core.chunker import Heading, scan_headings
 from atlas_core.errors import QueryError
+from atlas_core.markdown.chunker import Heading, scan_headings
 from atlas_ls.mcp.paths import PathRejected, normalize_relpath, open_regular, resolve_file
 from atlas_ls.mcp.textsearch import iter_doc_files
 
@@ -157,7 +157,7 @@ class Mirror:
         return found
 
     def _read_front_matter(self, rel: str) -> DocMeta:
-        from atlas_core.crawl.crawler import split_front_matter
+        from atlas_core.markdown.frontmatter import split_front_matter
 
         publication = self.publication_of(rel)
         try:
@@ -165,7 +165,7 @@ class Mirror:
                 head = fh.read(16_384).decode("utf-8", "replace")
         except (OSError, QueryError):
             return DocMeta(publication=publication)
-        data, _ = split_front_matter(head)
+        data, _ = split_front_matter(head, strict=False)
         title = str(data.get("title") or "")
         url = str(data.get("source_url") or data.get("url") or "")
         if not title:

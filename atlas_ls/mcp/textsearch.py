@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from atlas_core.errors import QueryError
-from atlas_core.sources.frontmatter import MARKDOWN_SUFFIXES
+from atlas_core.markdown.frontmatter import MARKDOWN_SUFFIXES
 from atlas_ls.mcp.paths import open_regular
 
 # The docs files are the pages a bundle build reads: markdown, outside hidden folders and the tool

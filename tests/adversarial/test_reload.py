@@ -27,8 +27,8 @@ from lsprotocol import types
 from atlas_core.distribution.install import flip_current
 from atlas_core.engine import WARM_MODES, Engine
 from atlas_core.errors import BundleError
-from atlas_core.holder import EngineHolder
-from atlas_core.reload import BundleReloader, ReloadEvent
+from atlas_core.serving.holder import EngineHolder
+from atlas_core.serving.reloader import BundleReloader, ReloadEvent
 from tests.lsp_support import server_env, start_client, stop_client, wait_until
 from tests.mcp_client import stdio_client_for, structured
 from tests.reload_support import build_release, reseal

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from atlas_core.errors import AtlasError, BundleError
-from atlas_core.holder import EngineHolder
+from atlas_core.serving.holder import EngineHolder
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ class BundleLoader:
         return future
 
     def _resolve(self, explicit: tuple[str, ...], allow_demo: bool) -> list[str]:
-        from atlas_core.bundle_locator import resolve_bundle_paths
+        from atlas_core.serving.locator import resolve_bundle_paths
 
         try:
             return [str(p) for p in resolve_bundle_paths(list(explicit) or None, allow_demo=False)]

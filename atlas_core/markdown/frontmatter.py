@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from atlas_core.errors import SourceError
-from atlas_core.markdown_outline import MAX_HEADING_CHARS, atx_heading, plain_heading
+from atlas_core.markdown.outline import MAX_HEADING_CHARS, atx_heading, plain_heading
 from atlas_core.sources.bounded_parse import LimitExceeded, load_yaml
 from atlas_core.sources.files import display_path, read_regular_file
 from atlas_core.types import Document
@@ -41,18 +41,39 @@ def read_text(path: Path, name: str | None = None) -> str:
     return decode_utf8(read_regular_file(path, display), display)
 
 
-def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str]:
-    """(front matter mapping, body). Front matter is a leading `---` block closed by `---`/`...`."""
-    if not text.startswith("---\n"):
-        return {}, text
+def split_front_matter(
+    text: str, name: str = "", *, strict: bool = True
+) -> tuple[dict[str, Any], str]:
+    """(front matter mapping, body). Front matter is a leading `---` block closed by `---`/`...`.
+
+    `strict` (building a bundle): front matter that cannot be read is a SourceError naming the file
+    and line, values come back JSON-friendly (dates as ISO strings), and the body starts at its
+    first non-empty line. Lenient (the crawler reading pages off the web, the MCP mirror listing
+    titles): such a page is all body, values come back as YAML gave them and the body is exactly
+    what follows the block. Both read YAML through the same bounded loader, so a page built to
+    expand without end costs nothing in either mode.
+    """
     lines = text.split("\n")
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    opened = text.startswith("---\n") if strict else lines[0].strip() == "---"
+    if not opened:
+        return {}, text
+    ends = ("---", "...")
+    end = next(
+        (
+            i
+            for i in range(1, len(lines))
+            if (lines[i].rstrip() if strict else lines[i].strip()) in ends
+        ),
+        None,
+    )
     if end is None:
         return {}, text  # a thematic break at the top, not front matter
     block = "\n".join(lines[1:end])
     try:
         meta = load_yaml(block, max_nodes=FRONT_MATTER_MAX_NODES) if block.strip() else {}
     except LimitExceeded as exc:
+        if not strict:
+            return {}, text
         # Refused like any other front matter that cannot be read: the build stops and names the
         # file. Indexing the page without its front matter would quietly change its title and URL,
         # and a file built to cost minutes of CPU is worth a maintainer's look, not a warning.
@@ -64,6 +85,8 @@ def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str]:
             path=name,
         ) from None
     except yaml.YAMLError as exc:
+        if not strict:
+            return {}, text
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).split("\n", 1)[0]
@@ -75,11 +98,15 @@ def split_front_matter(text: str, name: str) -> tuple[dict[str, Any], str]:
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
+        if not strict:
+            return {}, text
         raise SourceError(
             f"{name}:2: front matter is a {type(meta).__name__}, expected `key: value` pairs",
             hint="write front matter as a YAML mapping, e.g. `title: My page`",
             path=name,
         )
+    if not strict:
+        return meta, "\n".join(lines[end + 1 :])
     body = "\n".join(lines[end + 1 :]).lstrip("\n")
     return {str(k): _plain(v) for k, v in meta.items()}, body
 
@@ -142,7 +169,7 @@ def markdown_document(
     text = text.replace("\x00", "\ufffd")
     meta, body = split_front_matter(text, display_name)
     if clean_gitbook:
-        from atlas_core.gitbook import clean
+        from atlas_core.markdown.gitbook import clean
 
         body = clean(body)
     source_url = meta.get("source_url") or meta.get("url")

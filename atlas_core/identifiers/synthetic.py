@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from atlas_core.identifier_table import META_FILE, TABLE_DIR, TABLE_VERSION, write_table
+from atlas_core.identifiers.table import META_FILE, TABLE_DIR, TABLE_VERSION, write_table
 from atlas_core.types import IdentifierEntry, Param
 
 _SYN_NOUN_TEXT = (

@@ -2,7 +2,7 @@
 
 The table (``identifiers/`` in a bundle, byte layout in ``bundle_spec/SPEC.md``) is newline-
 separated UTF-8 key files, little-endian ``.npy`` integer arrays and one JSON record per row. This
-module writes it and holds the codecs the reader (`atlas_core.symbols`) shares; it imports
+module writes it and holds the codecs the reader (`atlas_core.identifiers.index`) shares; it imports
 neither numpy nor anything else heavy, since the language server reads the table on cold start.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.bundle.manifest import safe_relpath
-from atlas_core.identifier_normalize import (
+from atlas_core.identifiers.normalize import (
     STOPWORDS,
     compact,
     initials,

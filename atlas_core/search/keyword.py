@@ -33,7 +33,7 @@ import numpy as np
 
 from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
-from atlas_core.tokenize import TOKENIZER_VERSION, expand_query, query_terms, tokenize
+from atlas_core.search.tokenize import TOKENIZER_VERSION, expand_query, query_terms, tokenize
 from atlas_core.types import Chunk
 
 log = logging.getLogger(__name__)

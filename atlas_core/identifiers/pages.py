@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from atlas_core.code_names import (
+from atlas_core.identifiers.code_names import (
     TYPE_RE,
     TYPE_SUFFIXES,
     cli_page_command,
@@ -21,8 +21,8 @@ from atlas_core.code_names import (
     java_names,
     shell_command,
 )
-from atlas_core.identifier_normalize import strip_path
-from atlas_core.identifier_scan import LONG_LINE, Scan, Section, bound
+from atlas_core.identifiers.normalize import strip_path
+from atlas_core.identifiers.scan import LONG_LINE, Scan, Section, bound
 from atlas_core.types import Document, IdentifierEntry, Param
 
 METHOD_ALT = "GET|POST|PUT|PATCH|DELETE"

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from atlas_ls.lsp.text_scan import normalize_language
+from atlas_core.recognize.text_scan import normalize_language
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ class RecognizerSet:
 
     @classmethod
     def default(cls, *, with_plugins: bool = True) -> RecognizerSet:
-        from atlas_ls.lsp.builtin_recognizers import BUILTIN_RECOGNIZERS
+        from atlas_core.recognize.builtin import BUILTIN_RECOGNIZERS
 
         plugins, report = load_plugins() if with_plugins else ([], [])
         return cls([*plugins, *BUILTIN_RECOGNIZERS], report)

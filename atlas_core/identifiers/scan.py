@@ -2,7 +2,7 @@
 anchors and first paragraph, its code blocks, which lines are code, and how much a section is
 about a given name (which ranks the pages that document one name).
 
-Fences, headings and anchors come from `atlas_core.markdown_outline`, the chunker's own scan, so
+Fences, headings and anchors come from `atlas_core.markdown.outline`, the chunker's own scan, so
 an entry's line and anchor agree with the chunk that holds it.
 """
 
@@ -12,7 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from atlas_core.markdown_outline import fence_ids, scan_headings
+from atlas_core.markdown.outline import fence_ids, scan_headings
 
 SUMMARY_CHARS = 400
 # Lines longer than this are pasted specs or minified JSON: no evidence of documentation.

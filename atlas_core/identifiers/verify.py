@@ -1,5 +1,5 @@
 """`atlas verify` for the identifier table: every file read in full, every record decoded, with
-the rules the reader checks as it goes (`atlas_core.identifier_checks`) plus those that cannot
+the rules the reader checks as it goes (`atlas_core.identifiers.checks`) plus those that cannot
 break a lookup but make its answers wrong (keys out of order, postings of odd weights)."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from itertools import pairwise
 from pathlib import Path
 
 from atlas_core.bundle.problems import Problem
-from atlas_core.identifier_checks import (
+from atlas_core.identifiers.checks import (
     checked_record,
     meta_problem,
     offsets_problem,
     postings_problem,
 )
-from atlas_core.identifier_table import (
+from atlas_core.identifiers.table import (
     DEPRECATIONS_FILE,
     GENERATED_FILE,
     KEY_FAMILIES,

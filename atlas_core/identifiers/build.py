@@ -1,9 +1,9 @@
 """Build-time extraction of the identifier table: what the bundle pipeline calls.
 
 `write_identifier_table` gathers the entries the sources already attach to documents (OpenAPI
-operations and schemas) and what each markdown page says (`atlas_core.identifier_extract`), the
-deprecations the docs state (`atlas_core.deprecations`), marks deprecated entries, and writes the
-table (`atlas_core.identifier_table`; format in ``bundle_spec/SPEC.md``, section "identifiers/").
+operations and schemas) and what each markdown page says (`atlas_core.identifiers.pages`), the
+deprecations the docs state (`atlas_core.identifiers.deprecations`), marks deprecated entries, and writes the
+table (`atlas_core.identifiers.table`; format in ``bundle_spec/SPEC.md``, section "identifiers/").
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from atlas_core.deprecations import entry_deprecation, extract_deprecations
-from atlas_core.identifier_extract import Found, extract_document
-from atlas_core.identifier_normalize import compact
-from atlas_core.identifier_scan import HEADING_WEIGHT, Scan, bound
-from atlas_core.identifier_synthetic import synthetic_entries, write_synthetic_table
-from atlas_core.identifier_table import write_table
+from atlas_core.identifiers.deprecations import entry_deprecation, extract_deprecations
+from atlas_core.identifiers.normalize import compact
+from atlas_core.identifiers.pages import Found, extract_document
+from atlas_core.identifiers.scan import HEADING_WEIGHT, Scan, bound
+from atlas_core.identifiers.synthetic import synthetic_entries, write_synthetic_table
+from atlas_core.identifiers.table import write_table
 from atlas_core.types import Chunk, Deprecation, Document, IdentifierEntry
 
 __all__ = [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from atlas_ls.lsp.recognizers import Context, Recognition, Recognizer
-from atlas_ls.lsp.text_scan import (
+from atlas_core.recognize.registry import Context, Recognition, Recognizer
+from atlas_core.recognize.text_scan import (
     PROSE_LANGUAGES,
     SCHEME_HOST,
     camel_case,

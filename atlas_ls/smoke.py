@@ -1,7 +1,7 @@
 """`atlas smoke`: one real request through every path a user depends on, PASS or FAIL each.
 
 Engine steps run in process; the language server and the MCP server are started as subprocesses
-and spoken to over stdio with the minimal JSON-RPC peer in `atlas_core.stdio_rpc` (so the engine
+and spoken to over stdio with the minimal JSON-RPC peer in `atlas_ls.stdio_rpc` (so the engine
 package still imports no protocol library).
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas_core.stdio_rpc import Rpc
+from atlas_ls.stdio_rpc import Rpc
 
 TIMEOUT_S = 60.0
 

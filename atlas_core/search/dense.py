@@ -25,8 +25,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from atlas_core.bm25 import top_k
 from atlas_core.errors import BundleError, QueryError
+from atlas_core.search.keyword import top_k
 
 log = logging.getLogger(__name__)
 

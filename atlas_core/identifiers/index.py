@@ -1,6 +1,6 @@
 """Identifier resolution and workspace-symbol search over a bundle's identifier table.
 
-The table (``identifiers/`` in a bundle, written by `atlas_core.identifier_table`, byte layout in
+The table (``identifiers/`` in a bundle, written by `atlas_core.identifiers.table`, byte layout in
 ``bundle_spec/SPEC.md``) is sorted key files, small ``.npy`` arrays and JSON records. Lookups bisect
 sorted key files, so opening builds no dictionaries, and JSON is decoded only for returned rows.
 This module imports neither numpy nor rapidfuzz at import time: the language server opens it on
@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from atlas_core.errors import BundleError
-from atlas_core.identifier_checks import (
+from atlas_core.identifiers.checks import (
     checked_record,
     meta_problem,
     offsets_problem,
     postings_problem,
 )
-from atlas_core.identifier_normalize import (
+from atlas_core.identifiers.normalize import (
     HTTP_METHODS,
     QUERY_STOPWORDS,
     QUOTES,
@@ -38,7 +38,7 @@ from atlas_core.identifier_normalize import (
     split_words,
     strip_path,
 )
-from atlas_core.identifier_table import (
+from atlas_core.identifiers.table import (
     DEPRECATIONS_FILE,
     GENERATED_FILE,
     META_FILE,

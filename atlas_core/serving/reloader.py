@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import AtlasError, BundleError
-from atlas_core.holder import EngineHolder
+from atlas_core.serving.holder import EngineHolder
 
 log = logging.getLogger(__name__)
 

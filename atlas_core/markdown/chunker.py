@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from atlas_core.markdown_outline import (
+from atlas_core.markdown.outline import (
     ATX_RE,
     FENCE_RE,
     Heading,

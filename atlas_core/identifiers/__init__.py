@@ -1,0 +1,56 @@
+"""Identifiers: what the docs define (endpoints, operations, types, JSON keys, commands, headings)
+and where, from extraction at build time to resolution at run time.
+
+- build time: `write_identifier_table` (and `extract`) over the corpus's documents;
+- on disk: the table format of ``bundle_spec/SPEC.md`` ("identifiers/"), `table`;
+- run time: `IdentifierIndex` (lookup, symbols, endpoint completion, deprecations);
+- spelling: `compact`, `split_words`, `path_key`, `strip_path`, `name_variants`.
+
+Names load on first use, so the language server's cold start reads only the index it needs. The
+synthetic table generator used by the benchmarks stays out of this face
+(`atlas_core.identifiers.synthetic`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from atlas_core import lazy_exports
+
+if TYPE_CHECKING:
+    from atlas_core.identifiers.build import extract, extract_ranked, write_identifier_table
+    from atlas_core.identifiers.index import IdentifierIndex
+    from atlas_core.identifiers.normalize import (
+        compact,
+        looks_like_path,
+        name_variants,
+        path_key,
+        split_words,
+        strip_path,
+    )
+
+_EXPORTS = {
+    "extract": "build",
+    "extract_ranked": "build",
+    "write_identifier_table": "build",
+    "IdentifierIndex": "index",
+    "compact": "normalize",
+    "looks_like_path": "normalize",
+    "name_variants": "normalize",
+    "path_key": "normalize",
+    "split_words": "normalize",
+    "strip_path": "normalize",
+}
+__all__ = [
+    "IdentifierIndex",
+    "compact",
+    "extract",
+    "extract_ranked",
+    "looks_like_path",
+    "name_variants",
+    "path_key",
+    "split_words",
+    "strip_path",
+    "write_identifier_table",
+]
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,78 @@
+"""Search over a bundle's chunks: fielded BM25 (`keyword`), exact cosine (`dense`), their fusion,
+the optional cross-encoder (`rerank`), the identifier-aware tokenizer, query limits and the chunk
+columns the engine keeps in memory.
+
+Names load on first use: `keyword` and `dense` import numpy, which a language server never needs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from atlas_core import lazy_exports
+
+if TYPE_CHECKING:
+    from atlas_core.search.chunks import ChunkTable
+    from atlas_core.search.dense import DenseIndex
+    from atlas_core.search.fusion import Ranked, diversify, fuse
+    from atlas_core.search.keyword import KeywordIndex, KeywordResult, write_keyword_index
+    from atlas_core.search.limits import (
+        MAX_LIMIT,
+        MAX_QUERY_CHARS,
+        MAX_TOP_K,
+        check_mode,
+        clamp_count,
+        clean_query,
+        looks_like_identifier,
+        make_snippet,
+    )
+    from atlas_core.search.rerank import Reranker, load_reranker
+    from atlas_core.search.tokenize import expand_query, query_terms, tokenize
+
+_EXPORTS = {
+    "ChunkTable": "chunks",
+    "DenseIndex": "dense",
+    "Ranked": "fusion",
+    "diversify": "fusion",
+    "fuse": "fusion",
+    "KeywordIndex": "keyword",
+    "KeywordResult": "keyword",
+    "write_keyword_index": "keyword",
+    "MAX_LIMIT": "limits",
+    "MAX_QUERY_CHARS": "limits",
+    "MAX_TOP_K": "limits",
+    "check_mode": "limits",
+    "clamp_count": "limits",
+    "clean_query": "limits",
+    "looks_like_identifier": "limits",
+    "make_snippet": "limits",
+    "Reranker": "rerank",
+    "load_reranker": "rerank",
+    "expand_query": "tokenize",
+    "query_terms": "tokenize",
+    "tokenize": "tokenize",
+}
+__all__ = [
+    "MAX_LIMIT",
+    "MAX_QUERY_CHARS",
+    "MAX_TOP_K",
+    "ChunkTable",
+    "DenseIndex",
+    "KeywordIndex",
+    "KeywordResult",
+    "Ranked",
+    "Reranker",
+    "check_mode",
+    "clamp_count",
+    "clean_query",
+    "diversify",
+    "expand_query",
+    "fuse",
+    "load_reranker",
+    "looks_like_identifier",
+    "make_snippet",
+    "query_terms",
+    "tokenize",
+    "write_keyword_index",
+]
+__getattr__ = lazy_exports(__name__, _EXPORTS)
