@@ -34,6 +34,9 @@ class GoldenCase:
     expected: tuple[str, ...]
     kind: str  # "query" | "identifier"
     line: int = 0
+    # What the case tests, for a per-group table: the line's "class" (identifier classes such as
+    # path, parameter, type) or "category" (question kinds); the kind when it names neither.
+    group: str = ""
 
 
 @dataclass(slots=True)
@@ -54,14 +57,26 @@ class ModeReport:
     def metrics(self) -> dict[str, float]:
         return summarize(self.results)
 
+    def by_group(self) -> dict[str, dict[str, float]]:
+        """The metrics of each group of cases (identifier class or question category), with
+        each group's case count; groups in order of first appearance."""
+        groups: dict[str, list[CaseResult]] = {}
+        for result in self.results:
+            groups.setdefault(result.case.group or result.case.kind, []).append(result)
+        return {
+            name: {**summarize(results), "count": len(results)} for name, results in groups.items()
+        }
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = dict(self.metrics())
         out["top_k"] = self.top_k
         out["count"] = len(self.results)
+        out["by_group"] = self.by_group()
         out["cases"] = [
             {
                 "id": r.case.id,
                 "kind": r.case.kind,
+                "group": r.case.group or r.case.kind,
                 "query": r.case.text,
                 "expected": list(r.case.expected),
                 "rank": r.rank,
@@ -122,7 +137,9 @@ def load_golden(path: str | Path) -> list[GoldenCase]:
                 path=str(path),
             )
         case_id = str(obj.get("id") or f"line{number}")
-        cases.append(GoldenCase(case_id, text, tuple(expected), kind, number))
+        group = obj.get("class") or obj.get("category") or ""
+        group = group.strip()[:40] if isinstance(group, str) else ""
+        cases.append(GoldenCase(case_id, text, tuple(expected), kind, number, group))
     if not cases:
         raise ConfigError(f"golden file {path} holds no cases", path=str(path))
     return cases
@@ -235,6 +252,20 @@ def format_table(reports: dict[str, ModeReport]) -> str:
         metrics = report.metrics()
         cells = " ".join(f"{metrics[m]:>9.3f}" for m in (*METRICS, "p50_ms", "p95_ms"))
         lines.append(f"{mode:<8} {cells}")
+    groups = {g for report in reports.values() for g in report.by_group()}
+    if len(groups) > 1:
+        lines.append("")
+        lines.append(
+            f"{'group':<16} {'mode':<8} {'cases':>5} " + " ".join(f"{m:>9}" for m in METRICS)
+        )
+        first = next(iter(reports.values()))
+        for group in first.by_group():
+            for mode, report in reports.items():
+                row = report.by_group().get(group)
+                if row is None:
+                    continue
+                cells = " ".join(f"{row[m]:>9.3f}" for m in METRICS)
+                lines.append(f"{group:<16} {mode:<8} {int(row['count']):>5} {cells}")
     missed: dict[str, list[str]] = {}
     for mode, report in reports.items():
         for result in report.results:

@@ -16,6 +16,7 @@ from atlas_core.evaluate import (
     case_metrics,
     evaluate,
     first_relevant_rank,
+    format_table,
     load_golden,
     summarize,
     to_json,
@@ -173,3 +174,27 @@ def test_cli_json_and_report(tmp_path: Path, tiny: Path) -> None:
     bad = run_atlas("evaluate", "--bundle", str(tiny), "--golden", str(tmp_path / "none.jsonl"))
     assert bad.returncode == 2 and "atlas: error: golden file" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_cases_are_reported_by_class_and_category(tmp_path: Path, tiny: Path) -> None:
+    golden = [
+        {"id": "p1", "class": "path", "identifier": "GET /widgets/{widgetId}",
+         "expected_files": ["rest-core/widgets-api.md"]},
+        {"id": "p2", "class": "path", "identifier": "/rest/2.0/nowhere/at/all",
+         "expected_files": ["rest-core/widgets-api.md"]},
+        {"id": "o1", "class": "operation", "identifier": "findWidgets",
+         "expected_files": ["rest-core/widgets-api.md"]},
+        {"id": "q1", "category": "how-to", "query": "bearer token in a python script",
+         "expected_files": ["guides/authentication.md"]},
+    ]  # fmt: skip
+    cases = load_golden(write_golden(tmp_path / "g.jsonl", golden))
+    assert [c.group for c in cases] == ["path", "path", "operation", "how-to"]
+    with Engine.open(tiny) as engine:
+        report = evaluate(engine, cases, ["keyword"], top_k=5)["keyword"]
+    groups = report.by_group()
+    assert list(groups) == ["path", "operation", "how-to"]
+    assert groups["path"]["count"] == 2 and groups["path"]["hit@1"] == pytest.approx(0.5)
+    assert groups["operation"]["hit@1"] == 1.0
+    assert to_json({"keyword": report})["keyword"]["by_group"]["path"]["count"] == 2
+    table = format_table({"keyword": report})
+    assert "operation" in table and "how-to" in table
