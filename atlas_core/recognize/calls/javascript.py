@@ -73,6 +73,7 @@ _FUNCTIONS = frozenset(
 _HTTP_RECEIVER = re.compile(r"(?i)axios|http|client|api|instance|request|agent|ky|got")
 _CLIENT_RECEIVER = re.compile(r"(?i)(?:api|client|service)$")
 _OPTIONS_STYLE = frozenset({"ky", "got"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 
 
 @dataclass(slots=True)
@@ -346,11 +347,16 @@ class JavaScriptCalls(TreeReader):
         receiver = child(function, "object")
         if verb not in HTTP_VERBS or receiver is None or not args:
             return None
+        if any(a.type in _FUNCTION_VALUES for a in args):
+            return None  # `router.get(path, handler)`: a server route, not a request
         receiver_text = self.text(receiver)
         base = self._instance_base(receiver)
+        made = self._definition(receiver) if receiver.type == "identifier" else None
+        if made is not None and made.type == "new_expression":
+            return None  # a Map's, a URLSearchParams' or a Headers' `get`
         looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
         if not looks_http and "/" not in self._value(args[0], 0):
-            return None  # a Map's or a router's `get`, not a request
+            return None
         style = "options" if receiver_text in _OPTIONS_STYLE else "axios"
         return _Http(verb.upper(), args[0], style, verb, base or "")
 

@@ -401,8 +401,8 @@ class PythonCalls(TreeReader):
     # --- which calls are HTTP calls --------------------------------------------------------
 
     def _http(self, call: Node) -> _Http | None:
-        if call.type != "call":
-            return None
+        if call.type != "call" or (call.parent is not None and call.parent.type == "decorator"):
+            return None  # `@app.get("/assets")` declares a server route
         function = child(call, "function")
         args = self._positional(call)
         kwargs = {self.text(child(k, "name")): child(k, "value") for k in self._kwargs(call)}
@@ -416,6 +416,9 @@ class PythonCalls(TreeReader):
             looks_http = bool(_HTTP_RECEIVER.search(receiver_text)) or any(
                 k in KEYWORD_ROLES for k in kwargs
             )
+            made = self._definition(receiver) if receiver.type == "identifier" else None
+            if made is not None and made.type in ("dictionary", "set", "list"):
+                return None  # a dict's `get`
             if not looks_http and (url is None or "/" not in self._value(url, 0, {})):
                 return None
             return _Http(name.upper(), url, self._client_base(receiver))

@@ -12,7 +12,12 @@ from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
 from atlas_core.recognize.calls.markdown import fenced_block_at
 from atlas_core.recognize.calls.python import PythonCalls
 from atlas_core.recognize.calls.site import CallSite, Document
-from atlas_core.recognize.calls.syntax import SyntaxTrees, has_grammar, line_is_blanked
+from atlas_core.recognize.calls.syntax import (
+    PARSE_BUDGET_S,
+    SyntaxTrees,
+    has_grammar,
+    line_is_blanked,
+)
 from atlas_core.recognize.calls.text import read_text
 from atlas_core.recognize.calls.tree_reader import TreeReader
 from atlas_core.recognize.text_scan import normalize_language
@@ -51,8 +56,8 @@ class CallReader:
     read. Safe to call from several threads.
     """
 
-    def __init__(self, capacity: int = 32) -> None:
-        self._trees = SyntaxTrees(capacity)
+    def __init__(self, capacity: int = 32, parse_budget_s: float = PARSE_BUDGET_S) -> None:
+        self._trees = SyntaxTrees(capacity, parse_budget_s)
         self._lock = threading.Lock()
 
     def read(
