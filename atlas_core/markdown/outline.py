@@ -52,8 +52,13 @@ def fence_ids(lines: Sequence[str]) -> list[int]:
                 ids[i] = block
         else:
             ids[i] = block
-            closes = m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
-            if closes and not m.group(2).strip():
+            closes = (
+                m is not None
+                and m.group(1)[0] == opener[0]
+                and len(m.group(1)) >= len(opener)
+                and not m.group(2).strip()
+            )
+            if closes:
                 opener = None
     return ids
 
