@@ -416,7 +416,7 @@ class Engine:
             order = np.argsort(-scores, kind="stable")
             rows_list = [rows_list[i] for i in order]
             scores = scores[order]
-        files = [table.file_code[r] for r in rows_list]
+        files = table.file_code[rows_list].tolist()
         headings = [table.cols["heading"][r] for r in rows_list]
         return diversify(
             rows_list, scores.tolist(), files, headings, penalty=self.settings.file_penalty

@@ -71,6 +71,13 @@ class AtlasLanguageServer(LanguageServer):
 
     # -- transport ------------------------------------------------------------------------------
 
+    @property
+    def atlas_protocol(self) -> AtlasProtocol:
+        """The protocol object, as the class it is built from (pygls types it as its base)."""
+        protocol = self.protocol
+        assert isinstance(protocol, AtlasProtocol)
+        return protocol
+
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve on stdio with Atlas's framing (atlas_ls.lsp.protocol) instead of pygls's."""
         from pygls.io_ import StdoutWriter
@@ -108,7 +115,7 @@ class AtlasLanguageServer(LanguageServer):
 
     async def _run(self, reader: FrameReader) -> None:
         assert self._stop_event is not None
-        broken = await serve(reader, self.protocol, self._stop_event)  # type: ignore[arg-type]
+        broken = await serve(reader, self.atlas_protocol, self._stop_event)
         if broken:
             # Where the next message starts is unknown; guessing would answer the wrong request.
             logger.error(

@@ -47,7 +47,7 @@ def utc_now() -> str:
 @dataclass
 class AppContext:
     options: ServerOptions
-    holder: EngineHolder[Engine] = field(default_factory=EngineHolder)
+    holder: EngineHolder[Engine] = field(default_factory=lambda: EngineHolder[Engine]())
     fixed_mirror: Mirror | None = None
     started_at: str = field(default_factory=utc_now)
     loaded_at: str | None = None
@@ -186,7 +186,9 @@ async def warn_injection(ctx: Context, places: list[str]) -> None:
 
 
 def app_of(ctx: Context) -> AppContext:
-    return ctx.request_context.lifespan_context
+    app = ctx.request_context.lifespan_context
+    assert isinstance(app, AppContext), "the lifespan yields an AppContext"
+    return app
 
 
 def unexpected_failure(what: str, exc: BaseException) -> str:
