@@ -7,7 +7,10 @@ onnxruntime or scipy, nor the keyword and vector modules, and this module import
 import time.
 
 Several bundles can be opened together (Collibra's docs beside a team's own): each is searched on
-its own and the answers are merged by score, each tagged with its bundle's name.
+its own and the answers are merged by score, each tagged with its bundle's name. The engine also
+answers the questions a host has about what it serves, so no host reads a manifest: which bundles
+are open and what they hold (`bundle_infos`), where a result's page lies (`mirror_path`), the
+pages of a mirror (`doc_files`) and the section around a line (`section_at`).
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,15 +45,19 @@ from atlas_core.types import (
     Candidate,
     Chunk,
     Deprecation,
+    DocFile,
     Hit,
     SearchFilters,
+    Section,
     Symbol,
 )
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from atlas_core.bundle.reader import Bundle
     from atlas_core.identifiers.index import IdentifierIndex
+    from atlas_core.markdown.outline import Outline
     from atlas_core.search.dense import DenseIndex
     from atlas_core.search.keyword import KeywordIndex
     from atlas_core.search.rerank import Reranker
@@ -75,6 +84,11 @@ GONE_HINT = (
 )
 T = TypeVar("T")
 _WORD = re.compile(r"\w+")
+MAX_PAGE_BYTES = 8 * 1024 * 1024  # a docs page is kilobytes; anything this big is not one
+OUTLINES_KEPT = 256  # pages whose headings are kept per bundle, for section_at
+# O_NOFOLLOW and O_NONBLOCK: a page swapped for a link or a FIFO is refused, never followed or
+# waited on (fstat below tells what was opened).
+_PAGE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 @dataclass(slots=True)
@@ -105,11 +119,13 @@ class SearchSettings:
 class _Part:
     """One opened bundle and whatever of it has been loaded so far."""
 
-    bundle: Any
-    name: str
+    bundle: Bundle
+    name: str  # unique among the engine's bundles: the manifest's name, or that name with -2, -3
     prefer: str | None
     opened_ms: float
     lock: threading.RLock = field(default_factory=threading.RLock)
+    _outlines: OrderedDict[str, Outline | None] = field(default_factory=OrderedDict)
+    _outline_lock: threading.Lock = field(default_factory=threading.Lock)
     _table: ChunkTable | None = None
     _keyword: KeywordIndex | None = None
     _dense: DenseIndex | None = None
@@ -159,7 +175,7 @@ class _Part:
                 if self._keyword is None:
                     from atlas_core.search.keyword import KeywordIndex
 
-                    if not self.bundle.manifest.get("keyword"):
+                    if not self.bundle.section("keyword"):
                         raise BundleError(
                             f"bundle {self.name} has no keyword index",
                             hint="rebuild it with `atlas build`, or search with --mode vector",
@@ -208,6 +224,23 @@ class _Part:
                         "identifier table", lambda: IdentifierIndex.open(self.bundle)
                     )
         return self._ids
+
+    def outline(self, relpath: str) -> Outline | None:
+        """The headings of a mirror page, kept for the pages asked about most recently; None when
+        the page cannot be read (a bundle's mirror never changes while it is open)."""
+        with self._outline_lock:
+            if relpath in self._outlines:
+                self._outlines.move_to_end(relpath)
+                return self._outlines[relpath]
+        from atlas_core.markdown.outline import Outline, page_lines
+
+        data = _read_page(self.bundle.mirror_dir / relpath)
+        outline = Outline.of(page_lines(data)) if data is not None else None
+        with self._outline_lock:
+            self._outlines[relpath] = outline
+            while len(self._outlines) > OUTLINES_KEPT:
+                self._outlines.popitem(last=False)
+        return outline
 
     def close(self) -> None:
         for resource in (self._dense, self._embedder, self._ids):
@@ -274,12 +307,9 @@ class Engine:
         )
 
     @property
-    def bundles(self) -> list[Any]:
+    def bundles(self) -> list[Bundle]:
+        """The opened bundles, in the order they were given."""
         return [p.bundle for p in self._parts]
-
-    @property
-    def mirror_dir(self) -> Path:
-        return Path(self._parts[0].bundle.mirror_dir)
 
     def close(self) -> None:
         for part in self._parts:
@@ -386,7 +416,7 @@ class Engine:
             order = np.argsort(-scores, kind="stable")
             rows_list = [rows_list[i] for i in order]
             scores = scores[order]
-        files = [table.file_code[r] for r in rows_list]
+        files = table.file_code[rows_list].tolist()
         headings = [table.cols["heading"][r] for r in rows_list]
         return diversify(
             rows_list, scores.tolist(), files, headings, penalty=self.settings.file_penalty
@@ -558,37 +588,97 @@ class Engine:
     def info(self) -> BundleInfo:
         """The first bundle's summary; `extra["bundles"]` lists every opened bundle."""
         part = self._parts[0]
-        manifest = part.bundle.manifest
-        counts = manifest.get("counts") or {}
-        model = manifest.get("model") or {}
         embedder = part._embedder
-        return BundleInfo(
-            path=str(part.bundle.path),
-            name=part.name,
-            format_version=str(manifest.get("format_version", "")),
-            built_at=str(manifest.get("built_at", "")),
-            chunks=int(counts.get("chunks", 0)),
-            files=int(counts.get("mirror_files", counts.get("documents", 0))),
-            identifiers=int(counts.get("identifiers", 0)),
-            model=str(model.get("name", "")),
-            dims=int(model.get("dims", 0)),
-            sources=tuple(manifest.get("sources") or ()),
+        return replace(
+            self._info_of(part),
             backend=getattr(embedder, "backend", "") if embedder is not None else "",
             backend_reason=getattr(embedder, "backend_reason", "") if embedder else "",
-            load_ms=round(part.opened_ms, 3),
             extra={
                 "bundles": [
-                    {"name": p.name, "path": str(p.bundle.path), "chunks": _count(p)}
+                    {"name": p.name, "path": str(p.bundle.path), "chunks": p.bundle.chunk_count}
                     for p in self._parts
                 ],
-                "keyword": dict(manifest.get("keyword") or {}),
-                "atlas_version": manifest.get("atlas_version", ""),
+                "keyword": dict(part.bundle.section("keyword") or {}),
                 # Not empty only after a served bundle's folder was deleted: answers then come
                 # from memory and point into files that are gone.
                 "missing": self.missing_bundles(),
             },
         )
 
+    # -- what is served ------------------------------------------------------------------------
 
-def _count(part: _Part) -> int:
-    return int((part.bundle.manifest.get("counts") or {}).get("chunks", 0))
+    def bundle_infos(self) -> list[BundleInfo]:
+        """Every opened bundle's summary, in order, each under the name its results carry."""
+        return [self._info_of(part) for part in self._parts]
+
+    def mirror_path(self, bundle: str, relpath: str) -> Path:
+        """Where a result's page lies: `relpath` (a result's `file`) in the docs mirror of the
+        bundle named `bundle` (a result's `bundle`; "" names the first bundle, which is what
+        results carry when only one is open)."""
+        from atlas_core.bundle.manifest import safe_relpath
+
+        part = self._part_named(bundle)
+        if not safe_relpath(relpath):
+            raise QueryError(
+                f"{relpath!r} is not a page path inside a docs mirror",
+                hint="use the `file` of a result: a relative POSIX path without '..'",
+            )
+        return part.bundle.mirror_dir / relpath
+
+    def doc_files(self, bundle: str) -> list[DocFile]:
+        """The pages the chunk table of `bundle` knows, with the publication, title and web URL of
+        each page's first chunk ("" names the first bundle)."""
+        part = self._part_named(bundle)
+        table = part.table()
+        c = table.cols
+        first: dict[str, int] = {}  # page -> row of its first chunk (lowest line, then row)
+        for row, file in enumerate(c["file"]):
+            seen = first.get(file)
+            if seen is None or c["line_start"][row] < c["line_start"][seen]:
+                first[file] = row
+        return [
+            DocFile(
+                file=file,
+                publication=c["publication"][row] or "",
+                title=c["title"][row] or "",
+                url=(c["url"][row] or "").split("#")[0],
+            )
+            for file, row in first.items()
+        ]
+
+    def section_at(self, bundle: str, relpath: str, line: int) -> Section:
+        """The section around `line` (1-based) of a page of `bundle`'s mirror: its heading path
+        and line range, subsections included. A page that cannot be read gives the line alone,
+        with no heading."""
+        outline = self._part_named(bundle).outline(relpath)
+        if outline is None:
+            return Section(heading="", line_start=line, line_end=line)
+        return outline.section_at(line)
+
+    def _part_named(self, bundle: str) -> _Part:
+        if not bundle:
+            return self._parts[0]
+        for part in self._parts:
+            if part.name == bundle:
+                return part
+        names = ", ".join(repr(p.name) for p in self._parts)
+        raise QueryError(
+            f"no open bundle is named {bundle!r}",
+            hint=f"the open bundles are {names} (results name theirs in `bundle`)",
+        )
+
+    def _info_of(self, part: _Part) -> BundleInfo:
+        return replace(part.bundle.info(), name=part.name, load_ms=round(part.opened_ms, 3))
+
+
+def _read_page(path: Path) -> bytes | None:
+    """A mirror page's bytes, or None when it is not a readable regular file of a page's size."""
+    try:
+        with os.fdopen(os.open(path, _PAGE_FLAGS), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            data = handle.read(MAX_PAGE_BYTES + 1)
+    except OSError:
+        log.debug("cannot read the mirror page %s", path, exc_info=True)
+        return None
+    return data if len(data) <= MAX_PAGE_BYTES else None

@@ -181,19 +181,47 @@ class Deprecation:
 
 @dataclass(frozen=True, slots=True)
 class BundleInfo:
-    """A summary of an opened bundle (manifest plus what the reader measured)."""
+    """A summary of an opened bundle (manifest plus what the reader measured).
+
+    `name` is the name the engine shows (and tags results with): the manifest's name, made unique
+    with a suffix (``x-2``) when several opened bundles share one. Two different things are counted
+    as files: `doc_files`, the pages of the docs mirror (what read_file and hover links open), and
+    `bundle_files`, every file the manifest lists (the mirror, the indexes, the model).
+    """
 
     path: str
     name: str
     format_version: str
     built_at: str
     chunks: int
-    files: int
+    doc_files: int
+    bundle_files: int
     identifiers: int
     model: str
     dims: int
     sources: tuple[Mapping[str, Any], ...]
+    atlas_version: str = ""
+    mirror: str = ""  # the docs mirror folder: each result's `file` is a path inside it
     backend: str = ""  # embedding backend in use, "" until the model loads
     backend_reason: str = ""
     load_ms: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DocFile:
+    """One page of a bundle's docs mirror, as its chunk table describes it."""
+
+    file: str  # path inside the mirror
+    publication: str
+    title: str
+    url: str  # the page's web URL, without a section anchor ("" when unknown)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """The section around a line of a page: its heading path and line range (1-based, inclusive)."""
+
+    heading: str  # "H1 > H2"; "" before the first heading or when the page cannot be read
+    line_start: int
+    line_end: int

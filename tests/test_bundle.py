@@ -313,7 +313,7 @@ def test_info_summarises_the_manifest(bundle_dir: Path) -> None:
         DIMS,
         "toy",
     )
-    assert info.files == len(_manifest(bundle_dir)["files"])
+    assert info.bundle_files == len(_manifest(bundle_dir)["files"])
     assert info.sources == ({"kind": "local", "path": "/docs", "documents": 2},)
     assert info.extra["size"] == sum(e["size"] for e in _manifest(bundle_dir)["files"].values())
 

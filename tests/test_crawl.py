@@ -319,3 +319,25 @@ def test_validate_reports_file_and_line(tmp_path: Path) -> None:
     assert not any("good.md" in f for f in findings)
     result = _atlas("crawl-validate", str(root))
     assert result.returncode == 1 and "bad.md:7" in result.stdout
+
+
+def test_robots_txt_server_error_keeps_the_crawler_off_the_host(tmp_path: Path) -> None:
+    # RFC 9309: a robots.txt that answers 5xx means the whole host is disallowed.
+    site = SiteServer().start()
+    try:
+        site.add("/robots.txt", "busy", status=503, content_type="text/plain")
+        site.add("/llms.txt", "- [Assets](/rest/assets.md)\n", content_type="text/plain")
+        site.add("/rest/assets.md", ASSETS_PAGE)
+        with pytest.raises(CrawlError, match="robots"):
+            crawl(
+                CrawlOptions(
+                    output=tmp_path / "mirror",
+                    index_url=site.url("/llms.txt"),
+                    fetch=FAST,
+                    progress=False,
+                )
+            )
+        assert site.hits["/robots.txt"] >= 1
+        assert site.hits["/llms.txt"] == 0 and site.hits["/rest/assets.md"] == 0
+    finally:
+        site.stop()

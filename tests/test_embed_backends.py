@@ -268,6 +268,31 @@ def test_onnx_reader_rejects_garbage(tmp_path: Path) -> None:
         read_graph(path)
 
 
+def _length_delimited_field(number: int, payload: bytes) -> bytes:
+    assert len(payload) < 128  # one-byte length keeps the hand-made protobuf readable
+    return bytes([number << 3 | 2, len(payload)]) + payload
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        # NodeProto.op_type (a string) sent as the varint 3
+        b"\x20\x03",
+        # an AttributeProto whose `i` (an int64) is sent as one byte of bytes
+        _length_delimited_field(5, _length_delimited_field(1, b"a") + b"\x1a\x01\x00"),
+    ],
+    ids=["string-as-varint", "int-as-bytes"],
+)
+def test_onnx_reader_rejects_a_field_of_the_wrong_wire_type(tmp_path: Path, node: bytes) -> None:
+    from atlas_core.embed.onnx_graph import read_graph
+
+    path = tmp_path / "model.onnx"
+    graph = _length_delimited_field(1, node)
+    path.write_bytes(_length_delimited_field(7, graph))
+    with pytest.raises(ModelError, match=r"model\.onnx.*field \d"):
+        read_graph(path)
+
+
 # --- CUDA and graph inputs ---------------------------------------------------------------------
 
 

@@ -172,8 +172,8 @@ def test_lookup_symbols_endpoints_chunk_info(engine: Engine, tiny: Path) -> None
     info = engine.info()
     assert info.name == "tiny" and info.chunks > 10 and info.dims == 384
     assert info.extra["keyword"]["format"] == "bm25f-csr-1"
-    assert engine.mirror_dir == tiny / "mirror"
-    assert (engine.mirror_dir / hit.file).is_file()
+    assert engine.mirror_path("", hit.file) == tiny / "mirror" / hit.file
+    assert engine.mirror_path("", hit.file).is_file()
     assert [b.path for b in engine.bundles] == [tiny]
 
 

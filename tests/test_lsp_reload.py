@@ -72,3 +72,44 @@ async def test_swap_under_load_and_failed_bundle(tmp_path: Path) -> None:
         assert _versions(await _symbols(client)) == {"v2"}
     finally:
         await stop_client(client)
+
+
+def _progress_kinds(client) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+    return {
+        str(token): [type(report).__name__ for report in reports]
+        for token, reports in client.progress_reports.items()
+    }
+
+
+async def test_a_hot_reload_ends_the_progress_it_began(tmp_path: Path) -> None:
+    # The reload's "loading" event carries the generation being replaced and its "loaded" event
+    # the new one; the server began $/progress under the first and looked for the second to end
+    # it, so the editor showed "Loading the Collibra docs bundle…" forever.
+    root = tmp_path / "install"
+    v1, v2 = build_release(root, "v1"), build_release(root, "v2")
+    flip_current(root, v1)
+    client = await start_client(
+        "visual-studio-code", ["--bundle", str(root / "current")], server_env(tmp_path / "home"),
+        root=tmp_path,
+    )  # fmt: skip
+    try:
+        # The server starts watching for new bundles when it tells the client the first is in.
+        await wait_until(lambda: any("Atlas: loaded" in m.message for m in client.log_messages))
+        assert _versions(await _symbols(client)) == {"v1"}
+        before = set(_progress_kinds(client))
+        flip_current(root, v2)
+        await wait_until(lambda: any("loaded bundle" in m.message for m in client.log_messages))
+        assert _versions(await _symbols(client)) == {"v2"}
+        reload_tokens = await wait_until(lambda: set(_progress_kinds(client)) - before)
+        await wait_until(
+            lambda: all(
+                _progress_kinds(client)[token][-1:] == ["WorkDoneProgressEnd"]
+                for token in reload_tokens
+            ),
+            timeout=10,
+        )
+        for token in reload_tokens:
+            kinds = _progress_kinds(client)[token]
+            assert kinds == ["WorkDoneProgressBegin", "WorkDoneProgressEnd"], (token, kinds)
+    finally:
+        await stop_client(client)

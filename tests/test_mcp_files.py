@@ -159,7 +159,7 @@ def test_retrieval_tools_are_absent(client: McpClient) -> None:
 
 
 def test_sections_follow_the_chunkers_headings() -> None:
-    from atlas_ls.mcp.mirror import Outline
+    from atlas_core.markdown.outline import Outline
 
     lines = [
         "# Guide",  # 1

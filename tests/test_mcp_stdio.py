@@ -384,3 +384,12 @@ def test_missing_bundle_is_a_tool_error_and_file_tools_still_work(
         assert structured(c.call("list_publications"))["count"] == 4
         release = structured(c.call("get_release_info"))
         assert release["bundle"] is None and release["crawl"]["source_url"].endswith("llms.txt")
+
+
+def test_the_first_load_is_warmed_up_in_every_mode(hash_bundle: Path) -> None:
+    # The loader warms the engine before the first tool answers: the embedding model is already
+    # loaded (it loads only for a vector or hybrid search otherwise).
+    with stdio_client_for(["atlas-mcp", "--bundle", str(hash_bundle)]) as c:
+        info = structured(c.call("get_bundle_info"))
+        assert info["backend"] == "hash", info["backend"]
+        assert info["generation"] == 1 and info["loaded_at"] and info["load_ms"] > 0

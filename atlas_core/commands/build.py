@@ -169,7 +169,7 @@ def info_dict(bundle: Any) -> dict[str, Any]:
         "documents": int(manifest["counts"].get("documents", 0)),
         "chunks": info.chunks,
         "identifiers": info.identifiers,
-        "files": info.files,
+        "files": info.bundle_files,
         "size": bundle.size,
         "model": info.model,
         "model_kind": bundle.model.get("kind", ""),

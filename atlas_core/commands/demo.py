@@ -61,7 +61,7 @@ def run_demo(args: argparse.Namespace) -> int:
     with Engine.open(path, prefer=args.prefer) as engine:
         info = engine.info()
         print(
-            f"== Atlas demo bundle: {info.path} ({info.files} files, {info.chunks} chunks, "
+            f"== Atlas demo bundle: {info.path} ({info.doc_files} files, {info.chunks} chunks, "
             f"{info.identifiers} identifiers, model {info.model})",
             file=out,
         )

@@ -12,6 +12,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -226,7 +227,7 @@ class Fetcher:
             return True
         return robots.can_fetch(self.settings.user_agent, url)
 
-    async def _load_robots(self, origin: str) -> RobotFileParser | bool | None:
+    async def _load_robots(self, origin: str) -> RobotFileParser | Literal[False] | None:
         """robots.txt per RFC 9309: 4xx means no rules; 5xx means stay out.
 
         False when the host did not answer at all (not cached, so a later page retries it).
@@ -243,7 +244,8 @@ class Fetcher:
         log.warning(
             "robots.txt at %s unavailable (%s): not crawling that host", origin, result.error
         )
-        parser.disallow_all = True
+        # Every path disallowed, through the parser's public API.
+        parser.parse(["User-agent: *", "Disallow: /"])
         return parser
 
 

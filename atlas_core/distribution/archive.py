@@ -15,6 +15,7 @@ well-formed archive the tightest budget holds from the first file on.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -248,11 +249,12 @@ def _is_manifest(name: str) -> bool:
     return parts[-1] == MANIFEST and len(parts) <= 2
 
 
-class _Bounded:
+class _Bounded(io.RawIOBase):
     """A read-only stream that refuses to yield more than `limit` decompressed bytes.
 
     tarfile reads everything through it, headers and skipped data included, so no part of the
-    archive can expand past the limit in memory or on disk.
+    archive can expand past the limit in memory or on disk. As a RawIOBase it is a file object
+    tarfile's signature accepts: writing and seeking raise io.UnsupportedOperation.
     """
 
     def __init__(self, inner: Any, archive: Path, limit: int) -> None:
@@ -260,6 +262,9 @@ class _Bounded:
         self.archive = archive
         self.limit = limit
         self.count = 0
+
+    def readable(self) -> bool:
+        return True
 
     def read(self, size: int = -1) -> bytes:
         if size < 0:
@@ -283,10 +288,11 @@ class _BoundedTarInfo(tarfile.TarInfo):
 
     def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
         # The one hook tarfile offers before it reads a header's payload (a private method, but
-        # unchanged since Python 3.2; the archive tests fail loudly if that ever changes).
+        # unchanged since Python 3.2; the archive tests fail loudly if that ever changes). Being
+        # private, it is not in typeshed's stubs: hence the ignore.
         if self.type in _NAME_HEADERS and self.size > MAX_HEADER_BYTES:
             raise _OversizedHeader(self.size)
-        return super()._proc_member(tar)  # type: ignore[misc]
+        return super()._proc_member(tar)  # pyright: ignore[reportAttributeAccessIssue]
 
 
 _NAME_HEADERS = (

@@ -19,7 +19,7 @@ import urllib.error
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from atlas_core.distribution.archive import DEFAULT_MAX_BYTES, sha256_file, unpack
 from atlas_core.distribution.github import Asset, GitHub, Release, http_error
@@ -35,6 +35,9 @@ from atlas_core.distribution.install import (
     snapshot,
 )
 from atlas_core.errors import DistributionError
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 log = logging.getLogger(__name__)
 
@@ -250,7 +253,7 @@ def _fetch(github: GitHub, asset: Asset, part: Path, progress: bool) -> int:
     )
 
 
-def _stream(github: GitHub, asset: Asset, part: Path, have: int, bar: object) -> None:
+def _stream(github: GitHub, asset: Asset, part: Path, have: int, bar: tqdm | None) -> None:
     headers = github.headers(asset.url, "application/octet-stream")
     if have:
         headers["Range"] = f"bytes={have}-"
@@ -273,7 +276,7 @@ def _stream(github: GitHub, asset: Asset, part: Path, have: int, bar: object) ->
             mode = "wb"  # the server ignored Range: start over
             have = 0
             if bar is not None:
-                bar.reset(total=asset.size or None)  # type: ignore[attr-defined]
+                bar.reset(total=asset.size or None)
         # Never keep more than the release declares: a server that sends more is broken or
         # hostile, and whatever it sent is deleted rather than left filling the disk.
         room = (asset.size or MAX_DOWNLOAD_BYTES) - have
@@ -288,7 +291,7 @@ def _stream(github: GitHub, asset: Asset, part: Path, have: int, bar: object) ->
                 room -= len(block)
                 out.write(block)
                 if bar is not None:
-                    bar.update(len(block))  # type: ignore[attr-defined]
+                    bar.update(len(block))
 
 
 def _too_long(asset: Asset, part: Path) -> NoReturn:
@@ -305,7 +308,7 @@ def _too_long(asset: Asset, part: Path) -> NoReturn:
     )
 
 
-def _bar(asset: Asset, progress: bool) -> object | None:
+def _bar(asset: Asset, progress: bool) -> tqdm | None:
     if not progress:
         return None
     from tqdm import tqdm

@@ -199,7 +199,9 @@ def _summary(bundle: Path) -> dict[str, object]:
         return {}
     if not isinstance(manifest, dict):
         return {}
-    counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
+    counts = manifest.get("counts")
+    if not isinstance(counts, dict):
+        counts = {}
     return {
         "name": manifest.get("name") or bundle.name,
         "format_version": manifest.get("format_version"),

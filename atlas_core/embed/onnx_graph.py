@@ -9,6 +9,7 @@ here (from onnx/onnx.proto, stable since IR version 3) are decoded directly. Ten
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,8 +72,8 @@ def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
             raise _Malformed("varint too long")
 
 
-def _fields(buf: memoryview):
-    """Yield (field number, wire type, value); value is an int or a memoryview slice."""
+def _fields(buf: memoryview) -> Iterator[tuple[int, int, int | memoryview]]:
+    """Yield (field number, wire type, value); value is an int (varint) or a memoryview slice."""
     pos = 0
     end = len(buf)
     while pos < end:
@@ -101,8 +102,29 @@ def _fields(buf: memoryview):
         yield number, wire, value
 
 
-def _packed_varints(value: Any, wire: int) -> list[int]:
-    if wire == 0:
+def _length_delimited(buf: memoryview) -> Iterator[tuple[int, memoryview]]:
+    """The sub-messages, strings and packed arrays of ``buf``, skipping scalar fields."""
+    for number, wire, value in _fields(buf):
+        if wire == 2 and isinstance(value, memoryview):
+            yield number, value
+
+
+def _as_bytes(number: int, value: int | memoryview) -> memoryview:
+    # A field the schema declares as a string, message or fixed-width number, sent as a varint.
+    if isinstance(value, int):
+        raise _Malformed(f"field {number} is a varint where bytes were expected")
+    return value
+
+
+def _as_int(number: int, value: int | memoryview) -> int:
+    if not isinstance(value, int):
+        raise _Malformed(f"field {number} is bytes where a varint was expected")
+    return value
+
+
+def _packed_varints(value: int | memoryview) -> list[int]:
+    """A repeated integer field: one varint, or a packed run of them."""
+    if isinstance(value, int):
         return [value]
     out = []
     pos = 0
@@ -128,22 +150,22 @@ def _tensor(buf: memoryview) -> tuple[str, np.ndarray]:
     floats: list[float] = []
     ints: list[int] = []
     external = False
-    for number, wire, value in _fields(buf):
+    for number, _wire, value in _fields(buf):
         if number == 1:
-            dims.extend(_signed64(v) for v in _packed_varints(value, wire))
+            dims.extend(_signed64(v) for v in _packed_varints(value))
         elif number == 2:
-            dtype_code = value
+            dtype_code = _as_int(number, value)
         elif number == 4:  # float_data
-            data = bytes(value)
+            data = bytes(_as_bytes(number, value))
             floats.extend(struct.unpack(f"<{len(data) // 4}f", data))
         elif number in (5, 7, 11):  # int32_data, int64_data, uint64_data
-            ints.extend(_signed64(v) for v in _packed_varints(value, wire))
+            ints.extend(_signed64(v) for v in _packed_varints(value))
         elif number == 8:
-            name = _text(value)
+            name = _text(_as_bytes(number, value))
         elif number == 9:
-            raw = value
+            raw = _as_bytes(number, value)
         elif number == 10:  # double_data
-            data = bytes(value)
+            data = bytes(_as_bytes(number, value))
             floats.extend(struct.unpack(f"<{len(data) // 8}d", data))
         elif number == 14 and value == 1:
             external = True
@@ -170,23 +192,23 @@ def _attribute(buf: memoryview) -> tuple[str, Any]:
     ints: list[int] = []
     for number, wire, value in _fields(buf):
         if number == 1:
-            name = _text(value)
+            name = _text(_as_bytes(number, value))
         elif number == 2:
-            found = struct.unpack("<f", bytes(value))[0]
+            found = struct.unpack("<f", bytes(_as_bytes(number, value)))[0]
         elif number == 3:
-            found = _signed64(value)
+            found = _signed64(_as_int(number, value))
         elif number == 4:
-            found = bytes(value)
+            found = bytes(_as_bytes(number, value))
         elif number == 5:
-            found = _tensor(value)[1]
+            found = _tensor(_as_bytes(number, value))[1]
         elif number == 7:
+            data = bytes(_as_bytes(number, value))
             if wire == 5:
-                floats.append(struct.unpack("<f", bytes(value))[0])
+                floats.append(struct.unpack("<f", data)[0])
             else:
-                data = bytes(value)
                 floats.extend(struct.unpack(f"<{len(data) // 4}f", data))
         elif number == 8:
-            ints.extend(_signed64(v) for v in _packed_varints(value, wire))
+            ints.extend(_signed64(v) for v in _packed_varints(value))
     if found is None:
         found = floats or ints
     return name, found
@@ -196,15 +218,15 @@ def _node(buf: memoryview) -> Node:
     node = Node(op_type="", inputs=[], outputs=[])
     for number, _wire, value in _fields(buf):
         if number == 1:
-            node.inputs.append(_text(value))
+            node.inputs.append(_text(_as_bytes(number, value)))
         elif number == 2:
-            node.outputs.append(_text(value))
+            node.outputs.append(_text(_as_bytes(number, value)))
         elif number == 3:
-            node.name = _text(value)
+            node.name = _text(_as_bytes(number, value))
         elif number == 4:
-            node.op_type = _text(value)
+            node.op_type = _text(_as_bytes(number, value))
         elif number == 5:
-            key, attr = _attribute(value)
+            key, attr = _attribute(_as_bytes(number, value))
             node.attributes[key] = attr
     return node
 
@@ -212,7 +234,7 @@ def _node(buf: memoryview) -> Node:
 def _value_info_name(buf: memoryview) -> str:
     for number, _wire, value in _fields(buf):
         if number == 1:
-            return _text(value)
+            return _text(_as_bytes(number, value))
     return ""
 
 
@@ -224,15 +246,13 @@ def read_graph(path: Path) -> Graph:
         raise ModelError(f"cannot read {path}: {exc}", path=str(path)) from exc
     try:
         graph_buf = None
-        for number, wire, value in _fields(data):
-            if number == 7 and wire == 2:
+        for number, value in _length_delimited(data):
+            if number == 7:
                 graph_buf = value
         if graph_buf is None:
             raise _Malformed("no graph")
         graph = Graph(nodes=[], initializers={}, inputs=[], outputs=[])
-        for number, wire, value in _fields(graph_buf):
-            if wire != 2:
-                continue
+        for number, value in _length_delimited(graph_buf):
             if number == 1:
                 graph.nodes.append(_node(value))
             elif number == 5:

@@ -66,8 +66,9 @@ def extract_ranked(documents: Sequence[Document]) -> tuple[list[Found], list[Dep
         scan = Scan(doc.text, doc.title) if doc.text else None
         generated = doc.source == "openapi"
         for e in doc.identifiers:
-            weighted = scan is not None and e.kind in ("operation", "schema", "type")
-            f = Found(e, scan.weight(e.name, e.line) if weighted else 0, generated=generated)
+            weighted = e.kind in ("operation", "schema", "type")
+            weight = scan.weight(e.name, e.line) if scan is not None and weighted else 0
+            f = Found(e, weight, generated=generated)
             found.append(f)
             ranked.append((f, scan, True))
         if doc.source != "openapi" and scan is not None:

@@ -51,6 +51,7 @@ from atlas_core.identifiers.table import (
     read_lines,
     read_npy,
 )
+from atlas_core.search.limits import MAX_LIMIT, MAX_QUERY_CHARS, clamp_count
 from atlas_core.types import Candidate, Deprecation, Param, Symbol
 
 # Normalisation helpers stay importable from here, where the resolver's callers look for them.
@@ -59,8 +60,6 @@ __all__ = ["IdentifierIndex", "compact", "name_variants", "path_key", "split_wor
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-MAX_LIMIT = 100
-MAX_QUERY_CHARS = 1000
 KEYWORD_POSTINGS_CAP = 2000
 # Match strength, strongest first: an exact name always answers before any other spelling.
 MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2, "keyword": 3}
@@ -68,14 +67,6 @@ MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2, "keyword": 3}
 # dozen times each ("Parameters" under every operation) cannot fill the list, and a bound on the
 # work for a name found hundreds of times.
 DIVERSIFY_MIN_ROWS = 100
-
-
-def _clamp(limit: int, hi: int = MAX_LIMIT) -> int:
-    try:
-        value = int(limit)
-    except (TypeError, ValueError):
-        value = 10
-    return max(1, min(hi, value))
 
 
 class IdentifierIndex:
@@ -291,7 +282,7 @@ class IdentifierIndex:
 
     def lookup(self, identifier: str, limit: int = 10) -> list[Candidate]:
         """Resolve an identifier as written in code or prose; best candidates first."""
-        limit = _clamp(limit)
+        limit = clamp_count(limit, "limit", MAX_LIMIT, strict=False)
         query = (identifier or "").strip()[:MAX_QUERY_CHARS]
         if not query or not self.count:
             return []
@@ -522,7 +513,7 @@ class IdentifierIndex:
 
     def symbols(self, query: str, limit: int = 50) -> list[Symbol]:
         """Fuzzy workspace-symbol search: exact, then prefix, camel humps, substring, fuzzy."""
-        limit = _clamp(limit, 1000)
+        limit = clamp_count(limit, "limit", MAX_LIMIT, strict=False)
         if not self.count:
             return []
         q = compact((query or "")[:MAX_QUERY_CHARS])
@@ -582,7 +573,7 @@ class IdentifierIndex:
 
     def endpoints(self, prefix: str, limit: int = 50) -> list[Candidate]:
         """Endpoint templates whose path starts like `prefix` (completion in string literals)."""
-        limit = _clamp(limit)
+        limit = clamp_count(limit, "limit", MAX_LIMIT, strict=False)
         raw = (prefix or "").strip()[:MAX_QUERY_CHARS]
         method, path = strip_path(raw) if raw else ("", "/")
         typed = raw.strip(QUOTES)

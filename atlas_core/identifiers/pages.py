@@ -161,9 +161,8 @@ def _section_params(
         m = _PARAM_ROW_RE.match(line) if in_params else None
         if m:
             pname, ptype, desc, notes = (g.strip() for g in m.groups())
-            ptype = (
-                _RETURN_RE.search(ptype).group(1) if _RETURN_RE.search(ptype) else ptype
-            ).strip("*")
+            wrapped = _RETURN_RE.search(ptype)
+            ptype = (wrapped.group(1) if wrapped else ptype).strip("*")
             camel = re.sub(r"_([a-z0-9])", lambda x: x.group(1).upper(), pname)
             if "{" + camel + "}" in template or "{" + pname + "}" in template:
                 where = "path"
@@ -296,7 +295,8 @@ def _operation_row(out: _Collector, line: str, lineno: int) -> bool:
     method = endpoint.group(1)
     _, template = strip_path(endpoint.group(2).rstrip(".,;:)"))
     described = [c for c in cells if " " in c and not ENDPOINT_RE.search(c)]
-    fields = dict(
+    # Keyword fields of the entry, passed through `_Collector.add(**fields)`.
+    fields: dict[str, Any] = dict(
         method=method,
         path=template,
         operation_id=op,
@@ -329,7 +329,7 @@ def _client_row(out: _Collector, scan: Scan, row: re.Match[str], lineno: int) ->
     request = response = ""
     if section:
         params, request, response = _section_params(scan, section, template)
-    fields = dict(
+    fields: dict[str, Any] = dict(
         method=method,
         path=template,
         operation_id=op,

@@ -1,6 +1,6 @@
-"""Markdown as Atlas reads it: the heading outline and anchors (`outline`), the GitBook syntax
-cleaner (`gitbook`), front matter in a strict (build) and a lenient (crawl, listing) mode
-(`frontmatter`), and the section chunker (`chunker`)."""
+"""Markdown as Atlas reads it: the heading outline, anchors and sections of a page (`outline`),
+the GitBook syntax cleaner (`gitbook`), front matter in a strict (build) and a lenient (crawl,
+listing) mode (`frontmatter`), and the section chunker (`chunker`)."""
 
 from __future__ import annotations
 
@@ -13,16 +13,18 @@ from atlas_core.markdown.frontmatter import (
     split_front_matter,
 )
 from atlas_core.markdown.gitbook import clean as clean_gitbook
-from atlas_core.markdown.outline import Heading, github_slug, scan_headings
+from atlas_core.markdown.outline import Heading, Outline, github_slug, page_lines, scan_headings
 
 __all__ = [
     "MARKDOWN_SUFFIXES",
     "Heading",
+    "Outline",
     "chunk_documents",
     "clean_gitbook",
     "github_slug",
     "is_markdown",
     "markdown_document",
+    "page_lines",
     "read_text",
     "scan_headings",
     "split_front_matter",

@@ -7,9 +7,12 @@ these functions, so a heading's line and anchor agree everywhere in a bundle.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from atlas_core.types import Section
 
 # Far above any real heading (Collibra's longest is under 100 characters).
 MAX_HEADING_CHARS = 256
@@ -49,8 +52,13 @@ def fence_ids(lines: Sequence[str]) -> list[int]:
                 ids[i] = block
         else:
             ids[i] = block
-            closes = m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
-            if closes and not m.group(2).strip():
+            closes = (
+                m is not None
+                and m.group(1)[0] == opener[0]
+                and len(m.group(1)) >= len(opener)
+                and not m.group(2).strip()
+            )
+            if closes:
                 opener = None
     return ids
 
@@ -162,3 +170,51 @@ def split_level(headings: Sequence[Heading]) -> int:
         return 2
     repeated = [level for level in sorted(counts) if counts[level] >= 2]
     return repeated[0] if repeated else max(counts)
+
+
+# --- sections of a page -------------------------------------------------------------------------
+
+
+def page_lines(data: bytes) -> list[str]:
+    """A mirror page's lines as every result numbers them: split on "\\n" only (as the chunker
+    and ripgrep count), a carriage return before it dropped, no empty line after a final break."""
+    text = data.decode("utf-8-sig", "replace")
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """A page's headings (the chunker's own scan), to place any line in its section quickly."""
+
+    lines: Sequence[str]
+    headings: tuple[Heading, ...]
+    starts: tuple[int, ...]  # 1-based line of each heading
+
+    @classmethod
+    def of(cls, lines: Sequence[str]) -> Outline:
+        headings = tuple(scan_headings(lines))
+        return cls(lines=lines, headings=headings, starts=tuple(h.line + 1 for h in headings))
+
+    def section_at(self, line: int) -> Section:
+        """The heading path (``H1 > H2``) around ``line`` and the line range of that section,
+        subsections included, trailing blank lines left out."""
+        index = bisect_right(self.starts, line) - 1
+        stack: list[Heading] = []
+        for heading in self.headings[: index + 1]:
+            while stack and stack[-1].level >= heading.level:
+                stack.pop()
+            stack.append(heading)
+        start = self.starts[index] if index >= 0 else 1
+        end = len(self.lines)
+        for heading in self.headings[index + 1 :]:
+            if not stack or heading.level <= stack[-1].level:
+                end = heading.line  # 0-based index of the next heading: the line before it
+                break
+        while end > max(line, start) and not self.lines[end - 1].strip():
+            end -= 1
+        return Section(
+            heading=" > ".join(h.text for h in stack), line_start=start, line_end=max(end, start)
+        )

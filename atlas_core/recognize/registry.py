@@ -18,7 +18,7 @@ import importlib.metadata
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from atlas_core.recognize.text_scan import normalize_language
 
@@ -68,7 +68,9 @@ class Recognition:
 
 @runtime_checkable
 class Recognizer(Protocol):
-    name: str
+    # Read-only: frozen dataclasses and class attributes both satisfy it.
+    @property
+    def name(self) -> str: ...
 
     def recognize(self, ctx: Context) -> Recognition | None: ...
 
@@ -99,12 +101,15 @@ class PluginStatus:
 def _as_recognizer(name: str, obj: object) -> Recognizer:
     if isinstance(obj, type):
         obj = obj()
-    if hasattr(obj, "recognize") and callable(obj.recognize):  # type: ignore[attr-defined]
-        if not isinstance(getattr(obj, "name", None), str):
-            return FunctionRecognizer(name, obj.recognize)  # type: ignore[attr-defined]
-        return obj  # type: ignore[return-value]
+    # A plugin's callable is taken at its documented signature, `f(ctx) -> Recognition | None`:
+    # nothing can check that before a call, so `RecognizerSet.recognize_all` checks each result.
+    recognize = getattr(obj, "recognize", None)
+    if callable(recognize):
+        if isinstance(obj, Recognizer) and isinstance(obj.name, str):
+            return obj
+        return FunctionRecognizer(name, cast("Callable[[Context], Recognition | None]", recognize))
     if callable(obj):
-        return FunctionRecognizer(name, obj)  # type: ignore[arg-type]
+        return FunctionRecognizer(name, cast("Callable[[Context], Recognition | None]", obj))
     raise TypeError(f"{type(obj).__name__} is neither a recogniser nor a function")
 
 

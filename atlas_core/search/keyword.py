@@ -336,8 +336,11 @@ class KeywordIndex:
     ) -> KeywordIndex:
         """Load ``root/keyword/`` directly (tests, benchmarks, tuning)."""
         base = Path(root) / KEYWORD_DIR
-        arrays = [np.load(base / name, mmap_mode="r", allow_pickle=False) for name in FILES[:3]]
-        return cls(*arrays, _read_vocab(base / "vocab.txt"), n_chunks, params, root=Path(root))
+        indptr, indices, data = (
+            np.load(base / name, mmap_mode="r", allow_pickle=False) for name in FILES[:3]
+        )
+        terms = _read_vocab(base / "vocab.txt")
+        return cls(indptr, indices, data, terms, n_chunks, params, root=Path(root))
 
     def weighted_terms(self, query: str) -> list[tuple[str, float]]:
         return [

@@ -7,6 +7,7 @@ are whole numbers from 1 to a documented maximum; snippets are at most `SNIPPET_
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Sequence
@@ -17,7 +18,8 @@ from atlas_core.types import SEARCH_MODES
 log = logging.getLogger(__name__)
 
 MAX_TOP_K = 100  # every list a client can receive is bounded
-MAX_LIMIT = 100
+MAX_LIMIT = 100  # identifier lookups, symbols and endpoint completions
+DEFAULT_COUNT = 10
 MAX_QUERY_CHARS = 1000  # past this a query is a pasted document; the model reads ~256 tokens anyway
 SNIPPET_CHARS = 320
 
@@ -61,8 +63,20 @@ def check_mode(mode: object) -> str:
     return str(mode)
 
 
-def clamp_count(value: object, name: str, maximum: int) -> int:
-    """1..maximum; a non-integer or a value below 1 is a QueryError, above the maximum is cut."""
+def clamp_count(value: object, name: str, maximum: int, *, strict: bool = True) -> int:
+    """1..maximum; above the maximum is cut.
+
+    Strict (a count a caller passed to the engine): a non-integer or a value below 1 is a
+    QueryError naming `name`. Lenient (an index answering the engine, which checked the count
+    already, or a benchmark calling the index directly): a value below 1 counts as 1 and one that
+    is not a number as `DEFAULT_COUNT`, so an index never fails on a count.
+    """
+    if not strict:
+        number = DEFAULT_COUNT
+        if isinstance(value, (int, float, str)):
+            with contextlib.suppress(ValueError, OverflowError):
+                number = int(value)
+        return max(1, min(maximum, number))
     if isinstance(value, bool) or not isinstance(value, int):
         raise QueryError(f"{name} must be a whole number, got {value!r}", hint=f"e.g. {name}=10")
     if value < 1:

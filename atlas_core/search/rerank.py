@@ -128,7 +128,10 @@ class _OnnxScorer:
         self.backend = "onnx-cuda" if gpu else "onnx-cpu"
 
     def run(self, feed: dict[str, np.ndarray]) -> np.ndarray:
-        return self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        logits = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        # onnxruntime types an output as any of its kinds (sparse, sequence, map); a
+        # cross-encoder's logits are a dense tensor, which asarray returns as it is.
+        return np.asarray(logits)
 
 
 class _MlxScorer:

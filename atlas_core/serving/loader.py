@@ -1,10 +1,16 @@
 """Opening the engine in the background and installing it in the server's one holder.
 
-`main()` starts the first load before the protocol library is even imported, so the identifier
-index is usually open by the time the client sends ``initialized``. Every later load (a changed
-``atlas.bundle`` setting, the ``atlas.reload`` command, a hot reload) goes through `request`, which
-swaps the holder's engine in one step; requests that already hold the old engine finish on it.
-A load that fails leaves whatever was serving in place.
+Both servers load through a `BundleLoader`. The language server starts its first load before the
+protocol library is even imported, so the identifier index is usually open by the time the client
+sends ``initialized``; the MCP server starts it while the client initializes. Every later load (a
+changed ``atlas.bundle`` setting, the ``atlas.reload`` command) goes through `request`, which swaps
+the holder's engine in one step; requests that already hold the old engine finish on it. A load
+that fails leaves whatever was serving in place. Hot reload (`reloader`) opens and warms new
+engines the same way.
+
+Each load warms the engine up (`Engine.warm_up`) on the loading thread before it is served, in the
+modes the host serves: the language server only identifier lookups and symbols (it must never
+load the embedding model), the MCP server everything.
 """
 
 from __future__ import annotations
@@ -17,56 +23,46 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.serving.holder import EngineHolder
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
+    from atlas_core.serving.reloader import BundleReloader, ReloadEvent
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_KEY = ("<default>",)
 OLD_ENGINE_GRACE_S = 30.0  # in-flight requests may still read the engine a swap replaced
 DEMO_BUILD_TIMEOUT_S = 900
+# What answers without the embedding model; a host that serves searches asks for more.
+IDENTIFIER_MODES = ("lookup", "symbols")
 
 
 @dataclass(frozen=True, slots=True)
 class LoadResult:
     seq: int
     key: tuple[str, ...]
-    engine: Any | None
+    engine: Engine | None
     paths: tuple[str, ...]
     error: str  # "" on success
     ms: float
     superseded: bool = False  # a newer request replaced this one before it finished
     unconfigured: bool = False  # failed only because no bundle is configured anywhere
+    cause: AtlasError | None = None  # why it failed, when Atlas knew (message and hint apart)
 
     @property
     def ok(self) -> bool:
         return self.engine is not None and not self.superseded
 
 
-def open_engine(paths: Sequence[str]) -> Any:
+def open_engine(paths: Sequence[str | Path]) -> Engine:
     from atlas_core.engine import Engine
 
-    engine = Engine.open([str(p) for p in paths])
-    warm_up(engine)
-    return engine
-
-
-def warm_up(engine: Any) -> None:
-    """Build the identifier indexes now, on the loading thread, instead of in the first hover.
-
-    The engine builds its lookup tables lazily; one exact lookup of a name the table holds builds
-    them (a miss would also load the fuzzy matcher and the keyword fallback, which hover never
-    needs). The deprecation list is read for the diagnostics of the first opened document.
-    """
-    try:
-        first = engine.symbols("", limit=1)
-        if first:
-            engine.lookup(first[0].name, limit=1)
-        engine.deprecations()
-    except Exception:  # a warm-up must never fail a load
-        logger.debug("warming up the engine failed", exc_info=True)
+    return Engine.open([str(p) for p in paths])
 
 
 def build_demo_in_subprocess() -> str:
@@ -99,12 +95,16 @@ class BundleLoader:
 
     def __init__(
         self,
-        holder: EngineHolder[Any],
+        holder: EngineHolder[Engine],
         *,
-        opener: Callable[[Sequence[str]], Any] = open_engine,
+        warm_up: Sequence[str] = IDENTIFIER_MODES,
+        opener: Callable[[Sequence[str | Path]], Engine] = open_engine,
         allow_demo: bool = True,
     ) -> None:
+        """`warm_up`: the `Engine.warm_up` modes each new engine answers once before it is served
+        (see `atlas_core.engine.WARM_MODES`); the default never loads the embedding model."""
         self.holder = holder
+        self.warm_up_modes = tuple(warm_up)
         self._opener = opener
         self._allow_demo = allow_demo
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-load")
@@ -169,12 +169,13 @@ class BundleLoader:
             engine = self._opener(paths)
         except _Unconfigured as exc:
             result = self._failed(seq, key, paths, exc.error.one_line(), t0)
-            return replace(result, unconfigured=True)
+            return replace(result, unconfigured=True, cause=exc.error)
         except AtlasError as exc:
-            return self._failed(seq, key, paths, exc.one_line(), t0)
+            return replace(self._failed(seq, key, paths, exc.one_line(), t0), cause=exc)
         except Exception as exc:  # a broken bundle can raise anything; the server must live on
             logger.exception("opening bundle %s failed", ", ".join(paths) or "(default)")
             return self._failed(seq, key, paths, f"{type(exc).__name__}: {exc}", t0)
+        self._warm(engine, paths)
         ms = (time.perf_counter() - t0) * 1000
         old = None
         with self._lock:
@@ -193,6 +194,35 @@ class BundleLoader:
             timer.start()
         logger.info("opened bundle %s in %.0f ms", ", ".join(paths), ms)
         return LoadResult(seq, key, engine, paths, "", ms)
+
+    def _warm(self, engine: Engine, paths: tuple[str, ...]) -> None:
+        """Load what the host serves now, on this thread, instead of in the first request.
+
+        A failure here does not fail the load: with nothing else to serve, a bundle that answers
+        some requests beats none, and the requests that need the broken part report it
+        themselves (a hot reload, which has a previous engine to keep, refuses such a bundle).
+        """
+        try:
+            engine.warm_up(self.warm_up_modes)
+        except AtlasError as exc:
+            logger.warning("warming up bundle %s failed: %s", ", ".join(paths), exc.one_line())
+        except Exception:  # reported at ERROR by the first request that meets it
+            logger.warning("warming up bundle %s failed", ", ".join(paths), exc_info=True)
+
+    def reloader(
+        self, paths: Sequence[str | Path], on_event: Callable[[ReloadEvent], None]
+    ) -> BundleReloader:
+        """A hot reloader of `paths` into this loader's holder (not started): it opens new
+        engines as this loader does and warms them up in the same modes before the swap."""
+        from atlas_core.serving.reloader import BundleReloader
+
+        return BundleReloader(
+            self.holder,
+            [Path(p) for p in paths],
+            self._opener,
+            on_event=on_event,
+            warm_up=self.warm_up_modes,
+        )
 
     def _failed(
         self, seq: int, key: tuple[str, ...], paths: tuple[str, ...], error: str, t0: float
@@ -232,10 +262,8 @@ class _Unconfigured(Exception):
         self.error = error
 
 
-def _close(engine: Any) -> None:
-    close = getattr(engine, "close", None)
-    if callable(close):
-        try:
-            close()
-        except Exception:
-            logger.debug("closing an old engine failed", exc_info=True)
+def _close(engine: Engine) -> None:
+    try:
+        engine.close()
+    except Exception:  # closing frees memory maps; a failure there must not reach a request
+        logger.debug("closing an old engine failed", exc_info=True)

@@ -26,10 +26,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.serving.holder import EngineHolder
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +46,7 @@ RETRY_MAX_S = 30.0
 RETRY_FOR_S = 600.0
 
 Signature = tuple[str, int, int]
-WarmUp = Callable[[Any], None]
+WarmUp = Callable[["Engine"], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +85,9 @@ class BundleReloader:
 
     def __init__(
         self,
-        holder: EngineHolder[Any],
+        holder: EngineHolder[Engine],
         paths: Sequence[Path],
-        open_engine: Callable[[list[Path]], Any],
+        open_engine: Callable[[list[Path]], Engine],
         *,
         on_event: Callable[[ReloadEvent], None] | None = None,
         debounce_ms: int = DEBOUNCE_MS,
@@ -173,7 +176,7 @@ class BundleReloader:
         self._gone = []
         old = self.holder.swap(engine)
         self.last_reload = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        if old is not None and hasattr(old, "close"):
+        if old is not None:
             timer = threading.Timer(CLOSE_GRACE_S, old.close)
             timer.daemon = True
             timer.start()
@@ -350,18 +353,17 @@ def _not_loaded(reason: str) -> str:
     return f"new bundle not loaded: {reason}; the previous bundle keeps serving"
 
 
-def _missing_bundles(engine: Any) -> list[str]:
-    missing = getattr(engine, "missing_bundles", None)
-    return list(missing()) if callable(missing) else []
+def _missing_bundles(engine: Engine | None) -> list[str]:
+    return engine.missing_bundles() if engine is not None else []
 
 
-def _close(engine: Any) -> None:
-    close = getattr(engine, "close", None)
-    if callable(close):
-        try:
-            close()
-        except Exception:
-            log.debug("closing an engine that was not served failed", exc_info=True)
+def _close(engine: Engine | None) -> None:
+    if engine is None:
+        return
+    try:
+        engine.close()
+    except Exception:  # it was never served: nothing but memory maps to free
+        log.debug("closing an engine that was not served failed", exc_info=True)
 
 
 def _watch_folders(paths: Sequence[Path]) -> list[str]:

@@ -45,7 +45,9 @@ class _BoundedLoader(yaml.SafeLoader):
         self._sizes: dict[int, int] = {}
         self._open: list[int] = [0]
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
+    # `Node | None` as in the signature it overrides, though PyYAML's composer always returns a
+    # node or raises.
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         if self.check_event(AliasEvent):
             event = self.peek_event()
             node = super().compose_node(parent, index)

@@ -75,6 +75,16 @@ def replacement_in(text: str) -> str:
     return ""
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one: a spec may put anything anywhere."""
+    return value if isinstance(value, dict) else {}
+
+
+def _array(value: Any) -> list[Any]:
+    """``value`` if it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
 def _media(content: Any) -> tuple[str, Any]:
     if not isinstance(content, dict) or not content:
         return "", None
@@ -112,8 +122,8 @@ def _body_params(
     resolver: Resolver, media: Any, type_name: str, required: bool, description: str
 ) -> list[Param]:
     """A named body type is one `body` param; an inline object lists its fields instead."""
-    schema = media.get("schema") if isinstance(media, dict) else None
-    props = schema.get("properties") if isinstance(schema, dict) and "$ref" not in schema else None
+    schema = _object(_object(media).get("schema"))
+    props = schema.get("properties") if "$ref" not in schema else None
     if not isinstance(props, dict) or not props:
         return [Param("body", "body", type_name, required, description)]
     needed = {str(r) for r in schema.get("required") or []}
@@ -131,21 +141,17 @@ def _body_params(
 
 def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operation]:
     operations: list[Operation] = []
-    top_url = (
-        (spec.get("externalDocs") or {}).get("url", "")
-        if isinstance(spec.get("externalDocs"), dict)
-        else ""
-    )
+    top_url = _object(spec.get("externalDocs")).get("url", "")
     for api_path, item in spec["paths"].items():
         item = resolver.resolve(item)
         if not isinstance(item, dict):
             continue
-        shared = item.get("parameters") if isinstance(item.get("parameters"), list) else []
+        shared = _array(item.get("parameters"))
         for method in HTTP_METHODS:
             op = item.get(method)
             if not isinstance(op, dict):
                 continue
-            own = op.get("parameters") if isinstance(op.get("parameters"), list) else []
+            own = _array(op.get("parameters"))
             params = _params(resolver, [*shared, *own])
             body = resolver.resolve(op.get("requestBody")) if op.get("requestBody") else None
             request_schema = request_media = request_description = ""
@@ -162,7 +168,7 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
                     )
                 )
             responses: list[tuple[str, str, str]] = []
-            raw_responses = op.get("responses") if isinstance(op.get("responses"), dict) else {}
+            raw_responses = _object(op.get("responses"))
             for status, raw in raw_responses.items():
                 response = resolver.resolve(raw)
                 if not isinstance(response, dict):
@@ -205,8 +211,7 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
 
 
 def extract_schemas(spec: dict[str, Any], resolver: Resolver) -> list[SchemaInfo]:
-    components = spec.get("components") if isinstance(spec.get("components"), dict) else {}
-    raw = components.get("schemas") if isinstance(components.get("schemas"), dict) else {}
+    raw = _object(_object(spec.get("components")).get("schemas"))
     schemas: list[SchemaInfo] = []
     for name, node in raw.items():
         schema = resolver.resolve(node)
@@ -229,7 +234,7 @@ def extract_schemas(spec: dict[str, Any], resolver: Resolver) -> list[SchemaInfo
             if not isinstance(part, dict):
                 continue
             required.update(str(r) for r in part.get("required") or [])
-            props = part.get("properties") if isinstance(part.get("properties"), dict) else {}
+            props = _object(part.get("properties"))
             for prop, prop_schema in props.items():
                 # Only the property's own description: a $ref target's describes the type.
                 description = (
@@ -279,7 +284,7 @@ def base_path(spec: dict[str, Any]) -> str:
 def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
     spec = parse_spec(path)
     resolver = Resolver(spec, path)
-    info = spec.get("info") if isinstance(spec.get("info"), dict) else {}
+    info = _object(spec.get("info"))
     api_title = " ".join(str(info.get("title") or path.stem).split())
     version = str(info.get("version") or "")
     publication = slug(api_title) or slug(path.stem)
@@ -333,7 +338,7 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
         if not own and not elsewhere:
             continue
         meta = tag_meta.get(tag, {})
-        docs = meta.get("externalDocs") if isinstance(meta.get("externalDocs"), dict) else {}
+        docs = _object(meta.get("externalDocs"))
         url = str(docs.get("url") or "") or spec_url
         file = page_of[tag]
         title_text = "Untagged operations" if tag == UNTAGGED else tag

@@ -12,6 +12,10 @@ import gc
 import logging
 import sys
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
 
 # Starting up builds about 100,000 long-lived objects (lsprotocol's classes above all) and the
 # cyclic collector walks them over and over while they are made: about 60 ms of a 500 ms cold start.
@@ -84,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     from atlas_core.serving.holder import EngineHolder
     from atlas_core.serving.loader import BundleLoader
 
-    holder: EngineHolder[object] = EngineHolder()
+    holder: EngineHolder[Engine] = EngineHolder()
     loader = BundleLoader(holder)
     loader.request(args.bundle)
 
@@ -100,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         collector.cancel()
         gc.enable()
-        server.stop_watching()
+        server.bundles.stop_watching()
         loader.shutdown()
     # 1 after `exit` without `shutdown` (the LSP spec) or when the input stopped being LSP framing.
     return server.exit_code

@@ -9,14 +9,20 @@ does not.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from atlas_core.recognize.registry import MAX_LINE_WINDOW
 from atlas_core.recognize.text_scan import string_at
 from atlas_core.types import Candidate
+from atlas_ls.lsp import handlers
+from atlas_ls.lsp.cursor import code_point_position
 from atlas_ls.lsp.documents import Snapshot, column_to_client
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
+    from atlas_ls.lsp.server import AtlasLanguageServer
 
 MAX_ITEMS = 100
 REST_PREFIX = "/rest/2.0"
@@ -48,7 +54,7 @@ def _documentation(cands: list[Candidate]) -> str:
 
 
 def completion_items(
-    engine: Any,
+    engine: Engine,
     snapshot: Snapshot,
     line: int,
     column: int,
@@ -110,3 +116,29 @@ def completion_items(
             )
         )
     return types.CompletionList(is_incomplete=len(candidates) >= MAX_ITEMS, items=items)
+
+
+def register(server: AtlasLanguageServer) -> None:
+    @handlers.request(
+        server,
+        types.TEXT_DOCUMENT_COMPLETION,
+        "completion",
+        types.CompletionOptions(trigger_characters=["/", '"', "'", "`"]),
+    )
+    async def on_completion(
+        ls: AtlasLanguageServer, params: types.CompletionParams
+    ) -> types.CompletionList | None:
+        engine = await ls.engine()
+        snap = await ls.snapshot(params.text_document.uri) if engine is not None else None
+        if engine is None or snap is None:
+            return None
+        encoding = ls.position_encoding
+        where = code_point_position(snap, params.position, encoding)
+        if where is None:
+            return None
+        caps = ls.client_capabilities.text_document
+        item_caps = caps.completion.completion_item if caps and caps.completion else None
+        tag_support = bool(item_caps and item_caps.tag_support)
+        return completion_items(
+            engine, snap, where[0], where[1], encoding, deprecated_tag=tag_support
+        )

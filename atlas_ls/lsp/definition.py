@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from atlas_core.types import Candidate
+from atlas_ls.lsp import handlers
+from atlas_ls.lsp.cursor import cursor_at
 from atlas_ls.lsp.resolve import Resolution, file_uri, mirror_file
 
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
+    from atlas_ls.lsp.server import AtlasLanguageServer
 
-def doc_location(engine: Any, cand: Candidate) -> types.Location | None:
+
+def doc_location(engine: Engine, cand: Candidate) -> types.Location | None:
     """The mirror file and line a candidate points to; None when it names no file."""
     if not cand.file:
         return None
@@ -22,7 +28,7 @@ def doc_location(engine: Any, cand: Candidate) -> types.Location | None:
     )
 
 
-def definition_result(engine: Any, resolution: Resolution) -> types.Location | None:
+def definition_result(engine: Engine, resolution: Resolution) -> types.Location | None:
     # One location, the best one: several make Neovim and VS Code open a picker for what is
     # almost always the same section (GET and DELETE of one path documented together).
     for cand in resolution.candidates:
@@ -30,3 +36,14 @@ def definition_result(engine: Any, resolution: Resolution) -> types.Location | N
         if location is not None:
             return location
     return None
+
+
+def register(server: AtlasLanguageServer) -> None:
+    @handlers.request(server, types.TEXT_DOCUMENT_DEFINITION, "go to definition")
+    async def on_definition(
+        ls: AtlasLanguageServer, params: types.DefinitionParams
+    ) -> types.Location | None:
+        cursor = await cursor_at(ls, params.text_document.uri, params.position)
+        if cursor is None:
+            return None
+        return definition_result(cursor.engine, cursor.resolution)

@@ -1,5 +1,7 @@
 """Diagnostics: terms and endpoints the docs name as deprecated, with their replacement.
 
+`register` runs them as documents open and change (when: `scheduler.DiagnosticsScheduler`).
+
 The matcher is built once per engine. Single-word terms are found by splitting the text into words
 and looking each up in a dict, which is several times faster than one big alternation regex on a
 multi-megabyte file; terms with spaces or slashes (``GET /rest/1.0/term``) go through one regex.
@@ -10,17 +12,22 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from atlas_core.recognize.code_context import is_code_occurrence
 from atlas_core.types import Deprecation
+from atlas_ls.lsp import handlers
 from atlas_ls.lsp.documents import Snapshot, column_to_client, line_starts
+
+if TYPE_CHECKING:
+    from atlas_ls.lsp.server import AtlasLanguageServer
 
 SOURCE = "atlas"
 CODE = "deprecated"
 MAX_DIAGNOSTICS = 500
+OPEN_DIAGNOSTICS_DELAY_MS = 100
 
 _WORD = re.compile(r"\w+")
 _METHOD_PREFIX = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)$")
@@ -236,3 +243,20 @@ def quick_fixes(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.Cod
             )
         )
     return actions
+
+
+def register(server: AtlasLanguageServer) -> None:
+    @handlers.notification(server, types.TEXT_DOCUMENT_DID_OPEN, "diagnostics")
+    def on_open(ls: AtlasLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        # A short wait lets the hover that editors often send right after opening go first.
+        delay = min(OPEN_DIAGNOSTICS_DELAY_MS, ls.settings.diagnostics_debounce_ms)
+        ls.diagnostics.schedule(params.text_document.uri, delay_ms=delay)
+
+    @handlers.notification(server, types.TEXT_DOCUMENT_DID_CHANGE, "diagnostics")
+    def on_change(ls: AtlasLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.diagnostics.schedule(params.text_document.uri)
+
+    @handlers.notification(server, types.TEXT_DOCUMENT_DID_CLOSE, "diagnostics")
+    def on_close(ls: AtlasLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.diagnostics.forget(params.text_document.uri)
+        ls.documents.forget(params.text_document.uri)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from atlas_core.types import Candidate, Param
+from atlas_ls.lsp import handlers
+from atlas_ls.lsp.cursor import client_range, cursor_at
 from atlas_ls.lsp.diagnostics import DeprecationMatcher
 from atlas_ls.lsp.resolve import (
     Resolution,
@@ -16,6 +18,10 @@ from atlas_ls.lsp.resolve import (
     mirror_file,
     other_pages,
 )
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
+    from atlas_ls.lsp.server import AtlasLanguageServer
 
 MAX_SUMMARY_CHARS = 1200
 MAX_PARAM_ROWS = 15
@@ -75,7 +81,7 @@ def param_table(params: tuple[Param, ...]) -> str:
     return "\n".join(rows)
 
 
-def file_link(engine: Any, cand: Candidate) -> str:
+def file_link(engine: Engine, cand: Candidate) -> str:
     """A markdown link to the candidate's line in its bundle's mirror."""
     path = mirror_file(engine, cand.bundle, cand.file)
     target = f"{file_uri(path)}#L{max(cand.line, 1)}"
@@ -98,7 +104,7 @@ def with_details(cand: Candidate, source: Candidate) -> Candidate:
     )
 
 
-def links_line(engine: Any, cand: Candidate) -> str:
+def links_line(engine: Engine, cand: Candidate) -> str:
     parts = []
     if cand.file:
         parts.append(file_link(engine, cand))
@@ -108,7 +114,7 @@ def links_line(engine: Any, cand: Candidate) -> str:
 
 
 def hover_markdown(
-    engine: Any, resolution: Resolution, deprecations: DeprecationMatcher | None = None
+    engine: Engine, resolution: Resolution, deprecations: DeprecationMatcher | None = None
 ) -> str:
     best = resolution.best
     source = details_source(resolution)
@@ -155,15 +161,41 @@ def hover_markdown(
 
 
 def hover_result(
-    engine: Any,
+    engine: Engine,
     resolution: Resolution,
     hover_range: types.Range,
     deprecations: DeprecationMatcher | None = None,
+    *,
+    kind: types.MarkupKind = types.MarkupKind.Markdown,
 ) -> types.Hover:
+    """The hover; the markdown is sent as plain text (`kind`) to a client that shows no markdown."""
     return types.Hover(
         contents=types.MarkupContent(
-            kind=types.MarkupKind.Markdown,
-            value=hover_markdown(engine, resolution, deprecations),
+            kind=kind, value=hover_markdown(engine, resolution, deprecations)
         ),
         range=hover_range,
     )
+
+
+def markup_kind(ls: AtlasLanguageServer) -> types.MarkupKind:
+    caps = ls.client_capabilities.text_document
+    formats = caps.hover.content_format if caps and caps.hover else None
+    if formats and types.MarkupKind.Markdown not in formats:
+        return types.MarkupKind.PlainText
+    return types.MarkupKind.Markdown
+
+
+def register(server: AtlasLanguageServer) -> None:
+    @handlers.request(server, types.TEXT_DOCUMENT_HOVER, "hover")
+    async def on_hover(ls: AtlasLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        cursor = await cursor_at(ls, params.text_document.uri, params.position)
+        if cursor is None:
+            return None
+        rec = cursor.resolution.recognition
+        return hover_result(
+            cursor.engine,
+            cursor.resolution,
+            client_range(cursor.snapshot, cursor.line, rec.start, rec.end, ls.position_encoding),
+            ls.diagnostics.matcher(cursor.engine),
+            kind=markup_kind(ls),
+        )

@@ -116,7 +116,7 @@ class StdinFrames:
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], bytes], Callable[[Any], None]]] = (
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], bytes], Callable[[Any], object]]] = (
             queue.SimpleQueue()
         )
         threading.Thread(target=self._work, name="atlas-stdin", daemon=True).start()
@@ -258,6 +258,7 @@ class AtlasProtocol(LanguageServerProtocol):
             return RejectedMessage(
                 answer_id, True, JsonRpcInvalidRequest.CODE, f"Invalid Request: {problem}"
             )
+        name = str(method)[:100]  # a string by now; the client chose its length
         message_type = self.get_message_type(method) or (
             JsonRPCRequestMessage if is_request else JsonRPCNotification
         )
@@ -268,14 +269,14 @@ class AtlasProtocol(LanguageServerProtocol):
                 answer_id,
                 is_request,
                 JsonRpcInvalidParams.CODE,
-                f"Invalid params for {method[:100]}: {_reason(exc)}",
+                f"Invalid params for {name}: {_reason(exc)}",
             )
         if is_request and not hasattr(message, "id"):
             return RejectedMessage(
                 answer_id,
                 True,
                 JsonRpcInvalidRequest.CODE,
-                f"Invalid Request: {method[:100]} is a notification; send it without an id",
+                f"Invalid Request: {name} is a notification; send it without an id",
             )
         return message
 

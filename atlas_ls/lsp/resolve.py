@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from atlas_core.errors import QueryError
 from atlas_core.identifiers.normalize import compact, path_key
@@ -16,6 +16,9 @@ from atlas_core.recognize.registry import Recognition, RecognizerSet, context_at
 from atlas_core.recognize.text_scan import normalize_language
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +118,7 @@ def _kind_allowed(kind: str, rec: Recognition, language: str) -> bool:
 
 
 def resolve_recognitions(
-    engine: Any, recognitions: list[Recognition], language: str = ""
+    engine: Engine, recognitions: list[Recognition], language: str = ""
 ) -> Resolution | None:
     """The first recognition that resolves to documented identifiers, with its candidates."""
     for rec in recognitions:
@@ -147,28 +150,17 @@ def recognitions_at(
 
 
 def resolve_at(
-    engine: Any, snapshot: Snapshot, line: int, column: int, recognizers: RecognizerSet
+    engine: Engine, snapshot: Snapshot, line: int, column: int, recognizers: RecognizerSet
 ) -> Resolution | None:
     """Resolve the identifier at a (line, code-point column) position of a document."""
     recognitions = recognitions_at(snapshot, line, column, recognizers)
     return resolve_recognitions(engine, recognitions, snapshot.language_id)
 
 
-def mirror_file(engine: Any, candidate_bundle: str, relpath: str) -> Path:
-    """The mirror file a candidate points into, in the bundle it came from."""
-    bundles = list(getattr(engine, "bundles", None) or [])
-    if candidate_bundle and len(bundles) > 1:
-        for bundle in bundles:
-            manifest = getattr(bundle, "manifest", None) or {}
-            if isinstance(manifest, dict) and manifest.get("name") == candidate_bundle:
-                return Path(bundle.mirror_dir) / relpath
-    primary = Path(engine.mirror_dir) / relpath
-    if len(bundles) > 1 and not primary.exists():
-        for bundle in bundles:
-            other = Path(bundle.mirror_dir) / relpath
-            if other.exists():
-                return other
-    return primary
+def mirror_file(engine: Engine, candidate_bundle: str, relpath: str) -> Path:
+    """The mirror file a candidate points into, in the bundle it came from (the engine's name
+    for it, which the candidate carries)."""
+    return engine.mirror_path(candidate_bundle, relpath)
 
 
 def file_uri(path: Path) -> str:

@@ -9,15 +9,28 @@ key, what was wrong and what to write instead.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from atlas_ls.lsp import handlers
+
+if TYPE_CHECKING:
+    from atlas_ls.lsp.server import AtlasLanguageServer
+
+logger = logging.getLogger(__name__)
 
 SECTION = "atlas"
 MAX_SYMBOL_RESULTS = 1000
 DEFAULT_SYMBOL_RESULTS = 50
 DEFAULT_DEBOUNCE_MS = 300
+CONFIGURATION_TIMEOUT_S = 10
 # No setting is nested deeper than atlas.workspaceSymbols.maxResults; objects far deeper than that
 # are a client's mistake (or an attack on the recursion limit) and are not descended into.
 MAX_SETTINGS_DEPTH = 8
@@ -178,3 +191,76 @@ _SHOW.maxstring = 60
 def _show(value: Any) -> str:
     text = _SHOW.repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- in the server --------------------------------------------------------------------------
+
+
+def register(server: AtlasLanguageServer) -> None:
+    @handlers.notification(server, types.WORKSPACE_DID_CHANGE_CONFIGURATION, "settings")
+    async def on_config(
+        ls: AtlasLanguageServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and settings.get(SECTION) is not None:
+            apply(ls, {SECTION: settings[SECTION]})
+        else:  # a client that sends no settings here wants to be asked (the LSP's pull model)
+            await pull(ls)
+
+
+def initialize(ls: AtlasLanguageServer, options: Any) -> None:
+    """Take the settings in initializationOptions; they are the base of every later change, and
+    their problems are shown once the client can show them."""
+    parsed = parse_settings(options)
+    ls.init_settings = parsed.settings
+    ls.init_problems = parsed.message()
+    ls.settings = Settings()
+    install(ls, parsed.settings)
+
+
+def apply(ls: AtlasLanguageServer, raw: Any) -> None:
+    """Settings from the client, on top of those from initializationOptions."""
+    parsed = parse_settings(raw, ls.init_settings)
+    if parsed.problems:
+        ls.messages.show(types.MessageType.Warning, parsed.message())
+    install(ls, parsed.settings)
+
+
+def install(ls: AtlasLanguageServer, settings: Settings) -> None:
+    """Serve with `settings`: the recognisers they enable, the bundle they name, diagnostics on
+    or off."""
+    old, ls.settings = ls.settings, settings
+    enabled = settings.recognizers_enabled
+    if enabled is not None:
+        unknown = sorted(enabled - set(ls.recognizers.names))
+        if unknown:
+            ls.messages.show(
+                types.MessageType.Warning,
+                f"Atlas: unknown recognisers in atlas.recognizers.enabled: {', '.join(unknown)}"
+                f"; known: {', '.join(ls.recognizers.names)}",
+            )
+    ls.recognizers.enabled = enabled
+    if old.bundle != settings.bundle:
+        ls.bundles.request()
+    if old.diagnostics_enabled != settings.diagnostics_enabled:
+        ls.diagnostics.refresh_all()
+
+
+async def pull(ls: AtlasLanguageServer) -> None:
+    """Ask the client for the ``atlas`` section (workspace/configuration), when it can answer."""
+    caps = ls.client_capabilities.workspace
+    if not (caps and caps.configuration):
+        return
+    try:
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+            ),
+            CONFIGURATION_TIMEOUT_S,
+        )
+    except (TimeoutError, JsonRpcException) as exc:  # no answer, or an error for one
+        logger.info("workspace/configuration failed: %s", exc)
+        return
+    value = result[0] if isinstance(result, list | tuple) and result else None
+    if value is not None:
+        apply(ls, {SECTION: value})

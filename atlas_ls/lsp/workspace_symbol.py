@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from atlas_core.types import Symbol
+from atlas_ls.lsp import handlers
 from atlas_ls.lsp.resolve import file_uri, mirror_file
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
+    from atlas_ls.lsp.server import AtlasLanguageServer
 
 SYMBOL_KINDS: dict[str, types.SymbolKind] = {
     "endpoint": types.SymbolKind.Method,
@@ -25,7 +30,7 @@ def symbol_kind(kind: str) -> types.SymbolKind:
     return SYMBOL_KINDS.get(kind, types.SymbolKind.Key)
 
 
-def to_symbol_information(engine: Any, symbol: Symbol) -> types.SymbolInformation:
+def to_symbol_information(engine: Engine, symbol: Symbol) -> types.SymbolInformation:
     line = max(symbol.line, 1) - 1
     position = types.Position(line=line, character=0)
     return types.SymbolInformation(
@@ -39,6 +44,17 @@ def to_symbol_information(engine: Any, symbol: Symbol) -> types.SymbolInformatio
     )
 
 
-def workspace_symbols(engine: Any, query: str, limit: int) -> list[types.SymbolInformation]:
+def workspace_symbols(engine: Engine, query: str, limit: int) -> list[types.SymbolInformation]:
     symbols = engine.symbols(query, limit=limit)
     return [to_symbol_information(engine, s) for s in symbols[:limit] if s.file]
+
+
+def register(server: AtlasLanguageServer) -> None:
+    @handlers.request(server, types.WORKSPACE_SYMBOL, "workspace symbols")
+    async def on_workspace_symbol(
+        ls: AtlasLanguageServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.SymbolInformation] | None:
+        engine = await ls.engine()
+        if engine is None:
+            return []
+        return workspace_symbols(engine, params.query, ls.settings.max_symbol_results)

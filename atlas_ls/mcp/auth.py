@@ -12,7 +12,7 @@ import hmac
 import ipaddress
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from atlas_core.errors import ConfigError
@@ -63,7 +63,7 @@ class BearerAuth:
         self.app = app
         self._token = token.encode("utf-8")
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or self._authorized(scope):
             await self.app(scope, receive, send)
             return
@@ -86,7 +86,7 @@ class BearerAuth:
         )
         await send({"type": "http.response.body", "body": body})
 
-    def _authorized(self, scope: dict[str, Any]) -> bool:
+    def _authorized(self, scope: MutableMapping[str, Any]) -> bool:
         for name, value in scope.get("headers", []):
             if name == b"authorization":
                 scheme, _, credentials = value.partition(b" ")

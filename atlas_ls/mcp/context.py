@@ -1,8 +1,9 @@
 """The one state object of the MCP server, and the helpers tools use to reach it.
 
-`AppContext` is what the lifespan yields. It holds the engine only through an `EngineHolder`, so a
-hot reload (distribution work) is one `install()` call: requests read the engine once and finish
-on the one they started with. The docs mirror follows the engine unless ``--mirror`` pins one.
+`AppContext` is what the lifespan yields. It holds the engine only through an `EngineHolder`, which
+the serving layer's `BundleLoader` fills (the first load, warmed up in every mode this server
+serves) and its hot reloader swaps: requests read the engine once and finish on the one they
+started with. The docs mirrors follow the engine unless ``--mirror`` pins one.
 """
 
 from __future__ import annotations
@@ -10,20 +11,20 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 
+from atlas_core.engine import WARM_MODES
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.serving.holder import EngineHolder
+from atlas_core.serving.loader import BundleLoader
 from atlas_core.serving.reloader import BundleReloader, ReloadEvent
 from atlas_ls.mcp._sdk import Context, MCPError, ToolError, connection_key, send_log
-from atlas_ls.mcp.mirror import DocMeta, Mirror
+from atlas_ls.mcp.mirror import Mirror, MirrorSet
 from atlas_ls.mcp.options import ServerOptions
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def utc_now() -> str:
 @dataclass
 class AppContext:
     options: ServerOptions
-    holder: EngineHolder[Engine] = field(default_factory=EngineHolder)
+    holder: EngineHolder[Engine] = field(default_factory=lambda: EngineHolder[Engine]())
     fixed_mirror: Mirror | None = None
     started_at: str = field(default_factory=utc_now)
     loaded_at: str | None = None
@@ -57,47 +58,31 @@ class AppContext:
     # The latest session of each connection, for notifications that belong to no request (a
     # reload, a failure); bounded, oldest dropped first.
     sessions: dict[int, Any] = field(default_factory=dict)
-    paths: list[Path] = field(default_factory=list)  # the bundle paths served (hot reload watches)
     reloader: BundleReloader | None = None
-    _mirror_cache: tuple[object, Mirror] | None = None
+    loader: BundleLoader = field(init=False)
+    _fixed_docs: MirrorSet | None = field(default=None, init=False)
+    _docs_cache: tuple[Engine, MirrorSet] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        # This server serves searches of every kind besides lookups: all of it is loaded before
+        # the first request, as a hot reload also does before its swap.
+        self.loader = BundleLoader(self.holder, warm_up=WARM_MODES)
+        if self.fixed_mirror is not None:
+            self._fixed_docs = MirrorSet({"": self.fixed_mirror})
 
     # --- the engine -------------------------------------------------------------------------
 
     def load(self) -> None:
-        """Open the bundle(s) and install the engine; on failure remember why (tools report it)."""
-        started = time.perf_counter()
-        try:
-            from atlas_core.engine import Engine
-            from atlas_core.serving.locator import resolve_bundle_paths
-
-            # With --mirror the file tools already work: no demo bundle is built behind them.
-            resolved = resolve_bundle_paths(
-                list(self.options.bundles) or None, allow_demo=self.options.mirror is None
-            )
-            engine = Engine.open(resolved)
-            self.paths = [Path(p) for p in resolved]
-        except AtlasError as exc:
-            self.load_error = exc
-            self.holder.last_error = exc.one_line()
-            log.warning("no bundle loaded: %s", self.holder.last_error)
+        """Open and warm up the bundle(s) through the loader; blocking (run it on a worker
+        thread). On failure the holder and `load_error` say why; the tools report it."""
+        # With --mirror the file tools already work: no demo bundle is built behind them.
+        future = self.loader.request(self.options.bundles, allow_demo=self.options.mirror is None)
+        result = future.result() if future is not None else self.loader.last
+        if result is None or not result.ok:
+            self.load_error = result.cause if result is not None else None
             return
-        except Exception as exc:  # damage the bundle checks missed, or a bug: the server stays up
-            log.exception("loading the bundle failed")
-            self.holder.last_error = unexpected_failure("loading the bundle", exc)
-            return
-        self.load_ms = (time.perf_counter() - started) * 1000
-        self.install(engine)
-        log.info("bundle loaded in %.0f ms: %s", self.load_ms, ", ".join(map(str, resolved)))
-
-    def install(self, engine: Engine) -> Engine | None:
-        """Swap in a new engine (the hot-reload step); returns the old one for closing."""
-        old = self.holder.swap(engine)
-        now = utc_now()
-        if old is None:
-            self.loaded_at = now
-        else:
-            self.reloaded_at = now
-        return old
+        self.loaded_at = utc_now()
+        self.load_ms = result.ms
 
     async def wait_ready(self) -> None:
         """Wait (bounded) until the first load finished or failed."""
@@ -119,22 +104,25 @@ class AppContext:
             )
         return engine
 
+    def close(self) -> None:
+        self.stop_watching()
+        self.loader.shutdown()
+        engine = self.holder.engine
+        if engine is not None:
+            engine.close()
+
     # --- hot reload ---------------------------------------------------------------------------
 
     def watch(self) -> None:
-        """Hot-reload the served bundles: a new one there is verified and swapped in."""
-        if not self.paths or self.reloader is not None:
+        """Hot-reload the served bundles: a new one there is verified, warmed up and swapped in."""
+        if not self.loader.paths or self.reloader is not None:
             return
-        from atlas_core.engine import WARM_MODES, Engine
-
         loop = asyncio.get_running_loop()
 
         def on_event(event: ReloadEvent) -> None:  # on the watcher's thread
             asyncio.run_coroutine_threadsafe(self.report_reload(event), loop)
 
-        self.reloader = BundleReloader(
-            self.holder, self.paths, Engine.open, on_event=on_event, warm_up=WARM_MODES
-        )
+        self.reloader = self.loader.reloader(self.loader.paths, on_event)
         self.reloader.start()
 
     async def report_reload(self, event: ReloadEvent) -> None:
@@ -152,23 +140,23 @@ class AppContext:
             self.reloader.stop()
             self.reloader = None
 
-    # --- the mirror -------------------------------------------------------------------------
+    # --- the mirrors ------------------------------------------------------------------------
 
-    async def mirror(self) -> Mirror:
-        """The mirror the filesystem tools serve: ``--mirror`` when given, else the bundle's."""
-        if self.fixed_mirror is not None:
-            return self.fixed_mirror
-        return await self.bundle_mirror()
+    async def docs(self) -> MirrorSet:
+        """The mirrors the filesystem tools serve: ``--mirror`` when given, else the bundles'."""
+        if self._fixed_docs is not None:
+            return self._fixed_docs
+        return await self.bundle_docs()
 
-    async def bundle_mirror(self) -> Mirror:
-        """The loaded bundle's own mirror (what search results point into)."""
+    async def bundle_docs(self) -> MirrorSet:
+        """The loaded bundles' own mirrors (what search results point into)."""
         engine = await self.engine()
-        cached = self._mirror_cache
+        cached = self._docs_cache
         if cached is not None and cached[0] is engine:
             return cached[1]
-        mirror = await anyio.to_thread.run_sync(functools.partial(mirror_of_engine, engine))
-        self._mirror_cache = (engine, mirror)
-        return mirror
+        docs = await anyio.to_thread.run_sync(functools.partial(MirrorSet.of_engine, engine))
+        self._docs_cache = (engine, docs)
+        return docs
 
     # --- out-of-band notifications ------------------------------------------------------------
 
@@ -185,20 +173,6 @@ class AppContext:
             await send_log(session, level, message)
 
 
-def mirror_of_engine(engine: Engine) -> Mirror:
-    """The first bundle's mirror, with titles, URLs and publications from its chunk table."""
-    bundle = engine.bundles[0]
-    known: dict[str, DocMeta] = {}
-    table = bundle.chunks().select(["file", "publication", "title", "url", "line_start"])
-    rows = sorted(table.to_pylist(), key=lambda row: row["line_start"])
-    for row in rows:
-        if row["file"] not in known:
-            known[row["file"]] = DocMeta(
-                publication=row["publication"], title=row["title"], url=row["url"].split("#")[0]
-            )
-    return Mirror(root=bundle.mirror_dir.resolve(), known=known).listed()
-
-
 async def warn_injection(ctx: Context, places: list[str]) -> None:
     """A warning log notification beside a result whose text carries injection flags."""
     if places:
@@ -212,7 +186,9 @@ async def warn_injection(ctx: Context, places: list[str]) -> None:
 
 
 def app_of(ctx: Context) -> AppContext:
-    return ctx.request_context.lifespan_context
+    app = ctx.request_context.lifespan_context
+    assert isinstance(app, AppContext), "the lifespan yields an AppContext"
+    return app
 
 
 def unexpected_failure(what: str, exc: BaseException) -> str:

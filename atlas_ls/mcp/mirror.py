@@ -1,11 +1,15 @@
-"""The docs mirror the filesystem tools serve: a bundle's ``mirror/`` or a crawled ``--mirror`` dir.
+"""The docs mirrors the filesystem tools serve: each bundle's ``mirror/``, or a crawled ``--mirror``.
 
 A crawled mirror is ``<dir>/markdown/<section>/*.md`` (pages with front matter) plus
 ``<dir>/crawl_meta.json``; a bundle's mirror holds each document's text verbatim, and its titles,
-URLs and publications come from the bundle's chunk table instead. Either way a file's path is
-relative to the mirror root and its publication is, unless the bundle says otherwise, its first
-directory. The file list is read once: a mirror never changes under a running server (a new
-bundle is a new Mirror).
+URLs and publications come from the bundle's chunk table instead (`Engine.doc_files`). Either way a
+file's path is relative to the mirror root and its publication is, unless the bundle says
+otherwise, its first directory. The file list is read once: a mirror never changes under a running
+server (a new bundle is a new Mirror).
+
+With several bundles open, a `MirrorSet` holds one mirror per bundle under the name its results
+carry; a path names its bundle with ``bundle=`` or a ``<bundle>/`` prefix, or is found in the one
+mirror that has it.
 
 The tools serve exactly the files of that list (`textsearch.iter_doc_files`): a hidden file, a
 file that is not markdown or one in a skipped folder is refused by read_file and the resources as
@@ -18,17 +22,20 @@ import json
 import logging
 import os
 import threading
-from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas_core.errors import QueryError
-from atlas_core.markdown.chunker import Heading, scan_headings
+from atlas_core.markdown.outline import Outline, page_lines, scan_headings
+from atlas_core.types import Section
 from atlas_ls.mcp.paths import PathRejected, normalize_relpath, open_regular, resolve_file
 from atlas_ls.mcp.textsearch import iter_doc_files
+
+if TYPE_CHECKING:
+    from atlas_core.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +50,6 @@ class DocMeta:
     publication: str
     title: str = ""
     url: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    """The section around a line: its heading path and line range (1-based, inclusive)."""
-
-    heading: str
-    line_start: int
-    line_end: int
 
 
 @dataclass
@@ -173,25 +171,36 @@ class Mirror:
             title = headings[0].text if headings else ""
         return DocMeta(publication=publication, title=title, url=url)
 
+    def has(self, rel: str) -> bool:
+        """Whether `rel` (a clean relative path) is one of the listed docs files."""
+        return rel in self._file_set
+
+    def is_folder(self, rel: str) -> bool:
+        return any(f.startswith(rel + "/") for f in self.files)
+
     def resolve(self, raw: str) -> tuple[str, Path]:
         """A user path to (relpath, file) inside this mirror, for one of the listed docs files
         only; see paths.resolve_file for what else is checked."""
         rel = normalize_relpath(raw)
         if rel not in self._file_set:
-            if any(f.startswith(rel + "/") for f in self.files):
-                raise PathRejected(
-                    f"{rel!r} is a directory, not a file",
-                    hint=f"list_files(publication={rel.split('/')[0]!r}) lists its files",
-                )
-            # The same answer whether or not something by that name exists: nothing unlisted
-            # is read, and nothing about it is told.
-            raise PathRejected(
-                f"{rel!r} is not a docs file: only the markdown pages that list_files lists can "
-                "be read (hidden files, other file types and tool folders are not served)",
-                hint="list_publications, then list_files(publication=...), shows the docs files; "
-                "search_docs and search_text find them by topic or text",
-            )
+            raise self.refusal(rel)
         return resolve_file(self.root, rel)
+
+    def refusal(self, rel: str) -> PathRejected:
+        """Why `rel`, which is not a listed docs file, cannot be read."""
+        if self.is_folder(rel):
+            return PathRejected(
+                f"{rel!r} is a directory, not a file",
+                hint=f"list_files(publication={rel.split('/')[0]!r}) lists its files",
+            )
+        # The same answer whether or not something by that name exists: nothing unlisted is
+        # read, and nothing about it is told.
+        return PathRejected(
+            f"{rel!r} is not a docs file: only the markdown pages that list_files lists can "
+            "be read (hidden files, other file types and tool folders are not served)",
+            hint="list_publications, then list_files(publication=...), shows the docs files; "
+            "search_docs and search_text find them by topic or text",
+        )
 
     def read_lines(self, rel: str, path: Path | None = None) -> list[str]:
         """The file's lines, split on "\\n" only (the engine's and ripgrep's line numbering).
@@ -205,11 +214,7 @@ class Mirror:
                 )
             # Read to the cap, not to the size: a file can grow after fstat.
             data = fh.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
-        text = data.decode("utf-8-sig", "replace")
-        lines = [line.removesuffix("\r") for line in text.split("\n")]
-        if lines and lines[-1] == "":
-            lines.pop()
-        return lines
+        return page_lines(data)
 
     def outline(self, rel: str) -> Outline | None:
         """The headings of a file in the mirror, None when it cannot be read."""
@@ -219,43 +224,9 @@ class Mirror:
             return None
 
 
-@dataclass(frozen=True, slots=True)
-class Outline:
-    """A file's headings (the chunker's own scan), to place any line in its section quickly."""
-
-    lines: Sequence[str]
-    headings: tuple[Heading, ...]
-    starts: tuple[int, ...]  # 1-based line of each heading
-
-    @classmethod
-    def of(cls, lines: Sequence[str]) -> Outline:
-        headings = tuple(scan_headings(lines))
-        return cls(lines=lines, headings=headings, starts=tuple(h.line + 1 for h in headings))
-
-    def section_at(self, line: int) -> Section:
-        """The heading path (``H1 > H2``) around ``line`` and the line range of that section,
-        subsections included, trailing blank lines left out."""
-        index = bisect_right(self.starts, line) - 1
-        stack: list[Heading] = []
-        for heading in self.headings[: index + 1]:
-            while stack and stack[-1].level >= heading.level:
-                stack.pop()
-            stack.append(heading)
-        start = self.starts[index] if index >= 0 else 1
-        end = len(self.lines)
-        for heading in self.headings[index + 1 :]:
-            if not stack or heading.level <= stack[-1].level:
-                end = heading.line  # 0-based index of the next heading: the line before it
-                break
-        while end > max(line, start) and not self.lines[end - 1].strip():
-            end -= 1
-        return Section(
-            heading=" > ".join(h.text for h in stack), line_start=start, line_end=max(end, start)
-        )
-
-
 class SectionLocator:
-    """Places lines of mirror files in their sections, reading each file's outline once."""
+    """Places lines of one mirror's files in their sections, reading each file's outline once
+    (for one request: the outline itself is `atlas_core.markdown.outline.Outline`)."""
 
     def __init__(self, mirror: Mirror) -> None:
         self._mirror = mirror
@@ -268,3 +239,117 @@ class SectionLocator:
         if outline is None:  # unreadable: the line alone, with no heading
             return Section(heading="", line_start=line, line_end=line)
         return outline.section_at(line)
+
+
+class MirrorSet:
+    """The mirrors the file tools serve, by the bundle name results carry.
+
+    One entry per open bundle, or a single entry named "" for a ``--mirror`` folder. With one
+    mirror, results and paths carry no bundle name and nothing changes from a single-bundle
+    server; with several, a path names its bundle (``bundle=`` or a ``<bundle>/`` prefix) or is
+    found in the one mirror that lists it.
+    """
+
+    def __init__(self, mirrors: Mapping[str, Mirror]) -> None:
+        if not mirrors:
+            raise ValueError("a MirrorSet needs at least one mirror")
+        self.mirrors = dict(mirrors)
+
+    @classmethod
+    def of_engine(cls, engine: Engine) -> MirrorSet:
+        """Each open bundle's mirror, with titles, URLs and publications from its chunk table.
+        Blocking (it lists the folders): call it off the event loop."""
+        mirrors = {}
+        for info in engine.bundle_infos():
+            known = {
+                doc.file: DocMeta(publication=doc.publication, title=doc.title, url=doc.url)
+                for doc in engine.doc_files(info.name)
+            }
+            mirrors[info.name] = Mirror(root=Path(info.mirror).resolve(), known=known).listed()
+        return cls(mirrors)
+
+    @property
+    def several(self) -> bool:
+        return len(self.mirrors) > 1
+
+    @property
+    def first(self) -> Mirror:
+        return next(iter(self.mirrors.values()))
+
+    def tag(self, bundle: str) -> str:
+        """The bundle name a result carries: its bundle's, when there are several to tell apart."""
+        return bundle if self.several else ""
+
+    def address(self, bundle: str, rel: str) -> str:
+        """A path read_file and the resources accept for `rel` of `bundle`."""
+        return f"{bundle}/{rel}" if self.several else rel
+
+    def select(self, bundle: str | None) -> list[tuple[str, Mirror]]:
+        """The mirrors `bundle` names: all of them when it is None or ""."""
+        if not bundle:
+            return list(self.mirrors.items())
+        if bundle in self.mirrors:
+            return [(bundle, self.mirrors[bundle])]
+        if "" in self.mirrors:
+            raise QueryError(
+                f"bundle={bundle!r} does not apply: the file tools serve the --mirror folder "
+                f"{self.first.root} only",
+                hint="leave bundle out",
+            )
+        names = ", ".join(repr(name) for name in self.mirrors)
+        raise QueryError(
+            f"no open bundle is named {bundle!r}",
+            hint=f"the open bundles are {names} (results name theirs in `bundle`)",
+        )
+
+    def resolve(self, raw: str, bundle: str | None = None) -> tuple[str, Mirror, str, Path]:
+        """A user path to (bundle, mirror, relpath, file); see Mirror.resolve for the checks."""
+        if bundle or not self.several:
+            ((name, mirror),) = self.select(bundle)
+            return (name, mirror, *mirror.resolve(raw))
+        rel = normalize_relpath(raw)
+        head, _, rest = rel.partition("/")
+        named = self.mirrors.get(head)
+        if named is not None and named.has(rest):
+            return (head, named, *named.resolve(rest))
+        holders = [(name, mirror) for name, mirror in self.mirrors.items() if mirror.has(rel)]
+        if len(holders) == 1:
+            name, mirror = holders[0]
+            return (name, mirror, *mirror.resolve(rel))
+        if holders:
+            names = ", ".join(repr(name) for name, _ in holders)
+            raise QueryError(
+                f"{rel!r} is in several bundles ({names})",
+                hint=f"pass bundle=NAME, or put the bundle's name first: {holders[0][0]}/{rel}",
+            )
+        folder = next((m for m in self.mirrors.values() if m.is_folder(rel)), self.first)
+        raise folder.refusal(rel)
+
+    def files_of(
+        self, publication: str, bundle: str | None = None
+    ) -> list[tuple[str, Mirror, tuple[str, ...]]]:
+        """The files of `publication` in each mirror `bundle` selects that has it."""
+        chosen = self.select(bundle)
+        found = [
+            (name, m, m.publications[publication])
+            for name, m in chosen
+            if publication in m.publications
+        ]
+        if not found:
+            known = sorted({p for _, m in chosen for p in m.publications})
+            names = ", ".join(repr(p) for p in known) or "none"
+            raise QueryError(
+                f"unknown publication {publication!r}",
+                hint=f"known publications: {names} (list_publications shows them with counts)",
+            )
+        return found
+
+    def entries(self) -> Iterator[tuple[str, Mirror, str]]:
+        """Every docs file as (bundle, mirror, relpath), mirror by mirror."""
+        for name, mirror in self.mirrors.items():
+            for rel in mirror.files:
+                yield name, mirror, rel
+
+    @cached_property
+    def file_count(self) -> int:
+        return sum(len(m.files) for m in self.mirrors.values())

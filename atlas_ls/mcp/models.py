@@ -12,6 +12,15 @@ from pydantic import BaseModel, Field
 
 from atlas_ls.mcp.safety import Flag
 
+BUNDLE_DESCRIPTION = (
+    "the bundle the file is in, when several are open ('' otherwise); pass it to read_file as "
+    "bundle=, or put it before the path: '<bundle>/<file>'"
+)
+
+
+def bundle_field() -> Any:
+    return Field(default="", description=BUNDLE_DESCRIPTION)
+
 
 class InjectionFlag(BaseModel):
     """Text that looks aimed at the model rather than at people; reported, never removed."""
@@ -37,7 +46,7 @@ class SearchHit(BaseModel):
     line_end: int
     url: str = Field(description="web page of the section, to cite")
     is_code: bool
-    bundle: str = ""
+    bundle: str = bundle_field()
     text: str
     truncated: bool = Field(description="the text was cut at max_chars")
     continue_with: str | None = Field(
@@ -84,7 +93,7 @@ class IdentifierMatch(BaseModel):
     response_schema: str = ""
     deprecated: bool = False
     replacement: str = ""
-    bundle: str = ""
+    bundle: str = bundle_field()
 
 
 class LookupResult(BaseModel):
@@ -123,6 +132,7 @@ class BundleSummary(BaseModel):
     dims: int
     sources: list[dict[str, Any]]
     atlas_version: str = ""
+    mirror: str = Field(default="", description="the docs mirror folder its files are in")
 
 
 class BundleInfoResult(BaseModel):
@@ -145,12 +155,16 @@ class PublicationInfo(BaseModel):
     name: str
     files: int
     example: str = Field(description="one file of it, to show the path form")
+    bundle: str = Field(default="", description="the bundle it is in, when several are open")
 
 
 class PublicationsResult(BaseModel):
-    mirror: str
+    mirror: str = Field(description="the docs mirror folder (the first bundle's, with several)")
     count: int
     publications: list[PublicationInfo]
+    mirrors: dict[str, str] = Field(
+        default={}, description="with several bundles open: each bundle's docs mirror folder"
+    )
 
 
 class FileEntry(BaseModel):
@@ -161,10 +175,12 @@ class FileEntry(BaseModel):
     line_end: int = Field(description="the file's last line")
     url: str
     uri: str = Field(description="the file as an MCP resource")
+    bundle: str = bundle_field()
 
 
 class FilesResult(BaseModel):
     publication: str
+    bundle: str | None = None
     glob: str | None
     total: int
     offset: int
@@ -176,6 +192,7 @@ class FilesResult(BaseModel):
 
 class ReadFileResult(BaseModel):
     file: str
+    bundle: str = bundle_field()
     title: str
     url: str
     uri: str
@@ -191,6 +208,7 @@ class ReadFileResult(BaseModel):
 
 class TextHit(BaseModel):
     file: str
+    bundle: str = bundle_field()
     line: int
     heading: str
     line_start: int = Field(description="first line of the section around the match")
@@ -205,6 +223,7 @@ class SearchTextResult(BaseModel):
     regex: bool
     case_sensitive: bool
     publication: str | None
+    bundle: str | None = None
     engine: str = Field(description="ripgrep | python")
     count: int
     truncated: bool
@@ -214,7 +233,10 @@ class SearchTextResult(BaseModel):
 
 class ReleaseInfo(BaseModel):
     bundle: dict[str, Any] | None = Field(
-        description="name, format version, build date, Atlas version"
+        description="name, format version, build date, Atlas version (the first bundle's)"
+    )
+    bundles: list[dict[str, Any]] = Field(
+        default=[], description="the same facts for every open bundle, with its docs mirror"
     )
     sources: list[dict[str, Any]] = Field(
         description="what the bundle was built from: kind, path/URL, revision"
@@ -222,8 +244,11 @@ class ReleaseInfo(BaseModel):
     crawl: dict[str, Any] | None = Field(
         description="crawl_meta.json of a --mirror: when and from where"
     )
-    mirror: str
-    files: int
+    mirror: str = Field(description="the docs mirror folder (the first bundle's, with several)")
+    files: int = Field(description="docs files served, in every mirror")
+    mirrors: dict[str, str] = Field(
+        default={}, description="with several bundles open: each bundle's docs mirror folder"
+    )
 
 
 def flag_note(flags: list[InjectionFlag]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import itertools
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -144,11 +145,8 @@ def _lifespan(
             try:
                 yield app
             finally:
-                app.stop_watching()
                 tasks.cancel_scope.cancel()
-        engine = app.holder.engine
-        if engine is not None:
-            engine.close()
+        app.close()
 
     return lifespan
 
@@ -212,26 +210,28 @@ class _Middleware:
 
 async def _list_docs(app: AppContext, params: Mapping[str, Any]) -> ListResourcesResult:
     try:
-        mirror = await app.mirror()
+        docs = await app.docs()
     except AtlasError:
         return ListResourcesResult(resources=[])
     try:
-        offset = int(params.get("cursor") or 0)
+        offset = max(0, int(params.get("cursor") or 0))
     except (TypeError, ValueError):
         raise MCPError(code=INVALID_PARAMS, message="resources/list: unknown cursor") from None
-    page = mirror.files[offset : offset + RESOURCE_PAGE]
-    metas = await anyio.to_thread.run_sync(lambda: [mirror.meta(rel) for rel in page])
-    resources = [
-        Resource(
-            uri=RESOURCE_PREFIX + rel,
-            name=rel,
-            title=meta.title or None,
-            description=meta.url or None,
-            mime_type="text/markdown",
+    page = list(itertools.islice(docs.entries(), offset, offset + RESOURCE_PAGE))
+    metas = await anyio.to_thread.run_sync(lambda: [m.meta(rel) for _, m, rel in page])
+    resources = []
+    for (bundle, _, rel), meta in zip(page, metas, strict=True):
+        address = docs.address(bundle, rel)
+        resources.append(
+            Resource(
+                uri=RESOURCE_PREFIX + address,
+                name=address,
+                title=meta.title or None,
+                description=meta.url or None,
+                mime_type="text/markdown",
+            )
         )
-        for rel, meta in zip(page, metas, strict=True)
-    ]
-    more = offset + len(page) < len(mirror.files)
+    more = offset + len(page) < docs.file_count
     return ListResourcesResult(
         resources=resources, next_cursor=str(offset + len(page)) if more else None
     )

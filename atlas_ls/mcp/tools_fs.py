@@ -9,16 +9,18 @@ from __future__ import annotations
 import fnmatch
 import functools
 import json
+import time
 from typing import Annotated, Any
 
 import anyio
 from pydantic import Field
 
 from atlas_core.errors import QueryError
+from atlas_core.markdown.outline import Outline
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, send_log, text_result
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
-from atlas_ls.mcp.mirror import Mirror, Outline, SectionLocator
+from atlas_ls.mcp.mirror import Mirror, MirrorSet, SectionLocator
 from atlas_ls.mcp.models import (
     FileEntry,
     FilesResult,
@@ -41,6 +43,15 @@ MAX_READ_CHARS = 100_000
 MAX_TEXT_RESULTS = 500
 
 
+Bundle = Annotated[
+    str | None,
+    Field(
+        description="with several bundles open: the bundle to use (the `bundle` of a result); "
+        "leave it out to use every bundle, or the one that has the path"
+    ),
+]
+
+
 @tool_errors
 async def list_publications(ctx: Context) -> Annotated[CallToolResult, PublicationsResult]:
     """List the publications (top-level sections) of the Collibra docs mirror with file counts.
@@ -48,14 +59,25 @@ async def list_publications(ctx: Context) -> Annotated[CallToolResult, Publicati
     Start here to learn what the docs cover and the exact publication names that list_files,
     search_text and search_docs(publication=...) accept.
     """
-    mirror = await app_of(ctx).mirror()
+    docs = await app_of(ctx).docs()
     items = [
-        PublicationInfo(name=name, files=len(files), example=files[0])
+        PublicationInfo(name=name, files=len(files), example=files[0], bundle=docs.tag(bundle))
+        for bundle, mirror in docs.select(None)
         for name, files in mirror.publications.items()
     ]
-    result = PublicationsResult(mirror=str(mirror.root), count=len(items), publications=items)
-    lines = [f"{len(items)} publications in {mirror.root}:"]
-    lines += [f"- {p.name or '(top level)'}: {p.files} files, e.g. {p.example}" for p in items]
+    result = PublicationsResult(
+        mirror=str(docs.first.root),
+        count=len(items),
+        publications=items,
+        mirrors={name: str(m.root) for name, m in docs.mirrors.items()} if docs.several else {},
+    )
+    where = f"bundles {', '.join(docs.mirrors)}" if docs.several else str(docs.first.root)
+    lines = [f"{len(items)} publications in {where}:"]
+    lines += [
+        f"- {p.name or '(top level)'}{f' [{p.bundle}]' if p.bundle else ''}: {p.files} files, "
+        f"e.g. {p.example}"
+        for p in items
+    ]
     return text_result("\n".join(lines), result.model_dump())
 
 
@@ -70,33 +92,35 @@ async def list_files(
         int, Field(ge=1, description=f"files per page (at most {MAX_LIST_LIMIT})")
     ] = 100,
     offset: Annotated[int, Field(ge=0, description="files to skip, to page on")] = 0,
+    bundle: Bundle = None,
 ) -> Annotated[CallToolResult, FilesResult]:
     """List the files of one publication with title, URL and line count, optionally filtered.
 
     Use it to browse a publication or find a page by name; pass a file to read_file to read it.
     To find pages by topic use search_docs; to find an exact string use search_text.
     """
-    mirror = await app_of(ctx).mirror()
-    files = mirror.files_of(publication)
-    if glob:
-        files = tuple(
-            rel
-            for rel in files
-            if fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], glob)
-        )
+    docs = await app_of(ctx).docs()
+    files = [
+        (name, mirror, rel)
+        for name, mirror, members in docs.files_of(publication, bundle)
+        for rel in members
+        if not glob or fnmatch.fnmatch(rel, glob) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], glob)
+    ]
     limit = min(limit, MAX_LIST_LIMIT)
     page = files[offset : offset + limit]
-    entries = await anyio.to_thread.run_sync(functools.partial(_file_entries, mirror, page))
+    entries = await anyio.to_thread.run_sync(functools.partial(_file_entries, docs, page))
     more = offset + len(page) < len(files)
     continue_with = None
     if more:
         glob_arg = f", glob={glob!r}" if glob else ""
+        bundle_arg = f", bundle={bundle!r}" if bundle else ""
         continue_with = (
-            f"list_files(publication={publication!r}{glob_arg}, limit={limit}, "
+            f"list_files(publication={publication!r}{glob_arg}{bundle_arg}, limit={limit}, "
             f"offset={offset + len(page)})"
         )
     result = FilesResult(
         publication=publication,
+        bundle=bundle,
         glob=glob,
         total=len(files),
         offset=offset,
@@ -106,15 +130,22 @@ async def list_files(
         continue_with=continue_with,
     )
     lines = [f"{len(files)} files in {publication!r}" + (f" matching {glob!r}" if glob else "")]
-    lines += [f"- {e.file} ({e.line_end} lines): {e.title}  {e.url}".rstrip() for e in entries]
+    lines += [
+        f"- {_shown(e.bundle, e.file)} ({e.line_end} lines): {e.title}  {e.url}".rstrip()
+        for e in entries
+    ]
     if continue_with:
         lines.append(f"[{len(files) - offset - len(page)} more: {continue_with}]")
     return text_result("\n".join(lines), result.model_dump())
 
 
-def _file_entries(mirror: Mirror, files: tuple[str, ...]) -> list[FileEntry]:
+def _shown(bundle: str, rel: str) -> str:
+    return f"{rel} [{bundle}]" if bundle else rel
+
+
+def _file_entries(docs: MirrorSet, files: list[tuple[str, Mirror, str]]) -> list[FileEntry]:
     entries = []
-    for rel in files:
+    for bundle, mirror, rel in files:
         meta = mirror.meta(rel)
         try:
             line_count = max(1, len(mirror.read_lines(rel)))
@@ -127,7 +158,8 @@ def _file_entries(mirror: Mirror, files: tuple[str, ...]) -> list[FileEntry]:
                 heading=meta.title,
                 line_end=line_count,
                 url=meta.url,
-                uri=RESOURCE_PREFIX + rel,
+                uri=RESOURCE_PREFIX + docs.address(bundle, rel),
+                bundle=docs.tag(bundle),
             )
         )
     return entries
@@ -141,18 +173,21 @@ async def read_file(
     max_lines: Annotated[
         int, Field(ge=1, description=f"lines to return (at most {MAX_READ_LINES})")
     ] = 400,
+    bundle: Bundle = None,
 ) -> Annotated[CallToolResult, ReadFileResult]:
     """Read a docs page verbatim, by line range. Use it to verify what a search returned.
 
     Line numbers match every other tool's results, so read_file(path=hit.file,
     start_line=hit.line_start) opens the exact passage. A cut answer says which start_line reads on.
+    With several bundles open, pass the result's bundle too (bundle=hit.bundle).
     """
-    mirror = await app_of(ctx).mirror()
+    docs = await app_of(ctx).docs()
     result = await anyio.to_thread.run_sync(
-        functools.partial(_read, mirror, path, start_line, min(max_lines, MAX_READ_LINES))
+        functools.partial(_read, docs, path, bundle, start_line, min(max_lines, MAX_READ_LINES))
     )
     await warn_injection(ctx, [result.file] if result.injection_flags else [])
-    header = f"{result.file} lines {result.line_start}-{result.line_end} of {result.total_lines}"
+    header = f"{_shown(result.bundle, result.file)} lines {result.line_start}-{result.line_end}"
+    header += f" of {result.total_lines}"
     if result.heading:
         header += f" ({result.heading})"
     parts = [header]
@@ -164,8 +199,16 @@ async def read_file(
     return text_result("\n".join(p for p in parts if p), result.model_dump())
 
 
-def _read(mirror: Mirror, raw_path: str, start_line: int, max_lines: int) -> ReadFileResult:
-    rel, path = mirror.resolve(raw_path)
+def read_call(rel: str, bundle: str, start_line: int) -> str:
+    """The read_file call that reads `rel` of `bundle` ("": the only one) from `start_line`."""
+    bundle_arg = f", bundle={bundle!r}" if bundle else ""
+    return f"read_file(path={rel!r}{bundle_arg}, start_line={start_line})"
+
+
+def _read(
+    docs: MirrorSet, raw_path: str, bundle: str | None, start_line: int, max_lines: int
+) -> ReadFileResult:
+    name, mirror, rel, path = docs.resolve(raw_path, bundle)
     lines = mirror.read_lines(rel, path)
     total = len(lines)
     if start_line > max(total, 1):
@@ -184,18 +227,20 @@ def _read(mirror: Mirror, raw_path: str, start_line: int, max_lines: int) -> Rea
     text = "\n".join(chosen)
     meta = mirror.meta(rel)
     truncated = end < total
+    tag = docs.tag(name)
     return ReadFileResult(
         file=rel,
+        bundle=tag,
         title=meta.title,
         url=meta.url,
-        uri=RESOURCE_PREFIX + rel,
+        uri=RESOURCE_PREFIX + docs.address(name, rel),
         heading=Outline.of(lines).section_at(start_line).heading if lines else "",
         line_start=start_line,
         line_end=max(end, start_line),
         total_lines=total,
         text=text,
         truncated=truncated,
-        continue_with=f"read_file(path={rel!r}, start_line={end + 1})" if truncated else None,
+        continue_with=read_call(rel, tag, end + 1) if truncated else None,
         injection_flags=InjectionFlag.from_flags(scan(text, first_line=start_line)),
     )
 
@@ -210,6 +255,7 @@ async def search_text(
     max_results: Annotated[
         int, Field(ge=1, description=f"matching lines to return (at most {MAX_TEXT_RESULTS})")
     ] = 50,
+    bundle: Bundle = None,
 ) -> Annotated[CallToolResult, SearchTextResult]:
     """Find an exact string or regex in the docs, line by line (ripgrep), like grep.
 
@@ -218,54 +264,74 @@ async def search_text(
     file, line, heading and URL; read_file(path, start_line) shows the context.
     """
     app = app_of(ctx)
-    mirror = await app.mirror()
-    paths: tuple[str, ...] = ()
+    docs = await app.docs()
+    targets: list[tuple[str, Mirror, tuple[str, ...]]] = []
+    scope = 0
     if publication is not None:
-        paths = mirror.search_paths(publication)
+        for name, mirror, files in docs.files_of(publication, bundle):
+            targets.append((name, mirror, mirror.search_paths(publication)))
+            scope += len(files)
+    else:
+        for name, mirror in docs.select(bundle):
+            targets.append((name, mirror, ()))
+            scope += len(mirror.files)
     clamped = min(max_results, MAX_TEXT_RESULTS)
     note = f"max_results clamped to {MAX_TEXT_RESULTS}. " if clamped < max_results else ""
-    scope = len(mirror.files_of(publication)) if publication is not None else len(mirror.files)
     await report_progress(ctx, 0, 1, f"searching {scope} files")
-    found = await anyio.to_thread.run_sync(
-        functools.partial(
-            textsearch.search,
-            mirror.root,
-            pattern,
-            paths=paths,
-            regex=regex,
-            case_sensitive=case_sensitive,
-            max_results=clamped,
-            timeout=app.options.search_timeout_s,
+    hits: list[TextHit] = []
+    engines: set[str] = set()
+    truncated = False
+    budget = app.options.search_timeout_s  # for all the mirrors together
+    for name, mirror, paths in targets:
+        if len(hits) >= clamped or budget <= 0:
+            truncated = True
+            break
+        started = time.monotonic()
+        found = await anyio.to_thread.run_sync(
+            functools.partial(
+                textsearch.search,
+                mirror.root,
+                pattern,
+                paths=paths,
+                regex=regex,
+                case_sensitive=case_sensitive,
+                max_results=clamped - len(hits),
+                timeout=budget,
+            )
         )
-    )
-    hits = await anyio.to_thread.run_sync(functools.partial(_text_hits, mirror, found.matches))
+        budget -= time.monotonic() - started
+        engines.add(found.engine)
+        truncated = truncated or found.truncated
+        hits += await anyio.to_thread.run_sync(
+            functools.partial(_text_hits, mirror, docs.tag(name), found.matches)
+        )
+    engine = "python" if "python" in engines else "ripgrep"
     await report_progress(ctx, 1, 1, f"{len(hits)} matches")
     await warn_injection(ctx, [f"{h.file}:{h.line}" for h in hits if h.injection_flags])
-    if found.engine == "python":
+    if engine == "python":
         await send_log(
             ctx.session,
             "info",
             "ripgrep not found; used the Python text search",
             request_id=ctx.request_id,
         )
-    if found.truncated:
+    if truncated:
         note += f"Stopped at {clamped} matches: narrow with publication= or a longer pattern."
     result = SearchTextResult(
         pattern=pattern,
         regex=regex,
         case_sensitive=case_sensitive,
         publication=publication,
-        engine=found.engine,
+        bundle=bundle,
+        engine=engine,
         count=len(hits),
-        truncated=found.truncated,
+        truncated=truncated,
         matches=hits,
         note=note.strip(),
     )
-    lines = [
-        f"{len(hits)} matching lines for {pattern!r}" + (" (more exist)" if found.truncated else "")
-    ]
+    lines = [f"{len(hits)} matching lines for {pattern!r}" + (" (more exist)" if truncated else "")]
     for hit in hits:
-        lines.append(f"{hit.file}:{hit.line}: {hit.text}")
+        lines.append(f"{_shown(hit.bundle, hit.file)}:{hit.line}: {hit.text}")
         if hit.injection_flags:
             lines.append("  " + flag_note(hit.injection_flags))
     if result.note:
@@ -273,7 +339,7 @@ async def search_text(
     return text_result("\n".join(lines), result.model_dump())
 
 
-def _text_hits(mirror: Mirror, matches: list[textsearch.TextMatch]) -> list[TextHit]:
+def _text_hits(mirror: Mirror, bundle: str, matches: list[textsearch.TextMatch]) -> list[TextHit]:
     locate = SectionLocator(mirror)
     hits = []
     for match in matches:
@@ -281,6 +347,7 @@ def _text_hits(mirror: Mirror, matches: list[textsearch.TextMatch]) -> list[Text
         hits.append(
             TextHit(
                 file=match.file,
+                bundle=bundle,
                 line=match.line,
                 heading=section.heading,
                 line_start=section.line_start,
@@ -300,28 +367,34 @@ async def get_release_info(ctx: Context) -> Annotated[CallToolResult, ReleaseInf
     Use it to tell the user how current the documentation is, or to cite the docs version.
     """
     app = app_of(ctx)
-    mirror = await app.mirror()  # --mirror, else the bundle's: an error when there is neither
+    docs = await app.docs()  # --mirror, else the bundles': an error when there is neither
     await app.wait_ready()
     engine = app.holder.engine
-    bundle_info: dict[str, Any] | None = None
+    bundles: list[dict[str, Any]] = []
     sources: list[dict[str, Any]] = []
     if engine is not None:
-        first = engine.bundles[0]
-        bundle_info = {
-            "name": first.name,
-            "format_version": first.format_version,
-            "built_at": str(first.manifest.get("built_at", "")),
-            "atlas_version": str(first.manifest.get("atlas_version", "")),
-            "path": str(first.path),
-        }
-        for bundle in engine.bundles:
-            sources += [bounded_facts(dict(s)) for s in bundle.manifest.get("sources", [])]
+        for info in engine.bundle_infos():
+            bundles.append(
+                {
+                    "name": info.name,
+                    "format_version": info.format_version,
+                    "built_at": info.built_at,
+                    "atlas_version": info.atlas_version,
+                    "path": info.path,
+                    "mirror": info.mirror,
+                    "files": info.doc_files,
+                }
+            )
+            sources += [bounded_facts(dict(s)) for s in info.sources]
+    crawl = next((m.crawl_meta for m in docs.mirrors.values() if m.crawl_meta), None)
     result = ReleaseInfo(
-        bundle=bundle_info,
+        bundle=bundles[0] if bundles else None,
+        bundles=bundles,
         sources=sources,
-        crawl=_crawl_summary(mirror.crawl_meta) if mirror.crawl_meta else None,
-        mirror=str(mirror.root),
-        files=len(mirror.files),
+        crawl=_crawl_summary(crawl) if crawl else None,
+        mirror=str(docs.first.root),
+        files=docs.file_count,
+        mirrors={name: str(m.root) for name, m in docs.mirrors.items()} if docs.several else {},
     )
     return text_result(json.dumps(result.model_dump(), indent=2), result.model_dump())
 
@@ -337,9 +410,10 @@ def _crawl_summary(meta: Any) -> dict[str, Any]:
 
 async def read_doc_resource(ctx: Context, path: str) -> str:
     """The resource view of a docs file: the whole file, verbatim."""
-    mirror = await app_of(ctx).mirror()
-    return await anyio.to_thread.run_sync(functools.partial(_whole_file, mirror, path))
+    docs = await app_of(ctx).docs()
+    return await anyio.to_thread.run_sync(functools.partial(_whole_file, docs, path))
 
 
-def _whole_file(mirror: Mirror, raw_path: str) -> str:
-    return "\n".join(mirror.read_lines(*mirror.resolve(raw_path))) + "\n"
+def _whole_file(docs: MirrorSet, raw_path: str) -> str:
+    _, mirror, rel, path = docs.resolve(raw_path)
+    return "\n".join(mirror.read_lines(rel, path)) + "\n"

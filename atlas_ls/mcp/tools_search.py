@@ -17,7 +17,6 @@ from atlas_core.types import Chunk, SearchFilters
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
-from atlas_ls.mcp.mirror import Mirror, SectionLocator
 from atlas_ls.mcp.models import (
     BundleInfoResult,
     BundleSummary,
@@ -32,8 +31,10 @@ from atlas_ls.mcp.models import (
     flag_note,
 )
 from atlas_ls.mcp.safety import scan
+from atlas_ls.mcp.tools_fs import read_call
 
 if TYPE_CHECKING:
+    from atlas_core.engine import Engine
     from atlas_core.types import Candidate, Hit
 
 MAX_TOP_K = 50
@@ -106,9 +107,7 @@ async def _search(
     app = app_of(ctx)
     engine = await app.engine()
     if publication is not None:
-        (await app.bundle_mirror()).files_of(
-            publication
-        )  # unknown name: error naming the known ones
+        (await app.bundle_docs()).files_of(publication)  # unknown: an error naming the known ones
     notes = []
     if top_k > MAX_TOP_K:
         notes.append(f"top_k clamped to {MAX_TOP_K}")
@@ -147,7 +146,9 @@ async def _search(
     return text_result("\n".join(lines), result.model_dump())
 
 
-def _bounded(text: str, line_start: int, file: str, max_chars: int) -> tuple[str, str | None]:
+def _bounded(
+    text: str, line_start: int, file: str, max_chars: int, bundle: str = ""
+) -> tuple[str, str | None]:
     """Text cut at max_chars (on a line break when one is near) and how to read the rest."""
     if len(text) <= max_chars:
         return text, None
@@ -156,14 +157,12 @@ def _bounded(text: str, line_start: int, file: str, max_chars: int) -> tuple[str
         cut = max_chars
     shown = text[:cut]
     next_line = line_start + shown.count("\n") + (1 if cut < max_chars else 0)
-    return shown + (
-        "" if cut < max_chars else "…"
-    ), f"read_file(path={file!r}, start_line={next_line})"
+    return shown + ("" if cut < max_chars else "…"), read_call(file, bundle, next_line)
 
 
 def _hit(chunk: Chunk | None, hit: Hit, max_chars: int) -> SearchHit:
     full = chunk.text if chunk is not None and chunk.text else hit.snippet
-    text, continue_with = _bounded(full, hit.line_start, hit.file, max_chars)
+    text, continue_with = _bounded(full, hit.line_start, hit.file, max_chars, hit.bundle)
     return SearchHit(
         rank=hit.rank,
         score=hit.score,
@@ -208,8 +207,7 @@ async def lookup_identifier(
     found = await anyio.to_thread.run_sync(
         functools.partial(engine.lookup, identifier, min(limit, MAX_LOOKUP))
     )
-    mirror = await app.bundle_mirror()
-    matches = await anyio.to_thread.run_sync(functools.partial(_matches, mirror, found))
+    matches = await anyio.to_thread.run_sync(functools.partial(_matches, engine, found))
     if not matches:
         note = "no identifier matched: try search_docs(query=...) or search_text(pattern=...)"
     result = LookupResult(identifier=identifier, count=len(matches), candidates=matches, note=note)
@@ -231,11 +229,10 @@ async def lookup_identifier(
     return text_result("\n".join(lines), result.model_dump())
 
 
-def _matches(mirror: Mirror, candidates: list[Candidate]) -> list[IdentifierMatch]:
-    locate = SectionLocator(mirror)
+def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatch]:
     out = []
     for c in candidates:
-        section = locate(c.file, c.line)
+        section = engine.section_at(c.bundle, c.file, c.line)
         out.append(
             IdentifierMatch(
                 name=c.name,
@@ -321,24 +318,23 @@ async def get_bundle_info(ctx: Context) -> Annotated[CallToolResult, BundleInfoR
     app = app_of(ctx)
     engine = await app.engine()
     info = engine.info()
-    bundles = []
-    for bundle in engine.bundles:
-        b = bundle.info()
-        bundles.append(
-            BundleSummary(
-                path=b.path,
-                name=b.name,
-                format_version=b.format_version,
-                built_at=b.built_at,
-                chunks=b.chunks,
-                files=int(bundle.manifest.get("counts", {}).get("mirror_files", b.files)),
-                identifiers=b.identifiers,
-                model=b.model,
-                dims=b.dims,
-                sources=[bounded_facts(dict(s)) for s in b.sources][:20],
-                atlas_version=str(b.extra.get("atlas_version", "")),
-            )
+    bundles = [
+        BundleSummary(
+            path=b.path,
+            name=b.name,
+            format_version=b.format_version,
+            built_at=b.built_at,
+            chunks=b.chunks,
+            files=b.doc_files,
+            identifiers=b.identifiers,
+            model=b.model,
+            dims=b.dims,
+            sources=[bounded_facts(dict(s)) for s in b.sources][:20],
+            atlas_version=b.atlas_version,
+            mirror=b.mirror,
         )
+        for b in engine.bundle_infos()
+    ]
     rg = textsearch.find_ripgrep()
     result = BundleInfoResult(
         bundles=bundles,

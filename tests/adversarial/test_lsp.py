@@ -734,6 +734,61 @@ async def test_an_unexpected_error_is_an_error_answer_shown_once(
     assert errors[0].startswith("Atlas: hover failed: KeyError: 'kind'")
 
 
+# A stand-in for a bug in a notification handler (there is no response to carry it): reading the
+# recogniser names, which only a settings change naming recognisers does, raises a KeyError. The
+# server's stderr goes to the file named first on its command line.
+BUGGY_SETTINGS_SERVER = """
+import sys
+from atlas_core.recognize.registry import RecognizerSet
+
+def names(self):
+    raise KeyError("kind")
+
+RecognizerSet.names = property(names)
+sys.stderr = open(sys.argv.pop(1), "w", buffering=1)
+from atlas_ls.lsp.__main__ import main
+sys.exit(main())
+"""
+
+
+async def test_a_bug_in_a_notification_is_logged_with_its_traceback_and_shown_once(
+    hash_bundle: Path, tmp_path: Path
+) -> None:
+    script, log = tmp_path / "buggy_settings_server.py", tmp_path / "server-stderr.log"
+    script.write_text(BUGGY_SETTINGS_SERVER)
+    client = make_client()
+    await client.start_io(
+        sys.executable, str(script), str(log), "--bundle", str(hash_bundle),
+        env=server_env(tmp_path / "home"),
+    )  # fmt: skip
+    try:
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("neovim"), root_uri=tmp_path.as_uri()
+            )
+        )
+        settings = {"atlas": {"recognizers": {"enabled": ["rest_path"]}}}
+        for _ in range(3):
+            client.workspace_did_change_configuration(
+                types.DidChangeConfigurationParams(settings=settings)
+            )
+        await wait_until(lambda: [m for m in client.messages if "KeyError" in m.message])
+        await asyncio.sleep(0.5)  # let a (wrong) second message arrive before counting
+        stderr = log.read_text()
+        assert "ERROR" in stderr and "Traceback" in stderr and "raise KeyError" in stderr, stderr
+        shown = [m for m in client.messages if "KeyError" in m.message]
+        assert len(shown) == 1, shown
+        assert shown[0].type == types.MessageType.Error
+        assert shown[0].message.startswith("Atlas: settings failed: KeyError: 'kind'")
+        # The server goes on serving.
+        uri = (tmp_path / "sample.py").as_uri()
+        open_document(client, uri, SAMPLE, "python")
+        hover = await hover_text(client, uri, position_of(SAMPLE, "findAssets"))
+        assert hover is not None and "`findAssets`" in hover
+    finally:
+        await stop_client(client)
+
+
 # --- item 4: queries and settings ---------------------------------------------------------
 
 

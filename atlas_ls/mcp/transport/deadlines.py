@@ -25,7 +25,7 @@ class TimedH11Protocol(H11Protocol):
     header_timeout = 10.0
     body_timeout = 30.0
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:
         self._phase: str | None = None
         self._deadline: asyncio.TimerHandle | None = None
         super().connection_made(transport)

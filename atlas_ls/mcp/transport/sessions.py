@@ -49,7 +49,7 @@ class SessionLimit:
             return
         session_id = _header(scope, SESSION_HEADER)
         session = self._sessions.get(session_id) if session_id else None
-        if session is None:
+        if not session_id or session is None:
             await self._open(scope, receive, send)
             return
         self._sessions.move_to_end(session_id)
@@ -80,9 +80,9 @@ class SessionLimit:
             nonlocal opened
             if message["type"] == "http.response.start" and message["status"] < 400:
                 found = dict(message.get("headers") or []).get(SESSION_HEADER)
-                if found and found.decode("latin-1") not in self._sessions:
-                    opened = found.decode("latin-1")
-                    self._sessions[opened] = _Session(in_flight=1)
+                if found and (new_id := found.decode("latin-1")) not in self._sessions:
+                    opened = new_id
+                    self._sessions[new_id] = _Session(in_flight=1)
             await send(message)
 
         try:

@@ -29,7 +29,10 @@ async def run_stdio(server: MCPServer[Any]) -> None:
     """Serve one client on stdin/stdout until stdin closes."""
     with _claimed_stdin() as stdin:
         lines = CheckedLines(stdin)
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        # The SDK only iterates stdin (`async for line in stdin`) but annotates it as an
+        # anyio.AsyncFile[str], a concrete class: hence the ignore.
+        streams = stdio_server(stdin=lines)  # pyright: ignore[reportArgumentType]
+        async with streams as (read_stream, write_stream):
             lines.answer_through(write_stream)
             await serve_connection(server, read_stream, write_stream)
 
