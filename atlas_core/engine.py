@@ -56,8 +56,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from atlas_core.bundle.reader import Bundle
+    from atlas_core.identifiers.call_target import CallTarget
     from atlas_core.identifiers.index import IdentifierIndex
     from atlas_core.markdown.outline import Outline
+    from atlas_core.recognize.calls import CallSite
     from atlas_core.search.dense import DenseIndex
     from atlas_core.search.keyword import KeywordIndex
     from atlas_core.search.rerank import Reranker
@@ -489,6 +491,14 @@ class Engine:
                 merged.append((index, replace(candidate, bundle=part.name) if multi else candidate))
         merged.sort(key=lambda item: (-item[1].confidence, item[0]))
         return [candidate for _, candidate in merged[:limit]]
+
+    def resolve_call(self, site: CallSite) -> CallTarget | None:
+        """The documented operation an API call in client code calls (its HTTP method and URL,
+        or a generated client's method name), and the parameter or request-body property the
+        cursor is on; None when no operation fits."""
+        from atlas_core.identifiers.call_target import resolve_call
+
+        return resolve_call(self.lookup, site)
 
     def symbols(self, query: str, limit: int = 50) -> list[Symbol]:
         """Workspace-symbol search: identifiers and headings fuzzy-matched, best first."""

@@ -1,6 +1,7 @@
 """How well and how fast the call reader reads client code: every cursor of the client snippets.
 
     uv run python benchmarks/calls.py [--snippets benchmarks/client_snippets.jsonl] [--json]
+        [--bundle DIR]
 
 For each snippet a fresh `CallReader` reads every cursor; the first read includes the parse. Per
 style and overall it reports accuracy of:
@@ -15,6 +16,14 @@ style and overall it reports accuracy of:
           of an HTTP call the expected name is the spec's operationId, which the code does not hold.
   path    the reconstructed URL against the expected template after dropping scheme, host and the
           `/rest/2.0` base, any `{...}` matching one segment; scored on HTTP calls.
+
+With ``--bundle`` every read call is also resolved through `Engine.resolve_call`, and scored:
+
+  operation  the resolved operation's method and path template are the expected ones;
+  parameter  on a cursor the snippet expects to be a query, path, header or body name, the
+             resolved parameter or request-body property has that name (letters and digits);
+  name_only  the operation a hover without the call around it would show: the first endpoint
+             or operation `Engine.lookup` gives for the text under the cursor (the baseline).
 
 Timing: p50/p95 of a warm read (tree cached), the first read of each snippet (parse included), a
 generated 10,000-line Python client (first read, warm read, read after a one-line edit) and a
@@ -34,6 +43,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from atlas_core.engine import Engine  # noqa: E402
+from atlas_core.errors import QueryError  # noqa: E402
+from atlas_core.identifiers.normalize import compact, path_key  # noqa: E402
 from atlas_core.recognize.calls import CallReader, CallSite  # noqa: E402
 
 ROLE_AGREES = {
@@ -88,12 +100,43 @@ def score(site: CallSite | None, cursor: dict) -> dict[str, bool | None]:
     }
 
 
+PARAMETER_ROLES = frozenset({"query", "path", "header", "body"})
+
+
+def same_operation(method: str, path: str, expect: dict) -> bool:
+    return method.upper() == expect["method"] and path_key(path) == path_key(expect["path"])
+
+
+def score_resolution(engine: Engine, site: CallSite | None, cursor: dict) -> dict[str, bool | None]:
+    expect = cursor["expect"]
+    target = engine.resolve_call(site) if site is not None else None
+    on_param = expect["role"] in PARAMETER_ROLES
+    try:
+        named = engine.lookup(cursor["text"], limit=10) if cursor["text"].strip() else []
+    except QueryError:
+        named = []
+    first = next((c for c in named if c.kind in ("endpoint", "operation") and c.method), None)
+    return {
+        "operation": target is not None and same_operation(target.method, target.path, expect),
+        "parameter": (
+            target is not None
+            and target.param is not None
+            and compact(target.param.name) == compact(expect["name"])
+        )
+        if on_param
+        else None,
+        "name_only": first is not None and same_operation(first.method, first.path, expect),
+    }
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 3)
 
 
-def evaluate(snippets: list[dict]) -> tuple[dict, list[str], list[float], list[float]]:
+def evaluate(
+    snippets: list[dict], engine: Engine | None = None
+) -> tuple[dict, list[str], list[float], list[float]]:
     tallies: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     misses: list[str] = []
     warm: list[float] = []
@@ -119,6 +162,8 @@ def evaluate(snippets: list[dict]) -> tuple[dict, list[str], list[float], list[f
                 reader.read(*args)
                 warm.append((time.perf_counter() - t0) * 1000)
             result = score(site, cursor)
+            if engine is not None:
+                result.update(score_resolution(engine, site, cursor))
             for style in (snippet["style"], "overall"):
                 for metric, ok in result.items():
                     if ok is not None:
@@ -224,13 +269,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--snippets", default=str(ROOT / "benchmarks" / "client_snippets.jsonl"))
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--bundle", help="also resolve each call's operation in this bundle")
     args = parser.parse_args()
     path = Path(args.snippets)
     if not path.exists():
         print(f"no snippets at {path}; pass --snippets FILE", file=sys.stderr)
         return 2
     snippets = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    table, misses, warm, first = evaluate(snippets)
+    engine = Engine.open(args.bundle) if args.bundle else None
+    table, misses, warm, first = evaluate(snippets, engine)
     timing = {
         "warm_p50_ms": _pct(warm, 0.5),
         "warm_p95_ms": _pct(warm, 0.95),
@@ -244,6 +291,8 @@ def main() -> int:
         print(json.dumps(result, indent=1))
         return 0
     metrics = ["method", "method_http", "role", "name", "path", "found"]
+    if engine is not None:
+        metrics += ["operation", "parameter", "name_only"]
     print(f"{'style':22}" + "".join(f"{m:>13}" for m in metrics))
     for style in sorted(table, key=lambda s: (s == "overall", s)):
         row = table[style]
