@@ -35,7 +35,6 @@ LOOKUP_LIMIT = 24
 # Leading segments of a URL that may be a base the docs do not spell (``/api/v1``, an unknown
 # ``{}``, ``/rest/oauth/v2``); each one dropped costs a lookup, so only this many are tried.
 MAX_BASE_SEGMENTS = 3
-MAX_NAME_CHARS = 200
 
 _OPERATION_KINDS = frozenset({"endpoint", "operation"})
 _SCHEMA_KINDS = frozenset({"schema", "type"})
@@ -52,6 +51,9 @@ _ROLE_LABELS = {
     "cookie": "cookie",
     "body": "request body property",
 }
+# A parameter name as code writes it; anything else (control characters, a lone surrogate, a
+# 10,000-character run) names no parameter, though its letters might spell one.
+_NAME = re.compile(r"[A-Za-z_$][\w$.\-\[\]]{0,199}", re.ASCII)
 # ``array[AddDomainRequest]``, ``list[AddDomainRequest]``, ``AddDomainRequest``: the type named.
 _SCHEMA_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*")
 
@@ -247,7 +249,9 @@ def parameter_of(
     (``nameMatchMode``) by letters and digits. The cursor's role narrows where to look: a key of
     ``params=`` is a query parameter, one of ``json=`` a body property.
     """
-    name = site.name[:MAX_NAME_CHARS]
+    name = site.name
+    if not _NAME.fullmatch(name):
+        return None, ""
     params = [p for c in operations for p in c.params if _named_field(p)]
     schema, properties = "", []
     locations = _ROLE_LOCATIONS.get(site.role)

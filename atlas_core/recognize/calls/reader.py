@@ -73,6 +73,15 @@ class CallReader:
         with self._lock:
             self._trees.update(uri, text, version, normalize_language(language))
 
+    def parse(self, uri: str, text: str, version: int | None, language: str) -> None:
+        """Record a new text for `uri` and bring its tree up to date now (incrementally), so the
+        next read finds it ready; a server calls this off its event loop on didOpen/didChange."""
+        with self._lock:
+            lang = normalize_language(language)
+            self._trees.update(uri, text, version, lang)
+            if has_grammar(lang):
+                self._trees.tree(uri)
+
     def call_at(self, uri: str, line: int, column: int) -> CallSite | None:
         """Read the text last recorded for `uri`; None when none was."""
         with self._lock:
