@@ -212,15 +212,12 @@ def _by_operation_name(lookup: Lookup, method: str, name: str) -> list[Candidate
 
 
 def _best_page(operations: list[Candidate], param: Param | None) -> Candidate:
-    """The page to show: the one that documents the parameter under the cursor, else the first
-    that lists parameters or schemas, else the first."""
+    """The page to show: the one that documents the parameter under the cursor, else the
+    lookup's first (a written section before a generated reference page)."""
     if param is not None:
         for cand in operations:
-            if param in cand.params:
+            if any(p.name == param.name for p in cand.params):
                 return cand
-    for cand in operations:
-        if cand.params or cand.request_schema:
-            return cand
     return operations[0]
 
 

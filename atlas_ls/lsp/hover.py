@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -17,10 +19,12 @@ from atlas_ls.lsp.resolve import (
     file_uri,
     mirror_file,
     other_pages,
+    subject_keys,
 )
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
+    from atlas_core.identifiers.call_target import CallTarget
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 MAX_SUMMARY_CHARS = 1200
@@ -145,7 +149,8 @@ def hover_markdown(
         blocks.append(notice)
     others: dict[str, None] = {}
     for other in resolution.candidates[1:]:
-        if other.name != cand.name:
+        # Another page of the same operation is not another answer: it is listed below.
+        if other.name != cand.name and not subject_keys(other) & subject_keys(cand):
             others.setdefault(other.name, None)
     if others:
         blocks.append("Also: " + ", ".join(f"`{name}`" for name in list(others)[:MAX_OTHERS]))
@@ -155,6 +160,63 @@ def hover_markdown(
         more = len(pages) - MAX_OTHER_PAGES
         blocks.append(f"Also documented in: {shown}" + (f" and {more} more" if more > 0 else ""))
     links = links_line(engine, best)
+    if links:
+        blocks.append("---\n" + links)
+    return "\n\n".join(blocks)
+
+
+# Spec descriptions are HTML fragments; a hover shows markdown.
+_HTML_INLINE = (
+    (re.compile(r"(?is)<code>(.*?)</code>"), r"`\1`"),
+    (re.compile(r"(?is)<(?:b|strong)>(.*?)</(?:b|strong)>"), r"**\1**"),
+    (re.compile(r"(?is)<(?:i|em)>(.*?)</(?:i|em)>"), r"*\1*"),
+    (re.compile(r"(?i)<li[^>]*>"), "\n- "),
+    (re.compile(r"(?i)</?(?:p|br|ul|ol|div)\s*/?>"), "\n\n"),
+    (re.compile(r"(?i)</?(?:a|span|pre|table|tr|td|th|h[1-6])\b[^<>]{0,200}>"), ""),
+)
+
+
+def spec_markdown(text: str) -> str:
+    """A description from an OpenAPI spec (HTML such as ``<p>``, ``<b>``, ``<code>``) as markdown."""
+    for pattern, replacement in _HTML_INLINE:
+        text = pattern.sub(replacement, text)
+    text = html.unescape(text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def parameter_markdown(param: Param, written: str = "") -> list[str]:
+    """The blocks that define one parameter or property: its type and whether it is required,
+    the client's spelling when the code writes another (``name_match_mode``), its description."""
+    facts = [f"`{_cell(param.type)}`"] if param.type else []
+    facts.append("required" if param.required else "optional")
+    blocks = [" · ".join(facts)]
+    if written and written != param.name:
+        blocks.append(f"Written `{written}` here; the API's name is `{param.name}`.")
+    if param.description:
+        blocks.append(_clip(spec_markdown(param.description), MAX_SUMMARY_CHARS))
+    return blocks
+
+
+def call_parameter_markdown(engine: Engine, target: CallTarget) -> str:
+    """The hover of a parameter or body key inside a call: what it is for that operation."""
+    param = target.param
+    assert param is not None
+    op = target.operation
+    shown = target.client_name or param.name
+    head = f"`{shown}` — *{target.label.removesuffix(target.endpoint).strip()}* "
+    head += f"**{op.method}** `{op.path}`"
+    if op.operation_id:
+        head += f" · `{op.operation_id}`"
+    blocks = [head, *parameter_markdown(param, target.written)]
+    if target.schema:
+        blocks.append(f"Property of the request body `{target.schema}`.")
+    if target.pages:
+        shown_pages = ", ".join(file_link(engine, page) for page in target.pages[:MAX_OTHER_PAGES])
+        more = len(target.pages) - MAX_OTHER_PAGES
+        blocks.append(
+            f"Also documented in: {shown_pages}" + (f" and {more} more" if more > 0 else "")
+        )
+    links = links_line(engine, op)
     if links:
         blocks.append("---\n" + links)
     return "\n\n".join(blocks)
@@ -192,10 +254,20 @@ def register(server: AtlasLanguageServer) -> None:
         if cursor is None:
             return None
         rec = cursor.resolution.recognition
+        hover_range = client_range(
+            cursor.snapshot, cursor.line, rec.start, rec.end, ls.position_encoding
+        )
+        target = cursor.target
+        if target is not None and target.param is not None:
+            value = call_parameter_markdown(cursor.engine, target)
+            return types.Hover(
+                contents=types.MarkupContent(kind=markup_kind(ls), value=value),
+                range=hover_range,
+            )
         return hover_result(
             cursor.engine,
             cursor.resolution,
-            client_range(cursor.snapshot, cursor.line, rec.start, rec.end, ls.position_encoding),
+            hover_range,
             ls.diagnostics.matcher(cursor.engine),
             kind=markup_kind(ls),
         )
