@@ -115,7 +115,8 @@ def read_curl(document: Document, line: int, column: int, language: str) -> Call
         return site.on_url(command.url)
     if site.on(command.curl) or (command.method_word and site.on(command.method_word)):
         word = command.curl if site.on(command.curl) else command.method_word
-        return site.make(ENDPOINT, "", *site.span(word, 0, len(word.value)))
+        if word is not None:
+            return site.make(ENDPOINT, "", *site.span(word, 0, len(word.value)))
     for option, word in command.data:
         if site.on(word):
             role = QUERY if command.get else BODY

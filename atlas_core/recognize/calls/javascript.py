@@ -195,6 +195,8 @@ class JavaScriptCalls(TreeReader):
                 node = parent
             elif kind == "pair" and is_field(node, "value"):
                 path = [*path, self._key_name(child(parent, "key"))]
+                if parent.parent is None:
+                    return None
                 node = parent.parent
             elif kind in ("template_substitution", "binary_expression") and encoded:
                 http = self._url_call(self._url_root(node), depth + 1)
@@ -228,6 +230,8 @@ class JavaScriptCalls(TreeReader):
             return None
         for use in self._uses(self.text(name), declaration):
             if use.type == "shorthand_property_identifier":
+                if use.parent is None:
+                    continue
                 found = self._container(use.parent, [*path, self.text(use)], encoded, depth + 1)
             else:
                 found = self._container(use, path, encoded, depth + 1)
@@ -306,8 +310,9 @@ class JavaScriptCalls(TreeReader):
                 if found is not None:
                     return found
         is_url_shorthand = root.type == "shorthand_property_identifier" and self.text(root) == "url"
-        if is_url_shorthand and parent.parent and parent.parent.type == "arguments":
-            return self._http(parent.parent.parent)
+        arguments = parent.parent
+        if is_url_shorthand and arguments and arguments.type == "arguments" and arguments.parent:
+            return self._http(arguments.parent)
         return None
 
     def _url(self, http: _Http) -> str:

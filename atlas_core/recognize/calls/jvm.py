@@ -109,7 +109,7 @@ class JavaCalls(TreeReader):
     def _on_named_argument(self, item: Node, key: Node) -> CallSite | None:
         arguments = item.parent
         call = arguments.parent if arguments is not None else None
-        if call is None or call.type != "method_invocation":
+        if arguments is None or call is None or call.type != "method_invocation":
             return None
         operation = self._sdk_operation(call)
         if not operation:
@@ -132,7 +132,8 @@ class JavaCalls(TreeReader):
         arguments = string.parent
         invocation = arguments.parent if arguments is not None else None
         if (
-            invocation is not None
+            arguments is not None
+            and invocation is not None
             and invocation.type == "method_invocation"
             and self.text(child(invocation, "name")) == "header"
             and arguments.named_children[0].id == string.id
@@ -251,7 +252,7 @@ class JavaCalls(TreeReader):
         verb = _REST_TEMPLATE.match(name)
         if verb and verb.group(1) in HTTP_VERBS:
             return _Http(verb.group(1).upper(), first)
-        if name == "exchange" and args.named_child_count > 1:
+        if name == "exchange" and args is not None and args.named_child_count > 1:
             method = self.text(args.named_children[1]).rsplit(".", 1)[-1]
             return _Http(method.upper() if method.lower() in HTTP_VERBS else "", first)
         return None

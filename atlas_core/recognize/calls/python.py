@@ -262,9 +262,10 @@ class PythonCalls(PythonNames):
                 return None
             kind = parent.type
             if kind in _TRANSPARENT or (kind == "pair" and is_field(node, "value")):
-                node = parent if kind != "pair" else parent.parent
-                if node is None:
+                up = parent if kind != "pair" else parent.parent
+                if up is None:
                     return None
+                node = up
                 continue
             if kind == "argument_list":
                 call = parent.parent
@@ -276,7 +277,11 @@ class PythonCalls(PythonNames):
                 function = child(call, "function")
                 if function is not None and function.type == "attribute":
                     receiver = child(function, "object")
-                    if self._callee_name(call) == "update" and receiver.type == "identifier":
+                    if (
+                        self._callee_name(call) == "update"
+                        and receiver is not None
+                        and receiver.type == "identifier"
+                    ):
                         return self._var_container(self.text(receiver), call, depth + 1)
                 return self._argument_context(call, node)
             if kind == "keyword_argument":
@@ -355,9 +360,12 @@ class PythonCalls(PythonNames):
         if parent.type == "argument_list" or (
             parent.type == "keyword_argument" and self.text(child(parent, "name")) == "url"
         ):
-            call = parent.parent if parent.type == "argument_list" else parent.parent.parent
+            call = parent.parent
+            if parent.type == "keyword_argument" and call is not None:
+                call = call.parent  # keyword_argument -> argument_list -> call
             http = self._http(call) if call is not None else None
-            if http is not None and http.url is not None and http.url.id == root.id:
+            url = http.url if http is not None else None
+            if call is not None and http is not None and url is not None and url.id == root.id:
                 return call, http
             return None
         if parent.type == "assignment" and is_field(root, "right"):
@@ -404,7 +412,11 @@ class PythonCalls(PythonNames):
             return None  # `@app.get("/assets")` declares a server route
         function = child(call, "function")
         args = self._positional(call)
-        kwargs = {self.text(child(k, "name")): child(k, "value") for k in self._kwargs(call)}
+        kwargs = {
+            self.text(child(k, "name")): value
+            for k in self._kwargs(call)
+            if (value := child(k, "value")) is not None
+        }
         if function is None:
             return None
         name = self._callee_name(call)

@@ -38,6 +38,10 @@ class TreeReader:
         self.line = line
         self.offset = offset
 
+    def read(self) -> CallSite | None:
+        """The call site at the cursor; each language's reader answers."""
+        raise NotImplementedError
+
     def text(self, node: Node | None) -> str:
         if node is None:
             return ""
