@@ -15,12 +15,21 @@ import logging
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls import CallReader, CallSite
+from atlas_core.recognize.calls.syntax import has_grammar
+from atlas_core.recognize.text_scan import normalize_language
+from atlas_ls.lsp.documents import language_from_path
 
 if TYPE_CHECKING:
     from atlas_ls.lsp.documents import Snapshot
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 logger = logging.getLogger(__name__)
+
+# Data, not code: no API calls to read, and such files are the ones that run to megabytes.
+DATA_LANGUAGES = frozenset({"json", "jsonc", "yaml"})
+# A read of a text up to this size whose tree is ready runs on the event loop: a fraction of a
+# millisecond, less than the hop to a worker thread costs on a busy machine.
+INLINE_READ_CHARS = 256 * 1024
 
 
 class CallTrees:
@@ -31,10 +40,19 @@ class CallTrees:
         self._reader = CallReader()
         self._parsing: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()  # changed while a parse ran: parse once more after it
+        self._coded: set[str] = set()  # open documents in a language with a grammar
+
+    def opened(self, uri: str, language_id: str) -> None:
+        language = normalize_language(language_id or language_from_path(uri))
+        if has_grammar(language):  # the others have no tree to keep
+            self._coded.add(uri)
+            self.changed(uri)
 
     def changed(self, uri: str) -> None:
         """didOpen/didChange: re-parse `uri` on a worker thread; edits that arrive while one
         parse runs are taken by a single parse after it."""
+        if uri not in self._coded:
+            return
         running = self._parsing.get(uri)
         if running is not None and not running.done():
             self._again.add(uri)
@@ -47,6 +65,7 @@ class CallTrees:
 
     def closed(self, uri: str) -> None:
         self._again.discard(uri)
+        self._coded.discard(uri)
         self._reader.forget(uri)
 
     async def _parse(self, uri: str) -> None:
@@ -67,7 +86,11 @@ class CallTrees:
             self._parsing.pop(uri, None)
 
     async def site_at(self, snap: Snapshot, line: int, column: int) -> CallSite | None:
-        """The call the cursor is in, from the snapshot's own text."""
-        return await asyncio.to_thread(
-            self._reader.read, snap.uri, snap.text, snap.version, snap.language_id, line, column
-        )
+        """The call the cursor is in, from the snapshot's own text; None in data files."""
+        language = normalize_language(snap.language_id)
+        if language in DATA_LANGUAGES:
+            return None
+        args = (snap.uri, snap.text, snap.version, language, line, column)
+        if len(snap.text) <= INLINE_READ_CHARS and self._reader.is_ready(snap.uri, snap.text):
+            return self._reader.read(*args)
+        return await asyncio.to_thread(self._reader.read, *args)

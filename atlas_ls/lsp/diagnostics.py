@@ -251,7 +251,7 @@ def register(server: AtlasLanguageServer) -> None:
         # A short wait lets the hover that editors often send right after opening go first.
         delay = min(OPEN_DIAGNOSTICS_DELAY_MS, ls.settings.diagnostics_debounce_ms)
         ls.diagnostics.schedule(params.text_document.uri, delay_ms=delay)
-        ls.calls.changed(params.text_document.uri)
+        ls.calls.opened(params.text_document.uri, params.text_document.language_id)
 
     @handlers.notification(server, types.TEXT_DOCUMENT_DID_CHANGE, "diagnostics")
     def on_change(ls: AtlasLanguageServer, params: types.DidChangeTextDocumentParams) -> None:

@@ -82,6 +82,12 @@ class CallReader:
             if has_grammar(lang):
                 self._trees.tree(uri)
 
+    def is_ready(self, uri: str, text: str) -> bool:
+        """Whether a read of `text` needs no parse: the text recorded for `uri` is this very
+        object and its tree (where its language has one) is up to date."""
+        with self._lock:
+            return self._trees.is_ready(uri, text)
+
     def call_at(self, uri: str, line: int, column: int) -> CallSite | None:
         """Read the text last recorded for `uri`; None when none was."""
         with self._lock:

@@ -218,6 +218,12 @@ class SyntaxTrees:
         with self._lock:
             self._entries.pop(uri, None)
 
+    def is_ready(self, uri: str, text: str) -> bool:
+        entry = self._entries.get(uri)
+        if entry is None or entry.document.text is not text:
+            return False
+        return not has_grammar(entry.language) or entry.parsed is entry.document
+
     def document(self, uri: str) -> Document | None:
         entry = self._entries.get(uri)
         return entry.document if entry else None
