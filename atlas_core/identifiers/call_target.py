@@ -33,8 +33,12 @@ Lookup = Callable[[str, int], list[Candidate]]
 
 LOOKUP_LIMIT = 24
 # Leading segments of a URL that may be a base the docs do not spell (``/api/v1``, an unknown
-# ``{}``, ``/rest/oauth/v2``); each one dropped costs a lookup, so only this many are tried.
+# ``{}``, ``/rest/oauth/v2``); each one dropped costs a lookup, so only this many are tried. A
+# resource name is never dropped: ``/assets/{}/attributes`` is not ``/attributes``.
 MAX_BASE_SEGMENTS = 3
+_BASE_SEGMENT = re.compile(
+    r"(?i)\{\}|rest|api|apis|oauth|public|services?|v\d+(?:\.\d+)*|\d+(?:\.\d+)*"
+)
 
 _OPERATION_KINDS = frozenset({"endpoint", "operation"})
 _SCHEMA_KINDS = frozenset({"schema", "type"})
@@ -116,6 +120,10 @@ def resolve_call(lookup: Lookup, site: CallSite) -> CallTarget | None:
     operations = operation_candidates(lookup, site)
     if not operations:
         return None
+    # A plain HTTP call writes the API's names; a Python client's call, its snake_case ones:
+    # the page that spells them as the code does comes first (order kept otherwise).
+    snake = site.client == SDK and "_" in (site.operation or site.name)
+    operations.sort(key=lambda cand: _snake_page(cand) != snake)
     param, schema = None, ""
     if site.role not in (ENDPOINT, OPERATION) and site.name:
         param, schema = parameter_of(lookup, operations, site)
@@ -149,6 +157,8 @@ def _by_url(lookup: Lookup, method: str, url: str) -> list[Candidate]:
         found = _same_operation(lookup, method, rest)
         if found:
             return found
+        if not _BASE_SEGMENT.fullmatch(rest[0]):
+            break
     return []
 
 
@@ -219,6 +229,13 @@ def _best_page(operations: list[Candidate], param: Param | None) -> Candidate:
             if any(p.name == param.name for p in cand.params):
                 return cand
     return operations[0]
+
+
+def _snake_page(cand: Candidate) -> bool:
+    """Whether a page spells the operation as a generated Python client does."""
+    return "_" in cand.operation_id or any(
+        "_" in p.name for p in cand.params if p.location != "body"
+    )
 
 
 def _other_pages(best: Candidate, operations: list[Candidate]) -> tuple[Candidate, ...]:
