@@ -1,6 +1,7 @@
 """The bundle the call-context tests resolve against: one small OpenAPI spec,
 ``tests/fixtures/calls/calls-api.yaml`` (GET and POST of one path, a bulk path with POST and
-DELETE, a path parameter, request schemas), built once per test session with the hash embedder."""
+DELETE, a path parameter, request schemas) and a Python-client page for GET /assets
+(``tests/fixtures/calls/docs``), built once per test session with the hash embedder."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CALLS_SPEC = ROOT / "tests" / "fixtures" / "calls" / "calls-api.yaml"
+# A page in the shape of a generated Python client's docs: the same GET /assets, snake_case names.
+CALLS_DOCS = ROOT / "tests" / "fixtures" / "calls" / "docs"
 
 
 @functools.cache
@@ -27,7 +30,13 @@ def build_calls_bundle(base: Path) -> Path:
         ATLAS_CACHE_DIR=str(home / "cache"),
     )
     try:
-        build_bundle([f"openapi={CALLS_SPEC}"], out, model="hash", progress=False, name="calls")
+        build_bundle(
+            [f"openapi={CALLS_SPEC}", f"local={CALLS_DOCS}"],
+            out,
+            model="hash",
+            progress=False,
+            name="calls",
+        )
     finally:
         for key, value in saved.items():
             if value is None:

@@ -59,6 +59,18 @@ def test_a_params_key_is_the_query_parameter_of_the_get_operation(engine: Engine
     assert target.client_name == ""  # a REST call writes the wire name
 
 
+def test_a_rest_call_shows_the_spec_page_and_lists_each_other_page_once(engine: Engine) -> None:
+    target = resolve(engine, REQUESTS, "python", "/assets", into=2)
+    # The Python client's page (find_assets, domain_id) ranks first for the bare path; a
+    # requests call writes the API's names, so the spec's page leads.
+    assert (target.endpoint, target.operation.operation_id) == ("GET /assets", "findAssets")
+    files = [page.file for page in target.pages]
+    assert files == ["assets-api.md"], files
+    param = resolve(engine, REQUESTS, "python", "domainId")
+    assert param.operation.operation_id == "findAssets" and param.param is not None
+    assert param.param.name == "domainId"
+
+
 def test_the_calls_method_picks_the_operation_of_a_path(engine: Engine) -> None:
     assert resolve(engine, REQUESTS, "python", "bulk", into=2).endpoint == "DELETE /domains/bulk"
     add = read(REQUESTS, "python", "bulk", into=2)
@@ -111,10 +123,13 @@ def test_a_generated_client_call_maps_its_names_to_the_wire_names(engine: Engine
     code = 'page = assets_api.find_assets(name="Customer", name_match_mode="EXACT")\n'
     target = resolve(engine, code, "python", "name_match_mode")
     assert target.endpoint == "GET /assets"
+    assert "assets-api.md" in [target.operation.file, *(p.file for p in target.pages)]
     assert target.param is not None and target.param.name == "nameMatchMode"
     assert target.client_name == "name_match_mode"
     operation = resolve(engine, code, "python", "find_assets")
     assert operation.endpoint == "GET /assets" and operation.param is None
+    # The client's own page first: it spells the operation as the code does.
+    assert operation.operation.operation_id == "find_assets"
 
 
 def test_a_fetch_body_key_is_a_request_body_property(engine: Engine) -> None:
@@ -154,6 +169,14 @@ def test_a_path_parameter_and_a_base_the_docs_do_not_spell(engine: Engine) -> No
     assert target.endpoint == "GET /domains/{domainId}"
     curl = "curl -X DELETE https://acme.example.com/rest/2.0/domains/bulk -d @ids.json\n"
     assert resolve(engine, curl, "shell", "bulk").endpoint == "DELETE /domains/bulk"
+
+
+def test_a_resource_name_is_never_dropped_as_a_base(engine: Engine) -> None:
+    # GET /relations exists, GET /assets/{id}/relations does not.
+    code = 'requests.get(f"{BASE}/assets/{asset_id}/relations", params={"sourceId": s})\n'
+    site = read(code, "python", "sourceId")
+    assert site is not None and site.role == "query"
+    assert engine.resolve_call(site) is None
 
 
 def test_a_method_the_path_does_not_document_resolves_nothing(engine: Engine) -> None:
