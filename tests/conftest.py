@@ -60,6 +60,22 @@ def model_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _build_fixture_bundle(tmp_path_factory, "default")
 
 
+@pytest.fixture(scope="session")
+def team_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A team's own docs bundle (tests/team_bundle.py) to open beside the fixture bundle. Read-only."""
+    from tests.team_bundle import build_team_bundle
+
+    return build_team_bundle(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(scope="session")
+def lsp_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The LSP fixture bundle (tests/lsp_support.py): CLI commands, GraphQL, legacy terms. Read-only."""
+    from tests.lsp_support import build_lsp_bundle
+
+    return build_lsp_bundle(tmp_path_factory.getbasetemp())
+
+
 @pytest.fixture(autouse=True)
 def _isolated_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

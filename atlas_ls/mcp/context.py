@@ -44,10 +44,15 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _empty_holder() -> EngineHolder[Engine]:
+    """No engine yet: the lifespan loads one (the annotation types what the holder will hold)."""
+    return EngineHolder()
+
+
 @dataclass
 class AppContext:
     options: ServerOptions
-    holder: EngineHolder[Engine] = field(default_factory=lambda: EngineHolder[Engine]())
+    holder: EngineHolder[Engine] = field(default_factory=_empty_holder)
     fixed_mirror: Mirror | None = None
     started_at: str = field(default_factory=utc_now)
     loaded_at: str | None = None

@@ -10,13 +10,11 @@ import subprocess
 import sys
 import tarfile
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import zstandard
 
-from atlas_core.build import build_bundle
 from atlas_core.distribution.archive import pack, unpack
 from atlas_core.distribution.download import download
 from atlas_core.distribution.install import BACKUPS, current_target, install_lock
@@ -24,48 +22,6 @@ from atlas_core.errors import DistributionError
 from tests.release_server import ReleaseServer
 
 REPO = "acme/docs"
-
-
-def _docs(root: Path, version: str) -> Path:
-    docs = root / f"docs-{version}"
-    (docs / "guide").mkdir(parents=True)
-    (docs / "guide" / "assets.md").write_text(
-        f"# Assets {version}\n\n## Find assets\n\nSearch the catalog for assets ({version}).\n"
-    )
-    (docs / "guide" / "domains.md").write_text(f"# Domains\n\nDomains group assets. {version}\n")
-    return docs
-
-
-@pytest.fixture(scope="module")
-def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("dist-bundles")
-    built = {}
-    for version in ("v1", "v2"):
-        out = root / f"bundle-{version}"
-        build_bundle([f"local={_docs(root, version)}"], out, model="hash", progress=False)
-        built[version] = out
-    return built
-
-
-@pytest.fixture(scope="module")
-def archives(
-    bundles: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, bytes]:
-    out = tmp_path_factory.mktemp("dist-archives")
-    data = {}
-    for version, bundle in bundles.items():
-        archive = pack(
-            bundle, out / f"atlas-bundle-{version}.tar.zst", top=f"atlas-bundle-{version}"
-        )
-        data[version] = archive.read_bytes()
-    return data
-
-
-@pytest.fixture()
-def server() -> Iterator[ReleaseServer]:
-    srv = ReleaseServer().start()
-    yield srv
-    srv.stop()
 
 
 def _assets(name: str, data: bytes, *, checksum: bytes | None = None) -> dict[str, bytes]:
@@ -321,7 +277,7 @@ def _corrupted_archive(bundle: Path, tmp_path: Path) -> bytes:
 
 
 def test_publish_script_wraps_verify_and_publish(bundles: dict[str, Path], tmp_path: Path) -> None:
-    script = Path(__file__).resolve().parent.parent / "scripts" / "publish-bundle.sh"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "publish-bundle.sh"
     env = {**os.environ, "ATLAS": f"{sys.executable} -m atlas_core", "OUT_DIR": str(tmp_path)}
     result = subprocess.run(
         ["bash", str(script), str(bundles["v1"]), REPO, "v3.0", "--dry-run"],

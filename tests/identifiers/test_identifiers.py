@@ -12,13 +12,8 @@ from atlas_core.identifiers.build import bound, extract, synthetic_entries, writ
 from atlas_core.identifiers.index import IdentifierIndex
 from atlas_core.markdown.chunker import heading_anchors
 from atlas_core.recognize.code_context import is_code_occurrence
-from atlas_core.types import Deprecation, Document, IdentifierEntry, Param
-from tests.identifier_fixtures import FIXTURES, fixture_documents
-
-
-@pytest.fixture(scope="module")
-def extracted() -> tuple[list[IdentifierEntry], list[Deprecation]]:
-    return extract(fixture_documents())
+from atlas_core.types import Document, IdentifierEntry, Param
+from tests.identifiers.documents import FIXTURES, fixture_documents
 
 
 def _find(entries: list[IdentifierEntry], name: str, kind: str, file: str = "") -> IdentifierEntry:

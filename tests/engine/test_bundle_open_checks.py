@@ -34,9 +34,9 @@ from atlas_core.bundle.manifest import (
 from atlas_core.bundle.parquet_footer import footer_row_count
 from atlas_core.bundle.schema_check import Unsupported, compile_schema
 from atlas_core.types import Chunk
-from tests.test_bundle import write_bundle
+from tests.engine.test_bundle import write_bundle
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # --- .npy headers ---------------------------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from pytest_lsp import LanguageClient
 
 from tests.lsp_support import (
     CLIENTS,
-    build_lsp_bundle,
     hover_text,
     mirror_line,
     open_document,
@@ -34,13 +33,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest.fixture(scope="module")
-def bundles(hash_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return hash_bundle, build_lsp_bundle(tmp_path_factory.getbasetemp())
-
-
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("lsp-workspace")
+def bundles(hash_bundle: Path, lsp_bundle: Path) -> tuple[Path, Path]:
+    return hash_bundle, lsp_bundle
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)

@@ -18,20 +18,16 @@ from tests.team_bundle import (
     TEAM_NAME,
     TEAM_ONLY_PATH,
     TEAM_WORD,
-    build_team_bundle,
 )
 
 FIXTURE_FILES = 10  # docs files of the fixture bundle
 
 
 @pytest.fixture(scope="module")
-def team(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_team_bundle(tmp_path_factory.getbasetemp())
-
-
-@pytest.fixture(scope="module")
-def client(hash_bundle: Path, team: Path) -> Iterator[McpClient]:
-    with stdio_client_for(["atlas-mcp", "--bundle", str(hash_bundle), "--bundle", str(team)]) as c:
+def client(hash_bundle: Path, team_bundle: Path) -> Iterator[McpClient]:
+    with stdio_client_for(
+        ["atlas-mcp", "--bundle", str(hash_bundle), "--bundle", str(team_bundle)]
+    ) as c:
         yield c
 
 
@@ -44,34 +40,34 @@ def lines_of(bundle: Path, rel: str, start: int, end: int) -> str:
 
 
 def test_bundles_are_reported_under_the_names_their_results_carry(
-    client: McpClient, hash_bundle: Path, team: Path
+    client: McpClient, hash_bundle: Path, team_bundle: Path
 ) -> None:
     info = structured(client.call("get_bundle_info"))
     assert [(b["name"], b["path"], b["mirror"]) for b in info["bundles"]] == [
         ("fixture", str(hash_bundle), str(hash_bundle / "mirror")),
-        (TEAM_NAME, str(team), str(team / "mirror")),
+        (TEAM_NAME, str(team_bundle), str(team_bundle / "mirror")),
     ]
     assert [b["files"] for b in info["bundles"]] == [FIXTURE_FILES, len(PAGES)]
     release = structured(client.call("get_release_info"))
     assert [(b["name"], b["mirror"]) for b in release["bundles"]] == [
         ("fixture", str(hash_bundle / "mirror")),
-        (TEAM_NAME, str(team / "mirror")),
+        (TEAM_NAME, str(team_bundle / "mirror")),
     ]
     assert release["bundle"]["name"] == "fixture"
     assert release["files"] == FIXTURE_FILES + len(PAGES)
     assert release["mirrors"] == {
         "fixture": str(hash_bundle / "mirror"),
-        TEAM_NAME: str(team / "mirror"),
+        TEAM_NAME: str(team_bundle / "mirror"),
     }
     assert {s["kind"] for s in release["sources"]} == {"mirror", "openapi", "local"}
 
 
 def test_read_file_reads_the_page_of_the_bundle_named(
-    client: McpClient, hash_bundle: Path, team: Path
+    client: McpClient, hash_bundle: Path, team_bundle: Path
 ) -> None:
     only = structured(client.call("read_file", {"path": TEAM_ONLY_PATH}))
     assert only["bundle"] == TEAM_NAME
-    assert only["text"] == page(team, TEAM_ONLY_PATH).rstrip("\n")
+    assert only["text"] == page(team_bundle, TEAM_ONLY_PATH).rstrip("\n")
     for args in (
         {"path": SHARED_PATH, "bundle": TEAM_NAME},
         {"path": f"{TEAM_NAME}/{SHARED_PATH}"},
@@ -79,7 +75,7 @@ def test_read_file_reads_the_page_of_the_bundle_named(
     ):
         data = structured(client.call("read_file", args))
         assert (data["bundle"], data["file"]) == (TEAM_NAME, SHARED_PATH), args
-        assert data["text"] == page(team, SHARED_PATH).rstrip("\n"), args
+        assert data["text"] == page(team_bundle, SHARED_PATH).rstrip("\n"), args
     first = structured(client.call("read_file", {"path": SHARED_PATH, "bundle": "fixture"}))
     assert first["text"] == page(hash_bundle, SHARED_PATH).rstrip("\n")
     paged = structured(
@@ -95,13 +91,13 @@ def test_read_file_reads_the_page_of_the_bundle_named(
 
 
 def test_lookup_places_each_match_in_its_own_bundles_page(
-    client: McpClient, hash_bundle: Path, team: Path
+    client: McpClient, hash_bundle: Path, team_bundle: Path
 ) -> None:
     data = structured(client.call("lookup_identifier", {"identifier": f"POST {TEAM_ENDPOINT}"}))
     best = data["candidates"][0]
     assert (best["bundle"], best["file"], best["match"]) == (TEAM_NAME, SHARED_PATH, "exact")
     assert best["heading"] == "Team assets API > Archive team assets"
-    assert TEAM_ENDPOINT in lines_of(team, SHARED_PATH, best["line_start"], best["line_end"])
+    assert TEAM_ENDPOINT in lines_of(team_bundle, SHARED_PATH, best["line_start"], best["line_end"])
     # The fixture bundle's page under the same path is still placed in the fixture bundle.
     ours = structured(client.call("lookup_identifier", {"identifier": "findAssets"}))
     found = next(c for c in ours["candidates"] if c["file"] == SHARED_PATH)
@@ -111,7 +107,7 @@ def test_lookup_places_each_match_in_its_own_bundles_page(
     )
 
 
-def test_search_results_lead_to_their_bundles_page(client: McpClient, team: Path) -> None:
+def test_search_results_lead_to_their_bundles_page(client: McpClient, team_bundle: Path) -> None:
     data = structured(client.call("search_docs", {"query": TEAM_WORD, "mode": "keyword"}))
     assert data["hits"] and {h["bundle"] for h in data["hits"]} == {TEAM_NAME}
     for hit in data["hits"]:
@@ -131,7 +127,7 @@ def test_search_results_lead_to_their_bundles_page(client: McpClient, team: Path
     assert cut["continue_with"].startswith(f"read_file(path={cut['file']!r}, bundle={TEAM_NAME!r}")
 
 
-def test_file_tools_cover_every_bundle(client: McpClient, team: Path) -> None:
+def test_file_tools_cover_every_bundle(client: McpClient, team_bundle: Path) -> None:
     pubs = {
         (p["name"], p["bundle"])
         for p in structured(client.call("list_publications"))["publications"]
@@ -160,4 +156,4 @@ def test_file_tools_cover_every_bundle(client: McpClient, team: Path) -> None:
         f"atlas://docs/fixture/{SHARED_PATH}",
     } <= uris
     read = client.run(lambda s: s.read_resource(f"atlas://docs/{TEAM_NAME}/{SHARED_PATH}"))
-    assert read.contents[0].text == page(team, SHARED_PATH)
+    assert read.contents[0].text == page(team_bundle, SHARED_PATH)

@@ -16,7 +16,7 @@ import atlas_core.demo as demo
 from atlas_core.crawl.validate import validate_mirror
 from atlas_core.sources import load_sources
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEV_QUERIES = ROOT / "benchmarks" / "dev_queries.jsonl"
 SECTIONS = (
     "rest-core",

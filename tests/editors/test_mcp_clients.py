@@ -14,7 +14,7 @@ import pytest
 
 from tests.mcp_client import BIN, stdio_client_for, structured
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {
     "claude-desktop": ROOT / "editors" / "claude-desktop" / "claude_desktop_config.json",
     "claude-code": ROOT / "editors" / "claude-code" / ".mcp.json",

@@ -24,7 +24,7 @@ from tests.lsp_support import (
     start_client,
     stop_client,
 )
-from tests.team_bundle import SHARED_PATH, TEAM_ENDPOINT, build_team_bundle
+from tests.team_bundle import SHARED_PATH, TEAM_ENDPOINT
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -33,13 +33,8 @@ FIXTURE_CALL = "page = api.findAssets(name='x')\n"
 
 
 @pytest.fixture(scope="module")
-def bundles(hash_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return hash_bundle, build_team_bundle(tmp_path_factory.getbasetemp())
-
-
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("lsp-bundles-workspace")
+def bundles(hash_bundle: Path, team_bundle: Path) -> tuple[Path, Path]:
+    return hash_bundle, team_bundle
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -15,7 +15,7 @@ from atlas_core.errors import BundleError, ConfigError
 from atlas_core.serving.locator import resolve_bundle_paths
 from tests.search_fixtures import build_search_bundle
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HIT_KEYS = {
     "rank",
     "score",
@@ -30,11 +30,6 @@ HIT_KEYS = {
     "line_end",
 }
 CANDIDATE_KEYS = {"name", "kind", "file", "line", "url", "confidence", "summary"}
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_search_bundle(tmp_path_factory.mktemp("cli") / "tiny")
 
 
 def atlas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -20,9 +20,9 @@ from atlas_core.identifiers.index import (
     strip_path,
 )
 from atlas_core.types import Deprecation, IdentifierEntry, Param
-from tests.identifier_fixtures import fixture_documents
+from tests.identifiers.documents import fixture_documents
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

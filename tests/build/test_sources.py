@@ -13,7 +13,7 @@ from atlas_core.errors import SourceError
 from atlas_core.sources import load_sources, parse_spec
 from atlas_core.sources.git import parse_git_spec
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sources"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
 MIRROR = FIXTURES / "mirror"
 LOCAL = FIXTURES / "local"
 

@@ -21,12 +21,7 @@ from atlas_core.errors import BundleError, QueryError
 from atlas_core.types import SearchFilters
 from tests.search_fixtures import build_search_bundle
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_search_bundle(tmp_path_factory.mktemp("search") / "tiny")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()

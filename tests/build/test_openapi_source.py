@@ -13,12 +13,7 @@ from atlas_core.errors import OpenAPIError
 from atlas_core.markdown.chunker import chunk_documents, heading_anchors
 from atlas_core.sources import load_sources
 
-SPEC = Path(__file__).parent / "fixtures" / "sources" / "kettle-api.yaml"
-
-
-@pytest.fixture(scope="module")
-def kettle():
-    return load_sources([f"openapi={SPEC}"])
+SPEC = Path(__file__).resolve().parents[1] / "fixtures" / "sources" / "kettle-api.yaml"
 
 
 def entries(source_set):

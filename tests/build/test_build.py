@@ -393,7 +393,7 @@ def test_schema_ships_inside_the_package(tmp_path: Path) -> None:
     uv = shutil.which("uv")
     if uv is None:
         pytest.skip("uv is not on PATH")
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     out = subprocess.run(
         [uv, "build", "--wheel", "--out-dir", str(tmp_path), str(root)],
         capture_output=True, text=True, timeout=300,

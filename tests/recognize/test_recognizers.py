@@ -226,7 +226,7 @@ def test_plugins_load_and_cannot_break_recognition(
 ) -> None:
     module = tmp_path / "atlas_test_recognisers.py"
     module.write_text(
-        "from tests.test_lsp_recognizers import _Tag, _crash, _wrong_type\nTAG = _Tag\n"
+        "from tests.recognize.test_recognizers import _Tag, _crash, _wrong_type\nTAG = _Tag\n"
         "def as_function(ctx):\n    return None\n",
         encoding="utf-8",
     )

@@ -19,11 +19,10 @@ import pytest
 from atlas_core.engine import Engine
 from atlas_core.errors import BackendUnavailable, ModelError
 from atlas_core.search.rerank import load_reranker
-from tests.search_fixtures import build_search_bundle
 
 onnx = pytest.importorskip("onnx")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "widget", "thirty", "cookie", "minutes"]
 WEIGHTS = {"thirty": 10.0, "cookie": 1.0}
 
@@ -77,11 +76,6 @@ def build_cross_encoder(directory: Path) -> Path:
 @pytest.fixture(scope="module")
 def cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_cross_encoder(tmp_path_factory.mktemp("rerank") / "tiny-ce")
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_search_bundle(tmp_path_factory.mktemp("rerank-bundle") / "tiny")
 
 
 def test_scores_follow_the_model(cross_encoder: Path) -> None:

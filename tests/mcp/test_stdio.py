@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,17 +17,6 @@ from tests.mcp_client import BIN, McpClient, error_text, server_env, stdio_clien
 
 RAG = {"search_docs", "search_code", "lookup_identifier", "get_chunk", "get_bundle_info"}
 FS = {"list_publications", "list_files", "read_file", "search_text", "get_release_info"}
-
-
-@pytest.fixture(scope="module")
-def client(hash_bundle: Path) -> Iterator[McpClient]:
-    with stdio_client_for(["atlas-mcp", "--bundle", str(hash_bundle)]) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def tools(client: McpClient) -> dict[str, Any]:
-    return {t.name: t for t in client.run(lambda s: s.list_tools()).tools}
 
 
 def mirror_lines(bundle: Path, rel: str) -> list[str]:

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,14 +43,6 @@ def _atlas(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]
     return subprocess.run(
         [sys.executable, "-m", "atlas_core", *args], capture_output=True, text=True, timeout=timeout
     )
-
-
-@pytest.fixture()
-def site() -> Iterator[SiteServer]:
-    server = SiteServer().start()
-    server.add("/robots.txt", "User-agent: *\nDisallow: /private/\n", content_type="text/plain")
-    yield server
-    server.stop()
 
 
 def _basic_site(site: SiteServer) -> None:

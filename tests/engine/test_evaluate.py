@@ -22,14 +22,8 @@ from atlas_core.evaluate import (
     to_json,
 )
 from atlas_core.evaluate_report import render_report
-from tests.search_fixtures import build_search_bundle
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_search_bundle(tmp_path_factory.mktemp("evaluate") / "tiny")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_file_ranks_where_its_best_chunk_ranks() -> None:
