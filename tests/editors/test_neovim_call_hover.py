@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.calls_bundle import build_calls_bundle
+from tests.editors.test_neovim import CONFIG, _neovims
 from tests.lsp_support import position_of, server_env
-from tests.test_neovim import CONFIG, _neovims
 
 pytestmark = pytest.mark.slow
 

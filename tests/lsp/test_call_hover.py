@@ -74,11 +74,6 @@ def found = assetApi.findAssets(FindAssetsRequest.builder()
 CLIENT = 'page = assets_api.find_assets(name="Customer", name_match_mode="EXACT")\n'
 
 
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("call-hover-workspace")
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def client(
     tmp_path_factory: pytest.TempPathFactory, workdir: Path
