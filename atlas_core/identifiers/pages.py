@@ -10,6 +10,7 @@ documents it, with a weight saying how much that section is about it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +22,21 @@ from atlas_core.identifiers.code_names import (
     java_names,
     shell_command,
 )
+from atlas_core.identifiers.definitions import (
+    example_definitions,
+    model_type,
+    table_definitions,
+)
 from atlas_core.identifiers.normalize import strip_path
-from atlas_core.identifiers.scan import LONG_LINE, Scan, Section, bound
+from atlas_core.identifiers.scan import (
+    CODE_WEIGHT,
+    DEFINITION_WEIGHT,
+    LONG_LINE,
+    Scan,
+    Section,
+    bound,
+)
+from atlas_core.identifiers.table import OWNED_KINDS
 from atlas_core.types import Document, IdentifierEntry, Param
 
 METHOD_ALT = "GET|POST|PUT|PATCH|DELETE"
@@ -85,14 +99,27 @@ class _Collector:
         self.scan = scan
         self.found: dict[tuple[str, str, int], Found] = {}
         self.pinned: set[tuple[str, str, int]] = set()  # added with fields: a documented place
+        # Section anchor -> (method, path, operation id) of the operation it documents.
+        self.operations: dict[str, tuple[str, str, str]] = {}
 
-    def add(self, name: str, kind: str, line: int, *, mention: bool = False, **fields: Any) -> None:
+    def add(
+        self,
+        name: str,
+        kind: str,
+        line: int,
+        *,
+        mention: bool = False,
+        weight: int | None = None,
+        **fields: Any,
+    ) -> None:
         name = name.strip()
         if not name:
             return
-        # Headings repeat legitimately ("Parameters" under every operation); names do not.
-        key = (kind, name, line if kind == "heading" else 0)
-        weight = self.scan.weight(name, line) if kind in _WEIGHTED_KINDS else 0
+        # Headings repeat legitimately ("Parameters" under every operation), and so do the
+        # parameters of different operations; other names do not.
+        key = (kind, name, line if kind == "heading" or kind in OWNED_KINDS else 0)
+        if weight is None:
+            weight = self.scan.weight(name, line) if kind in _WEIGHTED_KINDS else 0
         old = self.found.get(key)
         if old is not None:
             if key in self.pinned:
@@ -240,7 +267,56 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
             for n, line in enumerate(block.lines):
                 for name in graphql_names(line):
                     out.add(name, "graphql", block.start + n)
+    _definitions(out, scan, is_import=is_import)
     return list(out.found.values())
+
+
+def _definitions(out: _Collector, scan: Scan, *, is_import: bool) -> None:
+    """Parameter and property rows: definition tables (a model page's rows are its type's
+    properties) and, except on Import API pages where they are `json_key`s, JSON example keys."""
+    h1 = next((s.title for s in scan.sections if s.level == 1), "")
+    model = model_type(out.doc.title, h1, PASCAL_RE)
+    if model and not h1:
+        # A page titled by a type name with no H1 of its own documents that type too.
+        out.add(model, "type", 1, anchor="", summary=scan.sections[0].summary)
+    found = table_definitions(scan, model=bool(model))
+    if not is_import:
+        found += example_definitions(scan)
+    for d in found:
+        method, template, operation = _owner_operation(out, scan, d.line)
+        if d.kind == "parameter":
+            camel = re.sub(r"_([a-z0-9])", lambda x: x.group(1).upper(), d.name)
+            in_path = "{" + camel + "}" in template or "{" + d.name + "}" in template
+            location = "path" if in_path else "query"
+        else:
+            location = "body"
+        param = Param(d.name, location, d.type, d.required, d.description, default=d.default)
+        out.add(
+            d.name,
+            d.kind,
+            d.line,
+            weight=DEFINITION_WEIGHT if d.in_table else CODE_WEIGHT,
+            method=method,
+            path=template,
+            operation_id=operation,
+            params=(param,),
+            owner=model if d.kind == "property" and not method else "",
+            summary=d.description,
+        )
+
+
+def _owner_operation(out: _Collector, scan: Scan, line: int) -> tuple[str, str, str]:
+    """The operation documented by the section holding `line` or by an enclosing one (up to the
+    nearest H1), as (method, path, operation id); empty when none is known."""
+    i = bisect_right([s.line for s in scan.sections], line) - 1
+    while i >= 0:
+        section = scan.sections[i]
+        if section.anchor in out.operations:
+            return out.operations[section.anchor]
+        if section.level <= 1:
+            break
+        i -= 1
+    return "", "", ""
 
 
 def _endpoints(out: _Collector, line: str, lineno: int) -> None:
@@ -341,3 +417,5 @@ def _client_row(out: _Collector, scan: Scan, row: re.Match[str], lineno: int) ->
     )
     out.add(f"{method} {template}", "endpoint", line, **fields)
     out.add(op, "operation", line, **fields)
+    if section:
+        out.operations.setdefault(section.anchor, (method, template, op))

@@ -301,6 +301,11 @@ def write_table(
                 families["path"] += [(pkey, row), (f"{method} {pkey}", row)]
                 families["template"].append(((e.path or strip_path(e.name)[1]).lower(), row))
             families["alias"] += [(a, row) for a in _aliases(e, search[row])]
+            if e.kind in OWNED_KINDS:
+                # The keyword fallback answers names that resolve to nothing; thousands of
+                # parameter rows would drown its page headings and summaries, and a name of
+                # theirs resolves exactly or by its compact key anyway.
+                continue
             name_words = set(split_words(e.name)) | {search[row]}
             for token in name_words:
                 postings.setdefault(token, []).append(row * 4 + 2)
