@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from atlas_core.identifiers.scan import LONG_LINE, Scan
+from atlas_core.identifiers.scan import LONG_LINE, CodeBlock, Scan
 from atlas_core.sources.openapi_html import spec_inline
 
 # First header cells of a definition table, and what a row of it defines.
@@ -166,8 +166,8 @@ def example_definitions(scan: Scan) -> list[Definition]:
             not block.lang and opening[:1] in ("{", "[")
         ):
             continue
-        if any(_SPEC_DUMP_RE.search(line[:200]) for line in block.lines[:3]):
-            continue  # a pasted OpenAPI document: the spec's own pages define its names
+        if is_spec_dump(block):
+            continue  # the spec's own pages define its names
         seen: set[str] = set()
         for n, line in enumerate(block.lines):
             if len(line) > LONG_LINE:
@@ -177,6 +177,11 @@ def example_definitions(scan: Scan) -> list[Definition]:
                     seen.add(key)
                     out.append(Definition(key, "property", block.start + n, in_table=False))
     return out
+
+
+def is_spec_dump(block: CodeBlock) -> bool:
+    """Whether a code block is a pasted OpenAPI document rather than an example."""
+    return any(_SPEC_DUMP_RE.search(line[:200]) for line in block.lines[:3])
 
 
 def model_type(title: str, h1: str, type_re: re.Pattern[str]) -> str:

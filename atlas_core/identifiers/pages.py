@@ -24,6 +24,7 @@ from atlas_core.identifiers.code_names import (
 )
 from atlas_core.identifiers.definitions import (
     example_definitions,
+    is_spec_dump,
     model_type,
     table_definitions,
 )
@@ -216,6 +217,13 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
     is_cli = _is_publication(doc, "cli", "command", "commands", "harvester")
     is_graphql = _is_publication(doc, "graphql", "knowledge-graph")
     programs: set[str] = set()
+    # Lines of a pasted OpenAPI document: the spec's own pages define its keys, not this page.
+    dumped = {
+        block.start + n
+        for block in scan.blocks
+        if is_spec_dump(block)
+        for n in range(len(block.lines))
+    }
     for i, line in enumerate(scan.lines):
         lineno = i + 1
         code = scan.in_code[i]
@@ -239,7 +247,7 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
                 for name in TYPE_RE.findall(_INLINE_CODE_RE.sub(" ", line)):
                     out.add(name, "type", lineno, mention=True)
         calls = _operation_words(out, line, lineno, code=code, calls_only=code or is_import)
-        if is_import and (code or '"' in line):
+        if is_import and (code or '"' in line) and lineno not in dumped:
             for key in _JSON_KEY_RE.findall(line):
                 out.add(key, "json_key", lineno)
             for value in _RESOURCE_TYPE_RE.findall(line):
@@ -259,8 +267,10 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
         if block.lang in _SHELL_LANGS or (is_cli and not block.lang):
             for n, line in enumerate(block.lines):
                 out.add(shell_command(line.strip()), "cli", block.start + n)
-        if block.lang == "json" and is_import:
+        if block.lang == "json" and is_import and not is_spec_dump(block):
             for n, line in enumerate(block.lines):
+                if len(line) > LONG_LINE:
+                    continue  # as in prose: minified JSON is a dump, not keys the page documents
                 for key in _JSON_KEY_RE.findall(line):
                     out.add(key, "json_key", block.start + n)
         if block.lang in ("graphql", "gql"):
@@ -282,8 +292,16 @@ def _definitions(out: _Collector, scan: Scan, *, is_import: bool) -> None:
     found = table_definitions(scan, model=bool(model))
     if not is_import:
         found += example_definitions(scan)
+    # An endpoint written in a section ("POST /rest/2.0/assets") is the operation it documents
+    # when no client table links the section.
+    for f in list(out.found.values()):
+        e = f.entry
+        if e.kind == "endpoint" and e.anchor:
+            out.operations.setdefault(e.anchor, (e.method, e.path, e.operation_id))
     for d in found:
         method, template, operation = _owner_operation(out, scan, d.line)
+        if not d.in_table and not method:
+            continue  # a JSON block outside any operation's section is not its example
         if d.kind == "parameter":
             camel = re.sub(r"_([a-z0-9])", lambda x: x.group(1).upper(), d.name)
             in_path = "{" + camel + "}" in template or "{" + d.name + "}" in template
