@@ -105,6 +105,10 @@ def _column(header: list[str], *words: str) -> int:
     return -1
 
 
+def _at(row: list[str], n: int) -> str:
+    return row[n] if 0 <= n < len(row) else ""
+
+
 def table_definitions(scan: Scan, *, model: bool) -> list[Definition]:
     """The rows of every definition table of the page (`model`: the page documents a type)."""
     out: list[Definition] = []
@@ -133,20 +137,16 @@ def table_definitions(scan: Scan, *, model: bool) -> list[Definition]:
             row = cells_of(lines[i])
             name = _plain(row[0]) if row else ""
             if _NAME_RE.fullmatch(name) and len(lines[i]) <= LONG_LINE:
-
-                def at(n: int, row: list[str] = row) -> str:
-                    return row[n] if 0 <= n < len(row) else ""
-
-                notes = at(notes_at)
-                required = at(required_at).strip().lower()
+                notes = _at(row, notes_at)
+                required = _at(row, required_at).strip().lower()
                 default = _DEFAULT_RE.search(notes)
                 out.append(
                     Definition(
                         name=name,
                         kind=kind,
                         line=i + 1,
-                        type=_plain(at(type_at)),
-                        description=spec_inline(at(text_at), 400),
+                        type=_plain(_at(row, type_at)),
+                        description=spec_inline(_at(row, text_at), 400),
                         required=required in ("yes", "true", "required", "y", "✓")
                         or (notes_at >= 0 and required_at < 0 and "optional" not in notes),
                         default=default.group(1).strip().strip("'\"") if default else "",

@@ -149,8 +149,8 @@ def render_tag_page(
     base_path: str,
     publication: str,
 ) -> Page:
-    page = _Lines()
-    lines = page.lines
+    out = _Lines()
+    lines = out.lines
     lines += [f"# {tag}", ""]
     if tag_description:
         lines += [prose(tag_description), ""]
@@ -166,7 +166,7 @@ def render_tag_page(
             lines.append(f"- [{op.method} {op.path}]({name}#{github_slug(_heading_text(op))})")
         lines.append("")
     for item, op in enumerate(operations):
-        page.headings.append(len(lines))
+        out.headings.append(len(lines))
         lines += [f"## {_heading_text(op)}", ""]
         head = f"`{op.method} {op.path}`"
         if op.operation_id:
@@ -184,7 +184,7 @@ def render_tag_page(
         plain = [p for p in op.params if p.location != "body"]
         if plain:
             lines += ["**Parameters**", ""]
-            page.table(item, plain, location=True)
+            out.table(item, plain, location=True)
             lines.append("")
         fields = [p for p in op.params if p.location == "body" and p.name != "body"]
         if op.request_schema or op.request_media:
@@ -199,7 +199,7 @@ def render_tag_page(
             lines += [body, ""]
         if fields:
             lines += ["**Request fields**", ""]
-            page.table(item, fields, location=False)
+            out.table(item, fields, location=False)
             lines.append("")
         if op.responses:
             lines += [
@@ -211,7 +211,7 @@ def render_tag_page(
             for status, description, schema in op.responses:
                 lines.append(f"| {status} | {cell(description)} | {_code(schema)} |")
             lines.append("")
-    return page.finish()
+    return out.finish()
 
 
 def render_schema_page(
@@ -224,8 +224,8 @@ def render_schema_page(
     base_path: str,
     publication: str,
 ) -> Page:
-    page = _Lines()
-    lines = page.lines
+    out = _Lines()
+    lines = out.lines
     lines += [f"# Schemas of the {api_title}", ""]
     lines += [
         f"Request and response types of the {api_title}"
@@ -234,7 +234,7 @@ def render_schema_page(
         "",
     ]
     for item, schema in enumerate(schemas):
-        page.headings.append(len(lines))
+        out.headings.append(len(lines))
         lines += [f"## {schema.name}", ""]
         kind = f"Type: `{schema.type}`"
         if schema.composed_of:
@@ -247,6 +247,6 @@ def render_schema_page(
         if schema.enum:
             lines += ["Values: " + ", ".join(_code(v) for v in schema.enum[:200]), ""]
         if schema.properties:
-            page.table(item, schema.properties, location=False)
+            out.table(item, schema.properties, location=False)
             lines.append("")
-    return page.finish()
+    return out.finish()
