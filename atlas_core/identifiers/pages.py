@@ -214,6 +214,8 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
         if s.level == 1:
             _heading_type(out, s)
     is_import = _is_publication(doc, "import")
+    if is_import:
+        _import_keys(out, scan)
     is_cli = _is_publication(doc, "cli", "command", "commands", "harvester")
     is_graphql = _is_publication(doc, "graphql", "knowledge-graph")
     programs: set[str] = set()
@@ -283,15 +285,15 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
 
 def _definitions(out: _Collector, scan: Scan, *, is_import: bool) -> None:
     """Parameter and property rows: definition tables (a model page's rows are its type's
-    properties) and, except on Import API pages where they are `json_key`s, JSON example keys."""
+    properties) and JSON example keys, except on Import API pages, where they are `json_key`s."""
     h1 = next((s.title for s in scan.sections if s.level == 1), "")
     model = model_type(out.doc.title, h1, PASCAL_RE)
     if model and not h1:
         # A page titled by a type name with no H1 of its own documents that type too.
         out.add(model, "type", 1, anchor="", summary=scan.sections[0].summary)
-    found = table_definitions(scan, model=bool(model))
-    if not is_import:
-        found += example_definitions(scan)
+    if is_import:
+        return  # its tables were read first (`_import_keys`); its JSON examples are json_keys
+    found = table_definitions(scan, model=bool(model)) + example_definitions(scan)
     # An endpoint written in a section ("POST /rest/2.0/assets") is the operation it documents
     # when no client table links the section.
     for f in list(out.found.values()):
@@ -321,6 +323,15 @@ def _definitions(out: _Collector, scan: Scan, *, is_import: bool) -> None:
             owner=model if d.kind == "property" and not method else "",
             summary=d.description,
         )
+
+
+def _import_keys(out: _Collector, scan: Scan) -> None:
+    """An Import API page's option and key tables: each row a `json_key` with its type and
+    description, added before the page's prose names the same key without them."""
+    for d in table_definitions(scan, model=False):
+        param = Param(d.name, "body", d.type, d.required, d.description, default=d.default)
+        weight = max(scan.weight(d.name, d.line), DEFINITION_WEIGHT)
+        out.add(d.name, "json_key", d.line, weight=weight, params=(param,))
 
 
 def _owner_operation(out: _Collector, scan: Scan, line: int) -> tuple[str, str, str]:
