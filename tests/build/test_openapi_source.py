@@ -53,7 +53,6 @@ def test_pages_per_tag_schemas_and_untagged(kettle):
 
 def test_identifier_entries_point_at_their_sections(kettle):
     found = entries(kettle)
-    docs = {doc.path: doc for doc in kettle.documents}
     for doc in kettle.documents:
         anchors = heading_anchors(doc.text)
         lines = doc.text.split("\n")
