@@ -72,7 +72,7 @@ MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2, "keyword": 3}
 DIVERSIFY_MIN_ROWS = 100
 # Rows of one name read for its definitions: `id` or `name` is a property of hundreds of schemas,
 # and no list a person reads needs more.
-MAX_DEFINITION_ROWS = 1000
+MAX_DEFINITION_ROWS = 200
 
 
 class IdentifierIndex:
@@ -519,8 +519,9 @@ class IdentifierIndex:
         `name` is matched exactly and by its compact key (``name_match_mode`` finds
         ``nameMatchMode``). `method` and `path` keep one operation's own parameters and the
         properties of its request and response schemas; `schema` keeps that schema's properties.
-        Each definition's `meaning` counts the definitions sharing its kind, location, type and
-        values; groups come largest first, in table order within a group."""
+        Each definition's `meaning` counts the definitions sharing its kind, location and JSON
+        type; groups come largest first, in table order within a group. At most
+        `MAX_DEFINITION_ROWS` rows of a name are read."""
         limit = clamp_count(limit, "limit", MAX_LIMIT, strict=False)
         query = (name or "").strip()[:MAX_QUERY_CHARS]
         key = compact(query)
@@ -689,8 +690,15 @@ class IdentifierIndex:
         return list(self._deprecations)
 
 
-def _meaning(d: Definition) -> tuple[str, str, str, tuple[str, ...]]:
-    return (d.kind, d.location, d.type, d.enum)
+# A generated client's type names for the spec's JSON types: `str` and `string` mean the same.
+_TYPE_FAMILIES = {"str": "string", "int": "integer", "bool": "boolean", "float": "number"}
+
+
+def _meaning(d: Definition) -> tuple[str, str, str]:
+    """What a definition means, apart from its owner: kind, location and JSON type (a spec's
+    `string (uuid)` and a client's `str` are one meaning)."""
+    family = d.type.split(" ", 1)[0].split("[", 1)[0].lower()
+    return (d.kind, d.location, _TYPE_FAMILIES.get(family, family))
 
 
 def record_params(rec: dict[str, Any]) -> tuple[Param, ...]:

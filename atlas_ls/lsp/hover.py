@@ -179,29 +179,27 @@ def definition_markdown(definition: Definition, others: Sequence[Definition] = (
 
 
 def _owners(d: Definition, others: Sequence[Definition]) -> str:
-    """ "Query parameter of 13 operations: GET /assets, ..." for each meaning of the name, the
-    most common first; "" when `d` is its only definition."""
-    groups: dict[tuple[str, str, str], list[str]] = {}
+    """"Query parameter of 13 operations: GET /assets, ..." for each meaning of the name, the
+    most common first (`others` come so ordered); "" when `d` is its only definition. An
+    operation a spec page and a client page both document is named once."""
+    groups: dict[tuple[str, str], list[str]] = {}
     for other in others:
         label = _operation(other)
-        key = (other.kind, other.location if other.kind == "parameter" else "", other.type)
-        names = groups.setdefault(key, [])
+        names = groups.setdefault((other.kind, other.location), [])
         if label and label not in names:
             names.append(label)
     if sum(len(names) for names in groups.values()) <= 1:
         return ""
     lines = []
-    for (kind, location, type_), names in list(groups.items())[:MAX_OTHERS]:
-        what = f"{location} parameter" if kind == "parameter" else "property"
-        owner = "operation" if kind == "parameter" else "schema or body"
-        count = f"{len(names)} {owner}{'s' if len(names) != 1 else ''}"
+    for (kind, location), names in list(groups.items())[:MAX_OTHERS]:
+        if kind == "parameter":
+            what, owner = f"{location.capitalize()} parameter", "operation"
+        else:
+            what, owner = "Property", "schema or body" if len(names) == 1 else "schemas or bodies"
+        count = f"{len(names)} {owner}{'s' if kind == 'parameter' and len(names) != 1 else ''}"
         shown = ", ".join(f"`{_cell(n)}`" for n in names[:MAX_OWNERS_SHOWN])
         more = len(names) - MAX_OWNERS_SHOWN
-        typed = f" (`{_cell(type_)}`)" if type_ else ""
-        lines.append(
-            f"- {what.capitalize()}{typed} of {count}: {shown}"
-            + (f" and {more} more" if more > 0 else "")
-        )
+        lines.append(f"- {what} of {count}: {shown}" + (f" and {more} more" if more > 0 else ""))
     return "\n".join(lines)
 
 
