@@ -197,8 +197,10 @@ class Definition:
             return f"{self.location} parameter of {operation}".strip()
         if self.owner:
             return f"property of {self.owner}"
+        if not operation:
+            return "property"  # a table of fields no operation or type on its page owns
         body = "response body" if self.location == "response" else "request body"
-        return f"{body} property of {operation}".strip()
+        return f"{body} property of {operation}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,7 +149,7 @@ def table_definitions(scan: Scan, *, model: bool) -> list[Definition]:
                         description=spec_inline(_at(row, text_at), 400),
                         required=required in ("yes", "true", "required", "y", "✓")
                         or (notes_at >= 0 and required_at < 0 and "optional" not in notes),
-                        default=default.group(1).strip().strip("'\"") if default else "",
+                        default=spec_inline(default.group(1)).strip("'\"") if default else "",
                     )
                 )
             i += 1

@@ -335,15 +335,19 @@ def _import_keys(out: _Collector, scan: Scan) -> None:
 
 
 def _owner_operation(out: _Collector, scan: Scan, line: int) -> tuple[str, str, str]:
-    """The operation documented by the section holding `line` or by an enclosing one (up to the
-    nearest H1), as (method, path, operation id); empty when none is known."""
+    """The operation documented by the section holding `line` or by a section enclosing it, as
+    (method, path, operation id); empty when none is known. A sibling section before it (the
+    operation's "Response fields" after its "Request") is not its owner."""
     i = bisect_right([s.line for s in scan.sections], line) - 1
+    level = 99
     while i >= 0:
         section = scan.sections[i]
-        if section.anchor in out.operations:
-            return out.operations[section.anchor]
-        if section.level <= 1:
-            break
+        if section.level < level:
+            if section.anchor in out.operations:
+                return out.operations[section.anchor]
+            level = section.level
+            if level <= 1:
+                break
         i -= 1
     return "", "", ""
 

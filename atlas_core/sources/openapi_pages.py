@@ -82,7 +82,10 @@ def _heading_text(op: Operation) -> str:
 
 def _described(p: Param) -> str:
     """The description cell: the description, then the allowed values and the default."""
-    parts = [cell(p.description)] if p.description else []
+    text = cell(p.description)
+    if text and (p.enum or p.default) and not text.endswith((".", "!", "?", ":")):
+        text += "."
+    parts = [text] if text else []
     if p.enum:
         shown = ", ".join(_code(cell(v)) for v in p.enum[:MAX_CELL_VALUES])
         more = len(p.enum) - MAX_CELL_VALUES
