@@ -20,7 +20,11 @@ MATCH_MODE = {
     "in": "query",
     "description": "The match mode used to compare <code>name</code>.<p>Use <b>EXACT</b> for one "
     "pot.</p>",
-    "schema": {"type": "string", "enum": ["START", "END", "ANYWHERE", "EXACT"], "default": "ANYWHERE"},
+    "schema": {
+        "type": "string",
+        "enum": ["START", "END", "ANYWHERE", "EXACT"],
+        "default": "ANYWHERE",
+    },
 }
 
 
@@ -150,7 +154,9 @@ SPEC: dict[str, Any] = {
             },
             "PotPage": {
                 "type": "object",
-                "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Pot"}}},
+                "properties": {
+                    "results": {"type": "array", "items": {"$ref": "#/components/schemas/Pot"}}
+                },
             },
         },
     },

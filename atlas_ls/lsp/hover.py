@@ -179,7 +179,7 @@ def definition_markdown(definition: Definition, others: Sequence[Definition] = (
 
 
 def _owners(d: Definition, others: Sequence[Definition]) -> str:
-    """"Query parameter of 13 operations: GET /assets, ..." for each meaning of the name, the
+    """ "Query parameter of 13 operations: GET /assets, ..." for each meaning of the name, the
     most common first (`others` come so ordered); "" when `d` is its only definition. An
     operation a spec page and a client page both document is named once."""
     groups: dict[tuple[str, str], list[str]] = {}
