@@ -180,7 +180,7 @@ Find pots.
 Name | Type | Description  | Notes
 ------------- | ------------- | ------------- | -------------
  **name_match_mode** | **str**| The match mode used to compare &lt;code&gt;name&lt;/code&gt;. | [optional] [default to &#39;ANYWHERE&#39;]
- **pot_id** | **str**| The ID of the pot | 
+ **pot_id** | **str**| The ID of the pot |
 """,
     "models/pot-request.md": """---
 title: "PotRequest"
