@@ -70,6 +70,7 @@ MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2, "keyword": 3}
 # dozen times each ("Parameters" under every operation) cannot fill the list, and a bound on the
 # work for a name found hundreds of times.
 DIVERSIFY_MIN_ROWS = 100
+SUMMARY_CHARS = 400  # a parameter's description shown as its candidate's summary
 # Rows of one name read for its definitions: `id` or `name` is a property of hundreds of schemas,
 # and no list a person reads needs more.
 MAX_DEFINITION_ROWS = 200
@@ -208,6 +209,10 @@ class IdentifierIndex:
 
     def _candidate(self, row: int, confidence: float, match: str) -> Candidate:
         rec = self.record(row)
+        params = record_params(rec)
+        summary = rec.get("summary", "")
+        if not summary and params and self.kind(row) in OWNED_KINDS:
+            summary = " ".join(params[0].description.split())[:SUMMARY_CHARS]
         return Candidate(
             name=self._names[row],
             kind=self.kind(row),
@@ -215,13 +220,13 @@ class IdentifierIndex:
             line=int(rec.get("line", 0)),
             url=rec.get("url", ""),
             confidence=round(confidence, 4),
-            summary=rec.get("summary", ""),
+            summary=summary,
             anchor=rec.get("anchor", ""),
             publication=rec.get("publication", ""),
             method=rec.get("method", ""),
             path=rec.get("path", ""),
             operation_id=rec.get("operation_id", ""),
-            params=record_params(rec),
+            params=params,
             request_schema=rec.get("request_schema", ""),
             response_schema=rec.get("response_schema", ""),
             deprecated=bool(rec.get("deprecated", False)),
