@@ -516,7 +516,10 @@ class Engine:
             "path": CONTROL_CHARS.sub("", path).strip()[:MAX_QUERY_CHARS],
             "schema": CONTROL_CHARS.sub("", schema).strip()[:MAX_QUERY_CHARS],
         }
-        if any(given and not where[key] for key, given in zip(where, (method, path, schema))):
+        if any(
+            given and not where[key]
+            for key, given in zip(where, (method, path, schema), strict=True)
+        ):
             return []  # a restriction of nothing but control characters restricts to nothing
         merged: list[tuple[int, int, Definition]] = []
         multi = len(self._parts) > 1
