@@ -44,7 +44,7 @@ _KIND_LABELS = {
 }
 MAX_ENUM_SHOWN = 20
 MAX_OWNERS_SHOWN = 8
-MAX_DEFINITIONS = 200  # definitions of one name read for a hover: enough to count its owners
+MAX_DEFINITIONS = 100  # definitions of one name read for a hover (the engine's MAX_LIMIT)
 
 
 def _cell(text: str) -> str:
@@ -211,7 +211,10 @@ def _definition_hover(engine: Engine, best: Candidate) -> str:
         (d for d in others if (d.bundle, d.file, d.line) == (best.bundle, best.file, best.line)),
         None,
     )
-    return definition_markdown(own or definition_of(best), others)
+    text = definition_markdown(own or definition_of(best), others)
+    if len(others) >= MAX_DEFINITIONS:
+        text += f"\n\n*Counted over its first {MAX_DEFINITIONS} definitions.*"
+    return text
 
 
 def hover_markdown(

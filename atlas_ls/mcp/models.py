@@ -138,7 +138,9 @@ class LookupResult(BaseModel):
         description="when the identifier is a parameter or property: each operation or schema "
         "that takes it, most common meaning first",
     )
-    definitions_total: int = Field(default=0, description="definitions found, before the limit")
+    definitions_total: int = Field(
+        default=0, description="definitions found (at most 100), before the 30 shown"
+    )
     note: str = ""
 
 

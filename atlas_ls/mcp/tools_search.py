@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 MAX_TOP_K = 50
 MAX_LOOKUP = 20
 # Definitions of a parameter name counted, and shown in full (`nameMatchMode` has 13, `id` hundreds).
-MAX_DEFINITIONS = 500
+MAX_DEFINITIONS = 100  # the engine's MAX_LIMIT
 MAX_DEFINITIONS_SHOWN = 30
 MAX_CHARS = 20_000
 DEFAULT_HIT_CHARS = 1500
