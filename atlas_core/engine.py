@@ -44,6 +44,7 @@ from atlas_core.types import (
     BundleInfo,
     Candidate,
     Chunk,
+    Definition,
     Deprecation,
     DocFile,
     Hit,
@@ -491,6 +492,47 @@ class Engine:
                 merged.append((index, replace(candidate, bundle=part.name) if multi else candidate))
         merged.sort(key=lambda item: (-item[1].confidence, item[0]))
         return [candidate for _, candidate in merged[:limit]]
+
+    def definitions(
+        self,
+        name: str,
+        *,
+        method: str = "",
+        path: str = "",
+        schema: str = "",
+        limit: int = 50,
+    ) -> list[Definition]:
+        """What `name` is as a parameter or property: one definition per operation or schema
+        that takes it, most common meaning first (`Definition.meaning` counts each). `method` and
+        `path` (``/rest/2.0`` base or not) keep one operation's parameters and the properties of
+        its request and response schemas; `schema` keeps that schema's properties. Nothing for a
+        name no spec or table defines, and for text no name could be."""
+        if not isinstance(name, str):
+            raise QueryError(f"parameter name must be text, got {type(name).__name__}")
+        limit = clamp_count(limit, "limit", MAX_LIMIT)
+        text = CONTROL_CHARS.sub(" ", name).strip()[:MAX_QUERY_CHARS]
+        if not text or not all(isinstance(v, str) for v in (method, path, schema)):
+            return []
+        where = {
+            "method": CONTROL_CHARS.sub("", method).strip()[:16],
+            "path": CONTROL_CHARS.sub("", path).strip()[:MAX_QUERY_CHARS],
+            "schema": CONTROL_CHARS.sub("", schema).strip()[:MAX_QUERY_CHARS],
+        }
+        if any(
+            given and not where[key]
+            for key, given in zip(where, (method, path, schema), strict=True)
+        ):
+            return []  # a restriction of nothing but control characters restricts to nothing
+        merged: list[tuple[int, int, Definition]] = []
+        multi = len(self._parts) > 1
+        for index, part in enumerate(self._parts):
+            for order, found in enumerate(
+                part.identifiers().definitions(text, **where, limit=limit)
+            ):
+                merged.append((order, index, replace(found, bundle=part.name) if multi else found))
+        # Each bundle's list is already most common meaning first; several interleave by rank.
+        merged.sort(key=lambda item: (-item[2].meaning, item[0], item[1]))
+        return [found for _, _, found in merged[:limit]]
 
     def resolve_call(self, site: CallSite) -> CallTarget | None:
         """The documented operation an API call in client code calls (its HTTP method and URL,

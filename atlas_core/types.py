@@ -25,18 +25,23 @@ IdentifierKind = Literal[
     "cli",  # CLI command, e.g. "lineage-harvester full-sync"
     "graphql",  # GraphQL field or type
     "heading",  # an H1-H3 heading of a document
+    "parameter",  # a path, query, header or cookie parameter of one operation, e.g. nameMatchMode
+    "property",  # a property of a schema or of an operation's request body, e.g. displayName
 ]
 
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """One parameter of an operation (path, query, header or body field)."""
+    """One parameter of an operation (path, query, header or body field) or schema property."""
 
     name: str
-    location: str  # "path" | "query" | "header" | "cookie" | "body"
+    location: str  # "path" | "query" | "header" | "cookie" | "body" | "response"
     type: str = ""
     required: bool = False
-    description: str = ""
+    description: str = ""  # markdown (spec HTML already converted)
+    format: str = ""  # the schema's format: "uuid", "int64", "date-time", ...
+    enum: tuple[str, ...] = ()  # the allowed values, as the spec writes them
+    default: str = ""  # the default value as JSON text ("ANYWHERE" is written ANYWHERE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,9 @@ class IdentifierEntry:
     response_schema: str = ""
     deprecated: bool = False
     replacement: str = ""  # what to use instead, when the docs say
+    # Parameters and properties: the schema that holds a property ("" for an operation's own
+    # parameter or an inline body); the operation is `method`, `path` and `operation_id`.
+    owner: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +155,52 @@ class Candidate:
     replacement: str = ""
     match: str = "exact"  # "exact" | "normalized" | "fuzzy" | "keyword"
     bundle: str = ""
+    owner: str = ""  # parameters and properties: the schema that holds it (see IdentifierEntry)
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """What a parameter or property is: one owner's definition of a name.
+
+    A `parameter` belongs to one operation (`method`, `path`, `operation_id`) and sits in
+    `location` (path, query, header, cookie); a `property` belongs to a schema (`owner`) or to an
+    operation's request (`location` "body") or response body. `meaning` counts the definitions
+    that share this one's kind, location, type and values, so a list can say how common it is."""
+
+    name: str
+    kind: str  # "parameter" | "property"
+    location: str
+    type: str
+    required: bool
+    description: str  # markdown
+    file: str
+    line: int
+    format: str = ""
+    enum: tuple[str, ...] = ()
+    default: str = ""
+    owner: str = ""
+    method: str = ""
+    path: str = ""
+    operation_id: str = ""
+    anchor: str = ""
+    url: str = ""
+    publication: str = ""
+    bundle: str = ""
+    meaning: int = 1  # how many definitions of this name share this meaning
+
+    @property
+    def owner_label(self) -> str:
+        """ "query parameter of GET /assets", "property of AssetRequest", "request body property
+        of POST /assets"."""
+        operation = f"{self.method} {self.path}".strip()
+        if self.kind == "parameter":
+            return f"{self.location} parameter of {operation}".strip()
+        if self.owner:
+            return f"property of {self.owner}"
+        if not operation:
+            return "property"  # a table of fields no operation or type on its page owns
+        body = "response body" if self.location == "response" else "request body"
+        return f"{body} property of {operation}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ table (`atlas_core.identifiers.table`; format in ``bundle_spec/SPEC.md``, sectio
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -15,9 +16,9 @@ from pathlib import Path
 from atlas_core.identifiers.deprecations import entry_deprecation, extract_deprecations
 from atlas_core.identifiers.normalize import compact
 from atlas_core.identifiers.pages import Found, extract_document
-from atlas_core.identifiers.scan import HEADING_WEIGHT, Scan, bound
+from atlas_core.identifiers.scan import DEFINITION_WEIGHT, HEADING_WEIGHT, Scan, bound
 from atlas_core.identifiers.synthetic import synthetic_entries, write_synthetic_table
-from atlas_core.identifiers.table import write_table
+from atlas_core.identifiers.table import OWNED_KINDS, write_table
 from atlas_core.types import Chunk, Deprecation, Document, IdentifierEntry
 
 __all__ = [
@@ -68,6 +69,8 @@ def extract_ranked(documents: Sequence[Document]) -> tuple[list[Found], list[Dep
         for e in doc.identifiers:
             weighted = e.kind in ("operation", "schema", "type")
             weight = scan.weight(e.name, e.line) if scan is not None and weighted else 0
+            if e.kind in OWNED_KINDS:
+                weight = DEFINITION_WEIGHT  # a row of the spec's parameter or property table
             f = Found(e, weight, generated=generated)
             found.append(f)
             ranked.append((f, scan, True))
@@ -97,7 +100,18 @@ def extract_ranked(documents: Sequence[Document]) -> tuple[list[Found], list[Dep
         for f, scan, source in ranked
         if kept(f)
     ]
-    found.sort(key=lambda f: (-f.weight, f.entry.file, f.entry.line))
+    # Among rows of equal weight, a page with more rows of the name first (the writer keeps
+    # this order for equal names, and lookups break ties by it); a page's weight is not raised
+    # by it, so a written definition still outranks a generated one of equal weight.
+    density = _density(found)
+    found.sort(
+        key=lambda f: (
+            -f.weight,
+            -density[(f.entry.file, f.entry.kind, f.entry.name)],
+            f.entry.file,
+            f.entry.line,
+        )
+    )
     by_term = {d.term: d for d in deprecations}
     marked: list[Found] = []
     for f in found:
@@ -118,6 +132,14 @@ def extract_ranked(documents: Sequence[Document]) -> tuple[list[Found], list[Dep
             seen.add((d.term, d.file, d.line))
             unique_deps.append(d)
     return marked, unique_deps
+
+
+def _density(found: list[Found]) -> Counter[tuple[str, str, str]]:
+    """Rows of each (page, kind, name) among parameters and properties: the page where most
+    operations take `assetId` is the one most about it."""
+    return Counter(
+        (f.entry.file, f.entry.kind, f.entry.name) for f in found if f.entry.kind in OWNED_KINDS
+    )
 
 
 def write_identifier_table(documents: list[Document], chunks: list[Chunk], out_dir: Path) -> dict:

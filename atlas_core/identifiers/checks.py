@@ -30,6 +30,7 @@ _RECORD_TEXT = frozenset(
         "request_schema",
         "response_schema",
         "replacement",
+        "owner",
     }
 )
 # Records of one page share its file name; verify checks every record of a large table.
@@ -49,6 +50,17 @@ def _param(p: object) -> bool:
         and type(p[2]) is str
         and type(p[3]) is bool
         and type(p[4]) is str
+    )
+
+
+def _details(d: object) -> bool:
+    """One `param_details` item: optional format and default text, enum a list of text."""
+    return (
+        type(d) is dict
+        and type(d.get("format", "")) is str
+        and type(d.get("default", "")) is str
+        and type(d.get("enum", [])) is list
+        and all(type(v) is str for v in d.get("enum", []))
     )
 
 
@@ -73,6 +85,13 @@ def checked_record(record: object, *, full: bool = True) -> dict[str, Any]:
     params = record.get("params")
     if params is not None and (type(params) is not list or not all(map(_param, params))):
         raise ValueError("record params are not [name, in, type, required, description] lists")
+    details = record.get("param_details")
+    if details is not None and (
+        type(details) is not list
+        or len(details) != len(params or ())
+        or not all(map(_details, details))
+    ):
+        raise ValueError("record param_details is not one {format, enum, default} object per param")
     if type(record.get("deprecated", False)) is not bool:
         raise ValueError("record deprecated is not true or false")
     return record

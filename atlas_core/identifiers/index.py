@@ -15,7 +15,9 @@ import logging
 import mmap
 from array import array
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,6 +44,7 @@ from atlas_core.identifiers.table import (
     DEPRECATIONS_FILE,
     GENERATED_FILE,
     META_FILE,
+    OWNED_KINDS,
     RECORDS_FILE,
     TABLE_DIR,
     TABLE_FORMAT,
@@ -52,7 +55,7 @@ from atlas_core.identifiers.table import (
     read_npy,
 )
 from atlas_core.search.limits import MAX_LIMIT, MAX_QUERY_CHARS, clamp_count
-from atlas_core.types import Candidate, Deprecation, Param, Symbol
+from atlas_core.types import Candidate, Definition, Deprecation, Param, Symbol
 
 # Normalisation helpers stay importable from here, where the resolver's callers look for them.
 __all__ = ["IdentifierIndex", "compact", "name_variants", "path_key", "split_words", "strip_path"]
@@ -67,6 +70,10 @@ MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2, "keyword": 3}
 # dozen times each ("Parameters" under every operation) cannot fill the list, and a bound on the
 # work for a name found hundreds of times.
 DIVERSIFY_MIN_ROWS = 100
+SUMMARY_CHARS = 400  # a parameter's description shown as its candidate's summary
+# Rows of one name read for its definitions: `id` or `name` is a property of hundreds of schemas,
+# and no list a person reads needs more.
+MAX_DEFINITION_ROWS = 200
 
 
 class IdentifierIndex:
@@ -202,6 +209,10 @@ class IdentifierIndex:
 
     def _candidate(self, row: int, confidence: float, match: str) -> Candidate:
         rec = self.record(row)
+        params = record_params(rec)
+        summary = rec.get("summary", "")
+        if not summary and params and self.kind(row) in OWNED_KINDS:
+            summary = " ".join(params[0].description.split())[:SUMMARY_CHARS]
         return Candidate(
             name=self._names[row],
             kind=self.kind(row),
@@ -209,18 +220,19 @@ class IdentifierIndex:
             line=int(rec.get("line", 0)),
             url=rec.get("url", ""),
             confidence=round(confidence, 4),
-            summary=rec.get("summary", ""),
+            summary=summary,
             anchor=rec.get("anchor", ""),
             publication=rec.get("publication", ""),
             method=rec.get("method", ""),
             path=rec.get("path", ""),
             operation_id=rec.get("operation_id", ""),
-            params=tuple(Param(p[0], p[1], p[2], bool(p[3]), p[4]) for p in rec.get("params", ())),
+            params=params,
             request_schema=rec.get("request_schema", ""),
             response_schema=rec.get("response_schema", ""),
             deprecated=bool(rec.get("deprecated", False)),
             replacement=rec.get("replacement", ""),
             match=match,
+            owner=rec.get("owner", ""),
         )
 
     # -- sorted key families -------------------------------------------------------------------
@@ -496,6 +508,90 @@ class IdentifierIndex:
             raise _damaged(postings_path, problem)
         return terms, offsets, postings
 
+    # -- parameter and property definitions ----------------------------------------------------
+
+    def definitions(
+        self,
+        name: str,
+        *,
+        method: str = "",
+        path: str = "",
+        schema: str = "",
+        limit: int = 50,
+    ) -> list[Definition]:
+        """The parameter and property definitions of `name`, most common meaning first.
+
+        `name` is matched exactly and by its compact key (``name_match_mode`` finds
+        ``nameMatchMode``). `method` and `path` keep one operation's own parameters and the
+        properties of its request and response schemas; `schema` keeps that schema's properties.
+        Each definition's `meaning` counts the definitions sharing its kind, location and JSON
+        type; groups come largest first, in table order within a group. At most
+        `MAX_DEFINITION_ROWS` rows of a name are read."""
+        limit = clamp_count(limit, "limit", MAX_LIMIT, strict=False)
+        query = (name or "").strip()[:MAX_QUERY_CHARS]
+        key = compact(query)
+        if not key or not self.count:
+            return []
+        owned = {self._kind_names.index(k) for k in OWNED_KINDS if k in self._kind_names}
+        if not owned:
+            return []  # a table written before parameters and properties were
+        rows = [r for r in self._rows_named(query) if self._kinds[r] in owned]
+        rows += [r for r in self._rows("search", key) if self._kinds[r] in owned and r not in rows]
+        found = [self._definition(row) for row in rows[:MAX_DEFINITION_ROWS]]
+        if method or path or schema:
+            schemas = {schema} if schema else set()
+            if path:
+                schemas |= self._operation_schemas(method, path)
+            template = path_key(strip_path(path)[1]) if path else ""
+            found = [
+                d
+                for d in found
+                if (d.owner and d.owner in schemas)
+                or (
+                    template
+                    and path_key(d.path) == template
+                    and (not method or d.method == method.upper())
+                )
+            ]
+        meaning = Counter(_meaning(d) for d in found)
+        found.sort(key=lambda d: -meaning[_meaning(d)])  # stable: table order within a meaning
+        return [replace(d, meaning=meaning[_meaning(d)]) for d in found[:limit]]
+
+    def _definition(self, row: int) -> Definition:
+        rec = self.record(row)
+        params = record_params(rec)
+        p = params[0] if params else Param(self._names[row], "")
+        return Definition(
+            name=self._names[row],
+            kind=self.kind(row),
+            location=p.location,
+            type=p.type,
+            required=p.required,
+            description=p.description,
+            file=rec["file"],
+            line=rec["line"],
+            format=p.format,
+            enum=p.enum,
+            default=p.default,
+            owner=rec.get("owner", ""),
+            method=rec.get("method", ""),
+            path=rec.get("path", ""),
+            operation_id=rec.get("operation_id", ""),
+            anchor=rec.get("anchor", ""),
+            url=rec.get("url", ""),
+            publication=rec.get("publication", ""),
+        )
+
+    def _operation_schemas(self, method: str, path: str) -> set[str]:
+        """The request and response schemas of the endpoints `method` and `path` name."""
+        key = path_key(strip_path(path)[1])
+        rows = self._rows("path", f"{method.upper()} {key}" if method else key)
+        out: set[str] = set()
+        for row in rows[:MAX_DEFINITION_ROWS]:
+            rec = self.record(row)
+            out.update(filter(None, (rec.get("request_schema"), rec.get("response_schema"))))
+        return out
+
     # -- symbols -------------------------------------------------------------------------------
 
     def _substring_rows(self, q: str, cap: int) -> list[int]:
@@ -597,6 +693,37 @@ class IdentifierIndex:
                 self.directory / DEPRECATIONS_FILE, lambda path: read_deprecations(path.parent)
             )
         return list(self._deprecations)
+
+
+# A generated client's type names for the spec's JSON types: `str` and `string` mean the same.
+_TYPE_FAMILIES = {"str": "string", "int": "integer", "bool": "boolean", "float": "number"}
+
+
+def _meaning(d: Definition) -> tuple[str, str, str]:
+    """What a definition means, apart from its owner: kind, location and JSON type (a spec's
+    `string (uuid)` and a client's `str` are one meaning)."""
+    family = d.type.split(" ", 1)[0].split("[", 1)[0].lower()
+    return (d.kind, d.location, _TYPE_FAMILIES.get(family, family))
+
+
+def record_params(rec: dict[str, Any]) -> tuple[Param, ...]:
+    """A checked record's params with their format, values and default (`param_details`, absent
+    in tables written before them)."""
+    raw = rec.get("params", ())
+    details = rec.get("param_details") or [{}] * len(raw)
+    return tuple(
+        Param(
+            p[0],
+            p[1],
+            p[2],
+            bool(p[3]),
+            p[4],
+            format=d.get("format", ""),
+            enum=tuple(d.get("enum", ())),
+            default=d.get("default", ""),
+        )
+        for p, d in zip(raw, details, strict=True)
+    )
 
 
 def _open_binary(path: Path) -> Any:

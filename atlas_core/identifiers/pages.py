@@ -10,6 +10,7 @@ documents it, with a weight saying how much that section is about it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +22,22 @@ from atlas_core.identifiers.code_names import (
     java_names,
     shell_command,
 )
+from atlas_core.identifiers.definitions import (
+    example_definitions,
+    is_spec_dump,
+    model_type,
+    table_definitions,
+)
 from atlas_core.identifiers.normalize import strip_path
-from atlas_core.identifiers.scan import LONG_LINE, Scan, Section, bound
+from atlas_core.identifiers.scan import (
+    CODE_WEIGHT,
+    DEFINITION_WEIGHT,
+    LONG_LINE,
+    Scan,
+    Section,
+    bound,
+)
+from atlas_core.identifiers.table import OWNED_KINDS
 from atlas_core.types import Document, IdentifierEntry, Param
 
 METHOD_ALT = "GET|POST|PUT|PATCH|DELETE"
@@ -85,14 +100,27 @@ class _Collector:
         self.scan = scan
         self.found: dict[tuple[str, str, int], Found] = {}
         self.pinned: set[tuple[str, str, int]] = set()  # added with fields: a documented place
+        # Section anchor -> (method, path, operation id) of the operation it documents.
+        self.operations: dict[str, tuple[str, str, str]] = {}
 
-    def add(self, name: str, kind: str, line: int, *, mention: bool = False, **fields: Any) -> None:
+    def add(
+        self,
+        name: str,
+        kind: str,
+        line: int,
+        *,
+        mention: bool = False,
+        weight: int | None = None,
+        **fields: Any,
+    ) -> None:
         name = name.strip()
         if not name:
             return
-        # Headings repeat legitimately ("Parameters" under every operation); names do not.
-        key = (kind, name, line if kind == "heading" else 0)
-        weight = self.scan.weight(name, line) if kind in _WEIGHTED_KINDS else 0
+        # Headings repeat legitimately ("Parameters" under every operation), and so do the
+        # parameters of different operations; other names do not.
+        key = (kind, name, line if kind == "heading" or kind in OWNED_KINDS else 0)
+        if weight is None:
+            weight = self.scan.weight(name, line) if kind in _WEIGHTED_KINDS else 0
         old = self.found.get(key)
         if old is not None:
             if key in self.pinned:
@@ -186,9 +214,18 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
         if s.level == 1:
             _heading_type(out, s)
     is_import = _is_publication(doc, "import")
+    if is_import:
+        _import_keys(out, scan)
     is_cli = _is_publication(doc, "cli", "command", "commands", "harvester")
     is_graphql = _is_publication(doc, "graphql", "knowledge-graph")
     programs: set[str] = set()
+    # Lines of a pasted OpenAPI document: the spec's own pages define its keys, not this page.
+    dumped = {
+        block.start + n
+        for block in scan.blocks
+        if is_spec_dump(block)
+        for n in range(len(block.lines))
+    }
     for i, line in enumerate(scan.lines):
         lineno = i + 1
         code = scan.in_code[i]
@@ -212,7 +249,7 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
                 for name in TYPE_RE.findall(_INLINE_CODE_RE.sub(" ", line)):
                     out.add(name, "type", lineno, mention=True)
         calls = _operation_words(out, line, lineno, code=code, calls_only=code or is_import)
-        if is_import and (code or '"' in line):
+        if is_import and (code or '"' in line) and lineno not in dumped:
             for key in _JSON_KEY_RE.findall(line):
                 out.add(key, "json_key", lineno)
             for value in _RESOURCE_TYPE_RE.findall(line):
@@ -232,15 +269,87 @@ def extract_document(doc: Document, scan: Scan | None = None) -> list[Found]:
         if block.lang in _SHELL_LANGS or (is_cli and not block.lang):
             for n, line in enumerate(block.lines):
                 out.add(shell_command(line.strip()), "cli", block.start + n)
-        if block.lang == "json" and is_import:
+        if block.lang == "json" and is_import and not is_spec_dump(block):
             for n, line in enumerate(block.lines):
+                if len(line) > LONG_LINE:
+                    continue  # as in prose: minified JSON is a dump, not keys the page documents
                 for key in _JSON_KEY_RE.findall(line):
                     out.add(key, "json_key", block.start + n)
         if block.lang in ("graphql", "gql"):
             for n, line in enumerate(block.lines):
                 for name in graphql_names(line):
                     out.add(name, "graphql", block.start + n)
+    _definitions(out, scan, is_import=is_import)
     return list(out.found.values())
+
+
+def _definitions(out: _Collector, scan: Scan, *, is_import: bool) -> None:
+    """Parameter and property rows: definition tables (a model page's rows are its type's
+    properties) and JSON example keys, except on Import API pages, where they are `json_key`s."""
+    h1 = next((s.title for s in scan.sections if s.level == 1), "")
+    model = model_type(out.doc.title, h1, PASCAL_RE)
+    if model and not h1:
+        # A page titled by a type name with no H1 of its own documents that type too.
+        out.add(model, "type", 1, anchor="", summary=scan.sections[0].summary)
+    if is_import:
+        return  # its tables were read first (`_import_keys`); its JSON examples are json_keys
+    found = table_definitions(scan, model=bool(model)) + example_definitions(scan)
+    # An endpoint written in a section ("POST /rest/2.0/assets") is the operation it documents
+    # when no client table links the section.
+    for f in list(out.found.values()):
+        e = f.entry
+        if e.kind == "endpoint" and e.anchor:
+            out.operations.setdefault(e.anchor, (e.method, e.path, e.operation_id))
+    for d in found:
+        method, template, operation = _owner_operation(out, scan, d.line)
+        if not d.in_table and not method:
+            continue  # a JSON block outside any operation's section is not its example
+        if d.kind == "parameter":
+            camel = re.sub(r"_([a-z0-9])", lambda x: x.group(1).upper(), d.name)
+            in_path = "{" + camel + "}" in template or "{" + d.name + "}" in template
+            location = "path" if in_path else "query"
+        else:
+            location = "body"
+        param = Param(d.name, location, d.type, d.required, d.description, default=d.default)
+        out.add(
+            d.name,
+            d.kind,
+            d.line,
+            weight=DEFINITION_WEIGHT if d.in_table else CODE_WEIGHT,
+            method=method,
+            path=template,
+            operation_id=operation,
+            params=(param,),
+            owner=model if d.kind == "property" and not method else "",
+            summary=d.description,
+        )
+
+
+def _import_keys(out: _Collector, scan: Scan) -> None:
+    """An Import API page's option and key tables: each row a `json_key` with its type and
+    description, added before the page's prose names the same key without them."""
+    for d in table_definitions(scan, model=False):
+        param = Param(d.name, "body", d.type, d.required, d.description, default=d.default)
+        weight = max(scan.weight(d.name, d.line), DEFINITION_WEIGHT)
+        out.add(d.name, "json_key", d.line, weight=weight, params=(param,))
+
+
+def _owner_operation(out: _Collector, scan: Scan, line: int) -> tuple[str, str, str]:
+    """The operation documented by the section holding `line` or by a section enclosing it, as
+    (method, path, operation id); empty when none is known. A sibling section before it (the
+    operation's "Response fields" after its "Request") is not its owner."""
+    i = bisect_right([s.line for s in scan.sections], line) - 1
+    level = 99
+    while i >= 0:
+        section = scan.sections[i]
+        if section.level < level:
+            if section.anchor in out.operations:
+                return out.operations[section.anchor]
+            level = section.level
+            if level <= 1:
+                break
+        i -= 1
+    return "", "", ""
 
 
 def _endpoints(out: _Collector, line: str, lineno: int) -> None:
@@ -341,3 +450,5 @@ def _client_row(out: _Collector, scan: Scan, row: re.Match[str], lineno: int) ->
     )
     out.add(f"{method} {template}", "endpoint", line, **fields)
     out.add(op, "operation", line, **fields)
+    if section:
+        out.operations.setdefault(section.anchor, (method, template, op))

@@ -18,8 +18,8 @@ SUMMARY_CHARS = 400
 # Lines longer than this are pasted specs or minified JSON: no evidence of documentation.
 LONG_LINE = 2000
 HEADING_WEIGHT = 8
-_DEFINITION_WEIGHT = 4
-_CODE_WEIGHT = 2
+DEFINITION_WEIGHT = 4
+CODE_WEIGHT = 2
 _DEFINING_WORDS = frozenset({"class", "interface", "type", "input", "enum", "record", "schema"})
 _COMMENT_RE = re.compile(r"^\s*(?:#|//|/?\*|--)")
 # Markdown structure: headings, anchors, sections and their first paragraph.
@@ -125,9 +125,9 @@ class Scan:
             if j == first and (self.sections[i].level or text.strip() == self.sections[i].title):
                 score += HEADING_WEIGHT * mentions
             elif _defines(text, name):
-                score += _DEFINITION_WEIGHT + mentions - 1
+                score += DEFINITION_WEIGHT + mentions - 1
             elif self.in_code[j] and not _COMMENT_RE.match(text):
-                score += _CODE_WEIGHT * mentions
+                score += CODE_WEIGHT * mentions
             else:
                 score += mentions
         self._weights[(name, i)] = score

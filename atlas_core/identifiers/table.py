@@ -29,7 +29,7 @@ from atlas_core.identifiers.normalize import (
     split_words,
     strip_path,
 )
-from atlas_core.types import Deprecation, IdentifierEntry
+from atlas_core.types import Deprecation, IdentifierEntry, Param
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,14 @@ KIND_ORDER: tuple[str, ...] = (
     "cli",
     "graphql",
     "heading",
+    # Appended, never inserted: kind.npy stores positions in this tuple, so older tables keep
+    # their meaning and older readers (which name kinds from meta.json) read these rows too.
+    "parameter",
+    "property",
 )
+# Kinds of which one page holds many rows of one name (one per operation or schema that takes
+# it): the writer keeps each, where it keeps one row of any other kind per page.
+OWNED_KINDS: frozenset[str] = frozenset({"parameter", "property"})
 HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 _SUMMARY_WORD_RE = re.compile(r"[a-z0-9]{2,}")
 
@@ -119,19 +126,40 @@ _RECORD_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 def _record(e: IdentifierEntry) -> bytes:
     rec: dict[str, Any] = {"file": e.file, "line": e.line}
+    # A parameter's or property's summary is its description, already in its one params item:
+    # written once, the thousands of such rows of a large spec cost half the space.
+    skip = "summary" if e.kind in OWNED_KINDS and e.params else ""
     for key in ("anchor", "url", "summary", "publication", "method", "path", "operation_id"):
+        if key == skip:
+            continue
         value = getattr(e, key)
         if value:
             rec[key] = value
     if e.params:
         rec["params"] = [[p.name, p.location, p.type, p.required, p.description] for p in e.params]
-    for key in ("request_schema", "response_schema", "replacement"):
+        # Format, values and default beside `params`, not inside it: the readers before them
+        # check each params item is exactly five fields, and ignore record keys they do not know.
+        details = [_param_details(p) for p in e.params]
+        if any(details):
+            rec["param_details"] = details
+    for key in ("request_schema", "response_schema", "replacement", "owner"):
         value = getattr(e, key)
         if value:
             rec[key] = value
     if e.deprecated:
         rec["deprecated"] = True
     return _RECORD_ENCODER.encode(rec).encode("utf-8") + b"\n"
+
+
+def _param_details(p: Param) -> dict[str, Any]:
+    details: dict[str, Any] = {}
+    if p.format:
+        details["format"] = p.format
+    if p.enum:
+        details["enum"] = list(p.enum)
+    if p.default:
+        details["default"] = p.default
+    return details
 
 
 def _deprecation_record(d: Deprecation) -> dict[str, Any]:
@@ -236,7 +264,7 @@ def write_table(
     section documents it (`Scan.weight`) and whether its page was generated from an API spec.
     Lookups rank equal matches by them; absent, every row weighs 0 and counts as written docs."""
     order = {k: n for n, k in enumerate(KIND_ORDER)}
-    unique: dict[tuple[str, str, str, int], tuple[IdentifierEntry, int, bool]] = {}
+    unique: dict[tuple[str, str, str, int, str], tuple[IdentifierEntry, int, bool]] = {}
     for n, e in enumerate(entries):
         if e.kind not in order:
             log.warning("identifier %r has unknown kind %r; stored as heading", e.name, e.kind)
@@ -246,9 +274,11 @@ def write_table(
             min(max(int(weights[n]), 0), MAX_WEIGHT) if weights is not None else 0,
             bool(generated[n]) if generated is not None else False,
         )
-        unique.setdefault(
-            (e.kind, e.name, e.file, e.line if e.kind == "heading" else 0), (e, *ranking)
-        )
+        # Headings repeat legitimately ("Parameters" under every operation), and so do the
+        # parameters and properties of different owners; other names keep one row per page.
+        line = e.line if e.kind == "heading" or e.kind in OWNED_KINDS else 0
+        owner = f"{e.method} {e.path} {e.owner}" if e.kind in OWNED_KINDS else ""
+        unique.setdefault((e.kind, e.name, e.file, line, owner), (e, *ranking))
     # Kind-major order: the first rows are endpoints, which is what an empty symbol query shows.
     # Equal names keep the caller's order of preference (`extract` puts the best documented first),
     # which is the order lookups and symbol searches break ties in.
@@ -276,6 +306,11 @@ def write_table(
                 families["path"] += [(pkey, row), (f"{method} {pkey}", row)]
                 families["template"].append(((e.path or strip_path(e.name)[1]).lower(), row))
             families["alias"] += [(a, row) for a in _aliases(e, search[row])]
+            if e.kind in OWNED_KINDS:
+                # The keyword fallback answers names that resolve to nothing; thousands of
+                # parameter rows would drown its page headings and summaries, and a name of
+                # theirs resolves exactly or by its compact key anyway.
+                continue
             name_words = set(split_words(e.name)) | {search[row]}
             for token in name_words:
                 postings.setdefault(token, []).append(row * 4 + 2)

@@ -8,6 +8,7 @@ table points at the exact section. Parsing, validation and `$ref` handling live 
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from atlas_core.sources.files import display_path
+from atlas_core.sources.openapi_html import spec_markdown
 from atlas_core.sources.openapi_pages import render_schema_page, render_tag_page, slug
 from atlas_core.sources.openapi_spec import Resolver, parse_spec
 from atlas_core.types import Document, IdentifierEntry, Param
@@ -25,6 +27,8 @@ log = logging.getLogger(__name__)
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 UNTAGGED = "untagged"
 _JSON_TYPES = ("application/json", "application/*+json", "*/*")
+# allOf parts followed for one schema's properties: real specs nest two or three.
+MAX_ALLOF_DEPTH = 16
 
 
 @dataclass(slots=True)
@@ -98,6 +102,44 @@ def _media(content: Any) -> tuple[str, Any]:
     return media, content[media]
 
 
+MAX_ENUM_VALUES = 200
+
+
+def _details(resolver: Resolver, schema: Any) -> dict[str, Any]:
+    """Format, values and default of a parameter's or property's schema: a `$ref` to an enum
+    schema gives that schema's values, an array its items' values."""
+    node = resolver.resolve(schema)
+    if not isinstance(node, dict):
+        return {}
+    if node.get("type") == "array" and "enum" not in node:
+        items = resolver.resolve(node.get("items"))
+        node = (
+            {**items, **{k: v for k, v in node.items() if k == "default"}}
+            if isinstance(items, dict)
+            else node
+        )
+    enum = _array(node.get("enum"))
+    details: dict[str, Any] = {
+        "format": str(node.get("format") or ""),
+        "enum": tuple(_value_text(v) for v in enum[:MAX_ENUM_VALUES] if v is not None),
+    }
+    if "default" in node and node["default"] is not None:
+        details["default"] = _value_text(node["default"])
+    return details
+
+
+def _value_text(value: Any) -> str:
+    """A value as written in a request: strings bare (ANYWHERE), the rest as JSON (true, 10)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)[:200]
+
+
+def _described(resolver: Resolver, node: Any) -> str:
+    """A parameter's or property's own description, as markdown; a `$ref`'s target describes
+    the type, not this use of it, so it counts only when the node has none."""
+    text = node.get("description") if isinstance(node, dict) else None
+    return spec_markdown(str(text or ""))
+
+
 def _params(resolver: Resolver, raw: list[Any]) -> list[Param]:
     merged: dict[tuple[str, str], Param] = {}
     for item in raw:
@@ -113,9 +155,41 @@ def _params(resolver: Resolver, raw: list[Any]) -> list[Param]:
             location=location,
             type=resolver.type_name(schema) if schema is not None else "",
             required=bool(param.get("required", location == "path")),
-            description=str(param.get("description") or ""),
+            description=_described(resolver, param),
+            **_details(resolver, schema),
         )
     return list(merged.values())
+
+
+def _properties(
+    resolver: Resolver, schema: dict[str, Any], location: str, depth: int = 0
+) -> list[Param]:
+    """The properties of an object schema, `allOf` parts (in-spec `$ref`s followed) included,
+    each marked required where any part requires it."""
+    parts: list[Any] = [schema]
+    props: dict[str, tuple[Any, str]] = {}
+    required: set[str] = set()
+    while parts:
+        part = resolver.resolve(parts.pop(0))
+        if not isinstance(part, dict):
+            continue
+        required.update(str(r) for r in _array(part.get("required")))
+        for name, prop in _object(part.get("properties")).items():
+            props.setdefault(str(name), (prop, location))
+        if depth < MAX_ALLOF_DEPTH:
+            parts.extend(_array(part.get("allOf")))
+            depth += 1
+    return [
+        Param(
+            name,
+            where,
+            resolver.type_name(prop),
+            name in required,
+            _described(resolver, prop),
+            **_details(resolver, prop),
+        )
+        for name, (prop, where) in props.items()
+    ]
 
 
 def _body_params(
@@ -125,18 +199,8 @@ def _body_params(
     schema = _object(_object(media).get("schema"))
     props = schema.get("properties") if "$ref" not in schema else None
     if not isinstance(props, dict) or not props:
-        return [Param("body", "body", type_name, required, description)]
-    needed = {str(r) for r in schema.get("required") or []}
-    return [
-        Param(
-            str(name),
-            "body",
-            resolver.type_name(prop),
-            str(name) in needed,
-            str(prop.get("description") or "") if isinstance(prop, dict) else "",
-        )
-        for name, prop in props.items()
-    ]
+        return [Param("body", "body", type_name, required, spec_markdown(description))]
+    return _properties(resolver, schema, "body")
 
 
 def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operation]:
@@ -219,40 +283,16 @@ def extract_schemas(spec: dict[str, Any], resolver: Resolver) -> list[SchemaInfo
             continue
         info = SchemaInfo(
             name=str(name),
-            description=str(schema.get("description") or ""),
+            description=spec_markdown(str(schema.get("description") or "")),
             type=_schema_kind(schema),
             deprecated=bool(schema.get("deprecated")),
         )
-        parts = [schema]
-        for part in schema.get("allOf") or []:
+        for part in _array(schema.get("allOf")):
             if isinstance(part, dict) and "$ref" in part:
                 info.composed_of.append(resolver.type_name(part))
-            else:
-                parts.append(resolver.resolve(part))
-        required: set[str] = set()
-        for part in parts:
-            if not isinstance(part, dict):
-                continue
-            required.update(str(r) for r in part.get("required") or [])
-            props = _object(part.get("properties"))
-            for prop, prop_schema in props.items():
-                # Only the property's own description: a $ref target's describes the type.
-                description = (
-                    prop_schema.get("description") if isinstance(prop_schema, dict) else ""
-                )
-                info.properties.append(
-                    Param(
-                        str(prop),
-                        "body",
-                        resolver.type_name(prop_schema),
-                        False,
-                        str(description or ""),
-                    )
-                )
-        info.properties = [
-            Param(p.name, p.location, p.type, p.name in required, p.description)
-            for p in info.properties
-        ]
+        # Inherited properties are listed with the schema's own: its section documents every
+        # field a request of that type takes, and each gets an entry owned by this schema.
+        info.properties = _properties(resolver, schema, "body")
         if isinstance(schema.get("enum"), list):
             info.enum = [str(v) for v in schema["enum"]]
         schemas.append(info)
@@ -362,8 +402,13 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
                 metadata={"spec": path.name, "tag": tag, "openapi": str(spec.get("openapi"))},
                 identifiers=tuple(
                     entry
-                    for op, (line, anchor) in zip(own, page.positions, strict=True)
-                    for entry in _operation_entries(op, file, line, anchor, url, publication)
+                    for item, (op, (line, anchor)) in enumerate(
+                        zip(own, page.positions, strict=True)
+                    )
+                    for entry in (
+                        *_operation_entries(op, file, line, anchor, url, publication),
+                        *_parameter_entries(op, file, page.rows, item, anchor, url, publication),
+                    )
                 ),
             )
         )
@@ -380,19 +425,39 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
                 source="openapi",
                 metadata={"spec": path.name, "openapi": str(spec.get("openapi"))},
                 identifiers=tuple(
-                    IdentifierEntry(
-                        name=schema.name,
-                        kind="schema",
-                        file=file,
-                        line=line,
-                        anchor=anchor,
-                        url=f"{spec_url}#{anchor}" if spec_url else "",
-                        summary=_first_paragraph(schema.description),
-                        publication=publication,
-                        params=tuple(schema.properties),
-                        deprecated=schema.deprecated,
+                    entry
+                    for item, (schema, (line, anchor)) in enumerate(
+                        zip(schemas, page.positions, strict=True)
                     )
-                    for schema, (line, anchor) in zip(schemas, page.positions, strict=True)
+                    for entry in (
+                        IdentifierEntry(
+                            name=schema.name,
+                            kind="schema",
+                            file=file,
+                            line=line,
+                            anchor=anchor,
+                            url=f"{spec_url}#{anchor}" if spec_url else "",
+                            summary=_first_paragraph(schema.description),
+                            publication=publication,
+                            params=tuple(schema.properties),
+                            deprecated=schema.deprecated,
+                        ),
+                        *(
+                            IdentifierEntry(
+                                name=p.name,
+                                kind="property",
+                                file=file,
+                                line=page.rows.get((item, p.location, p.name), line),
+                                anchor=anchor,
+                                url=f"{spec_url}#{anchor}" if spec_url else "",
+                                summary=_first_paragraph(p.description),
+                                publication=publication,
+                                params=(p,),
+                                owner=schema.name,
+                            )
+                            for p in schema.properties
+                        ),
+                    )
                 ),
             )
         )
@@ -446,4 +511,43 @@ def _operation_entries(
     entries = [IdentifierEntry(name=f"{op.method} {op.path}", kind="endpoint", **common)]
     if op.operation_id:
         entries.append(IdentifierEntry(name=op.operation_id, kind="operation", **common))
+    return entries
+
+
+def _parameter_entries(
+    op: Operation,
+    file: str,
+    rows: dict[tuple[int, str, str], int],
+    item: int,
+    anchor: str,
+    url: str,
+    publication: str,
+) -> list[IdentifierEntry]:
+    """One `parameter` entry per path, query, header or cookie parameter of `op`, one
+    `property` entry per field of its inline request body, each at its table row."""
+    base = op.external_url or url
+    entries: list[IdentifierEntry] = []
+    for p in op.params:
+        if p.location == "body" and p.name == "body":
+            continue  # a named body type: its properties are the schema's entries
+        line = rows.get((item, p.location, p.name))
+        if line is None:
+            continue
+        entries.append(
+            IdentifierEntry(
+                name=p.name,
+                kind="property" if p.location == "body" else "parameter",
+                file=file,
+                line=line,
+                anchor=anchor,
+                url=f"{base}#{anchor}" if base else "",
+                summary=_first_paragraph(p.description),
+                publication=publication,
+                method=op.method,
+                path=op.path,
+                operation_id=op.operation_id,
+                params=(p,),
+                deprecated=op.deprecated,
+            )
+        )
     return entries

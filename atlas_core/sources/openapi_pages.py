@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from atlas_core.types import Param
 
 MAX_HEADING = 90
+MAX_CELL_VALUES = 30
 _HEADING_LINE_RE = re.compile(r"^(\s{0,3})(#{1,6})(\s|$)")
 _RULE_LINE_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _FENCE_LINE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -31,6 +32,9 @@ _FENCE_LINE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 class Page:
     text: str
     positions: list[tuple[int, str]] = field(default_factory=list)  # (1-based line, anchor)
+    # The 1-based line of each parameter or property table row, by (operation or schema number
+    # on the page, location, name): where its identifier entry points.
+    rows: dict[tuple[int, str, str], int] = field(default_factory=dict)
 
 
 # A slug names a page file: well under the 255-byte file name limit, with room for a suffix.
@@ -76,6 +80,21 @@ def _heading_text(op: Operation) -> str:
     return op.operation_id or f"{op.method} {op.path}"
 
 
+def _described(p: Param) -> str:
+    """The description cell: the description, then the allowed values and the default."""
+    text = cell(p.description)
+    if text and (p.enum or p.default) and not text.endswith((".", "!", "?", ":")):
+        text += "."
+    parts = [text] if text else []
+    if p.enum:
+        shown = ", ".join(_code(cell(v)) for v in p.enum[:MAX_CELL_VALUES])
+        more = len(p.enum) - MAX_CELL_VALUES
+        parts.append(f"Values: {shown}" + (f" and {more} more" if more > 0 else "") + ".")
+    if p.default:
+        parts.append(f"Default: {_code(cell(p.default))}.")
+    return " ".join(parts)
+
+
 def _param_table(params: Sequence[Param], *, location: bool) -> list[str]:
     if location:
         rows = ["| Name | In | Type | Required | Description |", "| --- | --- | --- | --- | --- |"]
@@ -86,23 +105,38 @@ def _param_table(params: Sequence[Param], *, location: bool) -> list[str]:
         cells += [
             _code(p.type) if p.type else "",
             "yes" if p.required else "no",
-            cell(p.description),
+            _described(p),
         ]
         rows.append("| " + " | ".join(cells) + " |")
     return rows
 
 
-def _finish(lines: list[str], heading_items: list[int]) -> Page:
-    """The page text and the 1-based line and anchor of each recorded heading entry."""
-    starts: list[int] = []
-    line = 1
-    for entry in lines:
-        starts.append(line)
-        line += entry.count("\n") + 1
-    text = "\n".join(lines).rstrip("\n") + "\n"
-    anchors = heading_anchors(text)
-    numbers = [starts[i] for i in heading_items]
-    return Page(text, [(n, anchors.get(n, "")) for n in numbers])
+class _Lines:
+    """A page being written: its lines, the headings to locate and the table rows to locate."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.headings: list[int] = []
+        self.rows: dict[tuple[int, str, str], int] = {}
+
+    def table(self, item: int, params: Sequence[Param], *, location: bool) -> None:
+        first = len(self.lines) + 2  # after the header and separator rows
+        self.lines += _param_table(params, location=location)
+        for n, p in enumerate(params):
+            self.rows.setdefault((item, p.location, p.name), first + n)
+
+    def finish(self) -> Page:
+        """The page text and the 1-based line (and anchor) of each heading and table row."""
+        starts: list[int] = []
+        line = 1
+        for entry in self.lines:
+            starts.append(line)
+            line += entry.count("\n") + 1
+        text = "\n".join(self.lines).rstrip("\n") + "\n"
+        anchors = heading_anchors(text)
+        numbers = [starts[i] for i in self.headings]
+        rows = {key: starts[i] for key, i in self.rows.items()}
+        return Page(text, [(n, anchors.get(n, "")) for n in numbers], rows)
 
 
 def render_tag_page(
@@ -118,7 +152,9 @@ def render_tag_page(
     base_path: str,
     publication: str,
 ) -> Page:
-    lines = [f"# {tag}", ""]
+    out = _Lines()
+    lines = out.lines
+    lines += [f"# {tag}", ""]
     if tag_description:
         lines += [prose(tag_description), ""]
     about = f"Operations of the {api_title}" + (f" {version}" if version else "")
@@ -132,9 +168,8 @@ def render_tag_page(
             name = page.rsplit("/", 1)[-1]
             lines.append(f"- [{op.method} {op.path}]({name}#{github_slug(_heading_text(op))})")
         lines.append("")
-    heading_lines: list[int] = []
-    for op in operations:
-        heading_lines.append(len(lines))
+    for item, op in enumerate(operations):
+        out.headings.append(len(lines))
         lines += [f"## {_heading_text(op)}", ""]
         head = f"`{op.method} {op.path}`"
         if op.operation_id:
@@ -151,7 +186,9 @@ def render_tag_page(
             lines += [prose(op.description), ""]
         plain = [p for p in op.params if p.location != "body"]
         if plain:
-            lines += ["**Parameters**", "", *_param_table(plain, location=True), ""]
+            lines += ["**Parameters**", ""]
+            out.table(item, plain, location=True)
+            lines.append("")
         fields = [p for p in op.params if p.location == "body" and p.name != "body"]
         if op.request_schema or op.request_media:
             body = "**Request body**"
@@ -164,7 +201,9 @@ def render_tag_page(
                 body += f" — {cell(op.request_description)}"
             lines += [body, ""]
         if fields:
-            lines += ["**Request fields**", "", *_param_table(fields, location=False), ""]
+            lines += ["**Request fields**", ""]
+            out.table(item, fields, location=False)
+            lines.append("")
         if op.responses:
             lines += [
                 "**Responses**",
@@ -175,7 +214,7 @@ def render_tag_page(
             for status, description, schema in op.responses:
                 lines.append(f"| {status} | {cell(description)} | {_code(schema)} |")
             lines.append("")
-    return _finish(lines, heading_lines)
+    return out.finish()
 
 
 def render_schema_page(
@@ -188,16 +227,17 @@ def render_schema_page(
     base_path: str,
     publication: str,
 ) -> Page:
-    lines = [f"# Schemas of the {api_title}", ""]
+    out = _Lines()
+    lines = out.lines
+    lines += [f"# Schemas of the {api_title}", ""]
     lines += [
         f"Request and response types of the {api_title}"
         + (f" {version}" if version else "")
         + ", one section per type.",
         "",
     ]
-    heading_lines: list[int] = []
-    for schema in schemas:
-        heading_lines.append(len(lines))
+    for item, schema in enumerate(schemas):
+        out.headings.append(len(lines))
         lines += [f"## {schema.name}", ""]
         kind = f"Type: `{schema.type}`"
         if schema.composed_of:
@@ -210,5 +250,6 @@ def render_schema_page(
         if schema.enum:
             lines += ["Values: " + ", ".join(_code(v) for v in schema.enum[:200]), ""]
         if schema.properties:
-            lines += [*_param_table(schema.properties, location=False), ""]
-    return _finish(lines, heading_lines)
+            out.table(item, schema.properties, location=False)
+            lines.append("")
+    return out.finish()

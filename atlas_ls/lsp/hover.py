@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from atlas_core.types import Candidate, Param
+from atlas_core.types import Candidate, Definition, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, cursor_at
 from atlas_ls.lsp.diagnostics import DeprecationMatcher
@@ -42,7 +43,12 @@ _KIND_LABELS = {
     "cli": "CLI command",
     "graphql": "GraphQL",
     "heading": "documentation section",
+    "parameter": "parameter",
+    "property": "property",
 }
+MAX_ENUM_SHOWN = 20
+MAX_OWNERS_SHOWN = 8
+MAX_DEFINITIONS = 100  # definitions of one name read for a hover (the engine's MAX_LIMIT)
 
 
 def _cell(text: str) -> str:
@@ -117,10 +123,124 @@ def links_line(engine: Engine, cand: Candidate) -> str:
     return " · ".join(parts)
 
 
+def definition_of(cand: Candidate) -> Definition:
+    """The definition a parameter or property candidate carries (its one param)."""
+    p = cand.params[0] if cand.params else Param(cand.name, "")
+    return Definition(
+        name=cand.name,
+        kind=cand.kind,
+        location=p.location,
+        type=p.type,
+        required=p.required,
+        description=p.description or cand.summary,
+        file=cand.file,
+        line=cand.line,
+        format=p.format,
+        enum=p.enum,
+        default=p.default,
+        owner=cand.owner,
+        method=cand.method,
+        path=cand.path,
+        operation_id=cand.operation_id,
+        anchor=cand.anchor,
+        url=cand.url,
+        publication=cand.publication,
+        bundle=cand.bundle,
+    )
+
+
+def _operation(d: Definition) -> str:
+    return f"{d.method} {d.path}".strip() or d.owner
+
+
+def definition_markdown(definition: Definition, others: Sequence[Definition] = ()) -> str:
+    """A parameter or property as hover markdown: what it belongs to ("query parameter of GET
+    /assets", "property of AssetRequest"), its type, format, whether it is required, its values
+    and default, its description; then, from `others` (every definition of the name, most
+    common meaning first, as `Engine.definitions` lists them), the operations and schemas that
+    also take it."""
+    d = definition
+    blocks = [f"`{d.name}` — *{d.owner_label}*"]
+    facts = []
+    if d.type:
+        facts.append(f"Type: `{_cell(d.type)}`")
+    if d.format and d.format not in d.type:
+        facts.append(f"format `{_cell(d.format)}`")
+    facts.append("required" if d.required else "optional")
+    if d.enum:
+        shown = ", ".join(f"`{_cell(v)}`" for v in d.enum[:MAX_ENUM_SHOWN])
+        more = len(d.enum) - MAX_ENUM_SHOWN
+        facts.append(f"Values: {shown}" + (f" and {more} more" if more > 0 else ""))
+    if d.default:
+        facts.append(f"Default: `{_cell(d.default)}`")
+    blocks.append(" · ".join(facts))
+    if d.description:
+        blocks.append(_clip(d.description, MAX_SUMMARY_CHARS))
+    owners = _owners(d, others)
+    if owners:
+        blocks.append(owners)
+    return "\n\n".join(blocks)
+
+
+def _owners(d: Definition, others: Sequence[Definition]) -> str:
+    """ "Query parameter of 13 operations: GET /assets, ..." for each meaning of the name, the
+    most common first (`others` come so ordered); "" when `d` is its only definition. An
+    operation a spec page and a client page both document is named once."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for other in others:
+        label = _operation(other)
+        names = groups.setdefault((other.kind, other.location), [])
+        if label and label not in names:
+            names.append(label)
+    if sum(len(names) for names in groups.values()) <= 1:
+        return ""
+    lines = []
+    for (kind, location), names in list(groups.items())[:MAX_OTHERS]:
+        if kind == "parameter":
+            what, owner = f"{location.capitalize()} parameter", "operation"
+        else:
+            what, owner = "Property", "schema or body" if len(names) == 1 else "schemas or bodies"
+        count = f"{len(names)} {owner}{'s' if kind == 'parameter' and len(names) != 1 else ''}"
+        shown = ", ".join(f"`{_cell(n)}`" for n in names[:MAX_OWNERS_SHOWN])
+        more = len(names) - MAX_OWNERS_SHOWN
+        lines.append(f"- {what} of {count}: {shown}" + (f" and {more} more" if more > 0 else ""))
+    return "\n".join(lines)
+
+
+def _definition_hover(engine: Engine, best: Candidate) -> str:
+    """The parameter view of a parameter or property candidate: its own definition, and the
+    other operations and schemas that take the name."""
+    others = engine.definitions(best.name, limit=MAX_DEFINITIONS)
+    own = next(
+        (d for d in others if (d.bundle, d.file, d.line) == (best.bundle, best.file, best.line)),
+        None,
+    )
+    text = definition_markdown(own or definition_of(best), others)
+    if len(others) >= MAX_DEFINITIONS:
+        text += f"\n\n*Counted over its first {MAX_DEFINITIONS} definitions.*"
+    return text
+
+
 def hover_markdown(
     engine: Engine, resolution: Resolution, deprecations: DeprecationMatcher | None = None
 ) -> str:
     best = resolution.best
+    if best.kind in ("parameter", "property"):
+        blocks = [_definition_hover(engine, best)]
+        # Other pages of the same parameter of the same owner (a client's page beside the
+        # spec's); the other owners are listed by the definition already.
+        pages = [
+            p
+            for p in other_pages(resolution)
+            if (p.method, p.path, p.owner) == (best.method, best.path, best.owner)
+        ]
+        if pages:
+            shown = ", ".join(file_link(engine, page) for page in pages[:MAX_OTHER_PAGES])
+            blocks.append(f"Also documented in: {shown}")
+        links = links_line(engine, best)
+        if links:
+            blocks.append("---\n" + links)
+        return "\n\n".join(blocks)
     source = details_source(resolution)
     # The best doc section stays the one linked; a page that lists the same operation's
     # parameters and schemas (the OpenAPI reference) lends them.

@@ -28,6 +28,7 @@ ACCEPTED_MATCHES = frozenset({"exact", "normalized"})
 MAX_CANDIDATES = 6
 
 _CODE_ONLY_EXCLUDED = frozenset({"json_key", "heading"})
+_OWNED_KINDS = frozenset({"parameter", "property"})
 _DATA_AND_PROSE = frozenset({"json", "yaml", "markdown", "plaintext", "text", ""})
 
 _COMPATIBLE_KINDS = {
@@ -109,12 +110,16 @@ def _rank(candidates: list[Candidate], rec: Recognition) -> list[Candidate]:
     return [c for _, c in sorted(enumerate(candidates), key=key)]
 
 
-def _kind_allowed(kind: str, rec: Recognition, language: str) -> bool:
+def _kind_allowed(cand: Candidate, rec: Recognition, language: str) -> bool:
     # A bare word in code that happens to equal a JSON key ("name", "type") or a heading
     # ("Validation") is almost never a reference to it; quoted, in JSON/YAML or in prose it is.
-    if kind not in _CODE_ONLY_EXCLUDED or rec.recognizer != "code_identifier":
+    # So with a parameter or property named by one plain word (`limit`, `offset`, `id`), where
+    # a name with humps or underscores (`nameMatchMode`, `domain_id`) is the parameter itself.
+    if rec.recognizer != "code_identifier":
         return True
-    return normalize_language(language) in _DATA_AND_PROSE
+    plain_word = cand.name.isalpha() and cand.name.islower()
+    excluded = cand.kind in _CODE_ONLY_EXCLUDED or (cand.kind in _OWNED_KINDS and plain_word)
+    return not excluded or normalize_language(language) in _DATA_AND_PROSE
 
 
 def resolve_recognitions(
@@ -131,9 +136,7 @@ def resolve_recognitions(
             # Anything else (a BundleError from a damaged bundle) fails the request, which
             # reports it: a swallowed error would read as "nothing documented here".
             accepted = [
-                c
-                for c in found
-                if c.match in ACCEPTED_MATCHES and _kind_allowed(c.kind, rec, language)
+                c for c in found if c.match in ACCEPTED_MATCHES and _kind_allowed(c, rec, language)
             ]
             if accepted:
                 return Resolution(rec, tuple(_rank(accepted, rec)[:MAX_CANDIDATES]))

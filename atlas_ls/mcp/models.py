@@ -69,12 +69,44 @@ class ParamInfo(BaseModel):
     type: str = ""
     required: bool = False
     description: str = ""
+    format: str = ""
+    enum: list[str] = Field(default=[], description="the allowed values")
+    default: str = Field(default="", description="the default value, as written in a request")
+
+
+class ParameterDefinition(BaseModel):
+    """What a name is as a parameter or property of one operation or schema."""
+
+    name: str
+    kind: str = Field(description="parameter | property")
+    of: str = Field(
+        description="what it belongs to: 'query parameter of GET /assets', 'property of AssetRequest'"
+    )
+    location: str = Field(description="path | query | header | cookie | body | response")
+    method: str = ""
+    path: str = ""
+    operation_id: str = ""
+    schema_name: str = Field(default="", description="the schema that holds a property")
+    type: str = ""
+    format: str = ""
+    required: bool = False
+    enum: list[str] = Field(default=[], description="the allowed values")
+    default: str = ""
+    description: str = Field(default="", description="markdown")
+    file: str
+    line: int
+    url: str = ""
+    same_meaning: int = Field(
+        default=1, description="definitions of this name with this kind, location, type and values"
+    )
+    bundle: str = bundle_field()
 
 
 class IdentifierMatch(BaseModel):
     name: str
     kind: str = Field(
-        description="endpoint | operation | schema | type | json_key | cli | graphql | heading"
+        description="endpoint | operation | schema | type | json_key | cli | graphql | heading | "
+        "parameter | property"
     )
     match: str = Field(description="exact | normalized | fuzzy | keyword")
     confidence: float
@@ -93,6 +125,7 @@ class IdentifierMatch(BaseModel):
     response_schema: str = ""
     deprecated: bool = False
     replacement: str = ""
+    owner: str = Field(default="", description="parameters and properties: the schema holding it")
     bundle: str = bundle_field()
 
 
@@ -100,6 +133,14 @@ class LookupResult(BaseModel):
     identifier: str
     count: int
     candidates: list[IdentifierMatch]
+    definitions: list[ParameterDefinition] = Field(
+        default=[],
+        description="when the identifier is a parameter or property: each operation or schema "
+        "that takes it, most common meaning first",
+    )
+    definitions_total: int = Field(
+        default=0, description="definitions found (at most 100), before the 30 shown"
+    )
     note: str = ""
 
 

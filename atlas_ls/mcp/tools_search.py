@@ -24,6 +24,7 @@ from atlas_ls.mcp.models import (
     IdentifierMatch,
     InjectionFlag,
     LookupResult,
+    ParameterDefinition,
     ParamInfo,
     SearchHit,
     SearchResult,
@@ -35,10 +36,13 @@ from atlas_ls.mcp.tools_fs import read_call
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
-    from atlas_core.types import Candidate, Hit
+    from atlas_core.types import Candidate, Definition, Hit
 
 MAX_TOP_K = 50
 MAX_LOOKUP = 20
+# Definitions of a parameter name counted, and shown in full (`nameMatchMode` has 13, `id` hundreds).
+MAX_DEFINITIONS = 100  # the engine's MAX_LIMIT
+MAX_DEFINITIONS_SHOWN = 30
 MAX_CHARS = 20_000
 DEFAULT_HIT_CHARS = 1500
 
@@ -210,7 +214,22 @@ async def lookup_identifier(
     matches = await anyio.to_thread.run_sync(functools.partial(_matches, engine, found))
     if not matches:
         note = "no identifier matched: try search_docs(query=...) or search_text(pattern=...)"
-    result = LookupResult(identifier=identifier, count=len(matches), candidates=matches, note=note)
+    named = next((c.name for c in found if c.kind in ("parameter", "property")), "")
+    definitions = (
+        await anyio.to_thread.run_sync(
+            functools.partial(engine.definitions, named, limit=MAX_DEFINITIONS)
+        )
+        if named
+        else []
+    )
+    result = LookupResult(
+        identifier=identifier,
+        count=len(matches),
+        candidates=matches,
+        definitions=[_definition(d) for d in definitions[:MAX_DEFINITIONS_SHOWN]],
+        definitions_total=len(definitions),
+        note=note,
+    )
     lines = [f"{len(matches)} candidates for {identifier!r}:"]
     for m in matches:
         lines.append(
@@ -224,9 +243,45 @@ async def lookup_identifier(
             lines.append(
                 "  params: " + ", ".join(f"{p.name} ({p.location})" for p in m.params[:20])
             )
+    if result.definitions:
+        lines.append(f"\n{named} is defined by {result.definitions_total} operations or schemas:")
+        for d in result.definitions:
+            facts = [d.type or "?", "required" if d.required else "optional"]
+            if d.enum:
+                facts.append("one of " + ", ".join(d.enum[:20]))
+            if d.default:
+                facts.append(f"default {d.default}")
+            lines.append(f"- {d.of} ({'; '.join(facts)}) {d.file}:{d.line}")
+        if result.definitions_total > len(result.definitions):
+            more = result.definitions_total - len(result.definitions)
+            lines.append(f"  [{more} more not shown]")
     if note:
         lines.append(f"[{note}]")
     return text_result("\n".join(lines), result.model_dump())
+
+
+def _definition(d: Definition) -> ParameterDefinition:
+    return ParameterDefinition(
+        name=d.name,
+        kind=d.kind,
+        of=d.owner_label,
+        location=d.location,
+        method=d.method,
+        path=d.path,
+        operation_id=d.operation_id,
+        schema_name=d.owner,
+        type=d.type,
+        format=d.format,
+        required=d.required,
+        enum=list(d.enum),
+        default=d.default,
+        description=d.description[:1000],
+        file=d.file,
+        line=d.line,
+        url=d.url,
+        same_meaning=d.meaning,
+        bundle=d.bundle,
+    )
 
 
 def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatch]:
@@ -256,6 +311,9 @@ def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatc
                         type=p.type,
                         required=p.required,
                         description=p.description[:500],
+                        format=p.format,
+                        enum=list(p.enum[:200]),
+                        default=p.default,
                     )
                     for p in c.params[:50]
                 ],
@@ -263,6 +321,7 @@ def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatc
                 response_schema=c.response_schema,
                 deprecated=c.deprecated,
                 replacement=c.replacement,
+                owner=c.owner,
                 bundle=c.bundle,
             )
         )

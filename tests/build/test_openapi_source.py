@@ -53,11 +53,18 @@ def test_pages_per_tag_schemas_and_untagged(kettle):
 
 def test_identifier_entries_point_at_their_sections(kettle):
     found = entries(kettle)
-    docs = {doc.path: doc for doc in kettle.documents}
-    for entry in found.values():
-        lines = docs[entry.file].text.split("\n")
-        assert lines[entry.line - 1].startswith("## "), entry
-        assert heading_anchors(docs[entry.file].text)[entry.line] == entry.anchor
+    for doc in kettle.documents:
+        anchors = heading_anchors(doc.text)
+        lines = doc.text.split("\n")
+        for entry in doc.identifiers:
+            if entry.kind in ("parameter", "property"):
+                # A parameter points at its own table row, in the section of its owner.
+                assert lines[entry.line - 1].startswith(f"| `{entry.name}` |"), entry
+                section = max(n for n in anchors if n < entry.line)
+                assert anchors[section] == entry.anchor
+            else:
+                assert lines[entry.line - 1].startswith("## "), entry
+                assert anchors[entry.line] == entry.anchor
 
     get = found[("endpoint", "GET /brews/{brewId}")]
     assert (get.method, get.path, get.operation_id) == ("GET", "/brews/{brewId}", "getBrew")
@@ -82,8 +89,11 @@ def test_identifier_entries_point_at_their_sections(kettle):
     assert {p.name: p.type for p in brew.params}["previous"] == "Brew"  # self-reference is fine
     assert found[("schema", "BrewPage")].params[0].type == "array[Brew]"
     start_request = found[("schema", "StartBrewRequest")]
-    assert [p.name for p in start_request.params] == ["target"]
-    assert start_request.params[0].required
+    # allOf: the $ref'd part's properties are listed with the schema's own, required as stated.
+    assert [(p.name, p.required) for p in start_request.params] == [
+        ("quiet", False),
+        ("target", True),
+    ]
 
 
 def test_generated_pages_chunk_one_operation_per_chunk(kettle):

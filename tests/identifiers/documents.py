@@ -6,11 +6,13 @@ from pathlib import Path
 
 from atlas_core.types import Document
 
-FIXTURES = Path(__file__).parent / "fixtures" / "identifiers"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "identifiers"
 
 
 def fixture_documents() -> list[Document]:
     docs = []
+    # An empty list would make every lookup test fail as "nothing found", far from the cause.
+    assert FIXTURES.is_dir(), f"the identifier fixture pages are missing: {FIXTURES}"
     for path in sorted(FIXTURES.rglob("*.md")):
         rel = path.relative_to(FIXTURES).as_posix()
         text = path.read_text(encoding="utf-8")

@@ -1,0 +1,85 @@
+"""Hover on a parameter or property name: the language server (a subprocess driven by pytest-lsp,
+with Neovim's and VS Code's captured capabilities) over a bundle built from the Teapot spec shows
+what it belongs to, its type, values, default and description as markdown, and the other
+operations that take it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from pytest_lsp import LanguageClient
+
+from tests.lsp_support import (
+    CLIENTS,
+    hover_text,
+    open_document,
+    position_of,
+    server_env,
+    start_client,
+    stop_client,
+)
+from tests.parameter_fixtures import build_teapot_bundle
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+RAW_TAG = re.compile(r"</?(?:b|i|code|p|br|ul|li|a)\b[^>]*>", re.IGNORECASE)
+CLIENT_SCRIPT = """import requests
+
+BASE = "https://pot.example.test/rest/2.0"
+pots = requests.get(BASE + "/pots", params={"nameMatchMode": "EXACT", "limit": 5})
+new = requests.post(BASE + "/pots", json={"capacity": 2, "name": "Brown Betty"})
+"""
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
+async def client(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, workdir: Path
+) -> AsyncIterator[LanguageClient]:
+    bundle = build_teapot_bundle(tmp_path_factory.getbasetemp())
+    lsp = await start_client(
+        request.param, ["--bundle", str(bundle)], server_env(workdir / "home"), root=workdir
+    )
+    open_document(lsp, (workdir / "pots.py").as_uri(), CLIENT_SCRIPT, "python")
+    yield lsp
+    await stop_client(lsp)
+
+
+async def test_parameter_hover_shows_type_values_default_and_markdown(
+    client: LanguageClient, workdir: Path
+) -> None:
+    uri = (workdir / "pots.py").as_uri()
+    value = await hover_text(client, uri, position_of(CLIENT_SCRIPT, "nameMatchMode", delta=3))
+    assert value is not None
+    assert value.startswith("`nameMatchMode` — *query parameter of GET /")
+    assert "Type: `string` · optional" in value
+    assert "Values: `START`, `END`, `ANYWHERE`, `EXACT`" in value
+    assert "Default: `ANYWHERE`" in value
+    # The spec's <code> and <b> as markdown, never as tags.
+    assert "The match mode used to compare `name`." in value and "**EXACT**" in value
+    assert not RAW_TAG.search(value), value
+    # Two operations take it (the spec's page and the client's page of GET /pots count once).
+    assert "- Query parameter of 2 operations: `GET /kettles`, `GET /pots`" in value
+
+
+async def test_property_hover_names_its_schema(client: LanguageClient, workdir: Path) -> None:
+    uri = (workdir / "pots.py").as_uri()
+    value = await hover_text(client, uri, position_of(CLIENT_SCRIPT, '"capacity"', delta=3))
+    assert value is not None
+    assert value.startswith("`capacity` — *property of AddPotRequest*")
+    assert "Type: `integer (int64)`" in value and "- in litres" in value
+    assert "teapot-api/schemas.md:" in value  # the link to its row
+    assert not RAW_TAG.search(value), value
+
+
+async def test_a_plain_word_in_code_is_not_a_parameter(
+    client: LanguageClient, workdir: Path
+) -> None:
+    text = "limit = 5\nprint(limit)\n"
+    uri = (workdir / "plain.py").as_uri()
+    open_document(client, uri, text, "python")
+    # `limit` is a query parameter in the spec, but a bare variable named so is not it.
+    assert await hover_text(client, uri, position_of(text, "limit", occurrence=1)) is None
