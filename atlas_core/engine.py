@@ -540,7 +540,7 @@ class Engine:
         cursor is on; None when no operation fits."""
         from atlas_core.identifiers.call_target import resolve_call
 
-        return resolve_call(self.lookup, site)
+        return resolve_call(self.lookup, site, self.definitions)
 
     def symbols(self, query: str, limit: int = 50) -> list[Symbol]:
         """Workspace-symbol search: identifiers and headings fuzzy-matched, best first."""

@@ -1,19 +1,23 @@
 """From an API call in client code to what it calls: the operation its HTTP method and URL (or a
 generated client's method name) pick, and the parameter or request-body property the cursor is on.
 
-`resolve_call` takes the engine's `lookup` and a `CallSite` (read by `atlas_core.recognize.calls`)
-and answers with a `CallTarget`, or None when no documented operation fits. The call's method is
-binding: ``requests.delete(".../domains/bulk")`` is DELETE /domains/bulk even where the docs list
-POST first, and a method the path does not document answers None rather than another method's
-page. Parameters come from the endpoint rows' ``params`` and the request schema's properties, in
-one place (`parameter_of`), so a richer source of parameter definitions can replace it later.
+`resolve_call` takes the engine's `lookup` and `definitions` and a `CallSite` (read by
+`atlas_core.recognize.calls`) and answers with a `CallTarget`, or None when no documented
+operation fits. The call's method is binding: ``requests.delete(".../domains/bulk")`` is DELETE
+/domains/bulk even where the docs list POST first, and a method the path does not document
+answers None rather than another method's page. The name under the cursor is matched against the
+operation's parameters and its request schema's properties (`parameter_of`), then its full
+definition (format, values, default, the row that documents it) is read from the parameter and
+property rows of the table (`definition_of`); a table written before those rows still answers
+from the endpoint rows' ``params``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from atlas_core.errors import QueryError
 from atlas_core.identifiers.normalize import compact, path_key, strip_path
@@ -27,9 +31,18 @@ from atlas_core.recognize.calls.site import (
     SDK,
     CallSite,
 )
-from atlas_core.types import Candidate, Param
+from atlas_core.types import Candidate, Definition, Param
 
 Lookup = Callable[[str, int], list[Candidate]]
+
+
+class Definitions(Protocol):
+    """`Engine.definitions`: the parameter and property definitions of a name."""
+
+    def __call__(
+        self, name: str, *, method: str = "", path: str = "", schema: str = "", limit: int = 50
+    ) -> list[Definition]: ...
+
 
 LOOKUP_LIMIT = 24
 # Leading segments of a URL that may be a base the docs do not spell (``/api/v1``, an unknown
@@ -80,6 +93,7 @@ class CallTarget:
     param: Param | None = None
     written: str = ""
     schema: str = ""
+    definition: Definition | None = None  # the table's row for `param`, when it has one
 
     @property
     def method(self) -> str:
@@ -114,7 +128,9 @@ class CallTarget:
         return self.written
 
 
-def resolve_call(lookup: Lookup, site: CallSite) -> CallTarget | None:
+def resolve_call(
+    lookup: Lookup, site: CallSite, definitions: Definitions | None = None
+) -> CallTarget | None:
     """The documented operation `site` calls and the parameter under the cursor; None when no
     operation fits the call's method and URL (or its client method name)."""
     operations = operation_candidates(lookup, site)
@@ -129,7 +145,11 @@ def resolve_call(lookup: Lookup, site: CallSite) -> CallTarget | None:
         param, schema = parameter_of(lookup, operations, site)
     best = _best_page(operations, param)
     pages = _other_pages(best, operations)
-    return CallTarget(site, best, pages, param, site.name if param else "", schema)
+    definition = None
+    if param is not None and definitions is not None:
+        definition = definition_of(definitions, param, schema, best)
+    written = site.name if param else ""
+    return CallTarget(site, best, pages, param, written, schema, definition)
 
 
 # --- operations ----------------------------------------------------------------------------------
@@ -310,13 +330,28 @@ def _with_description(param: Param, same: list[Param]) -> Param:
         return param
     other = next((p for p in same if p.description), None)
     typed = next((p for p in same if p.type), None)
-    return Param(
-        param.name,
-        param.location,
-        param.type or (typed.type if typed else ""),
-        param.required or any(p.required for p in same),
-        param.description or (other.description if other else ""),
+    return replace(
+        param,
+        type=param.type or (typed.type if typed else ""),
+        required=param.required or any(p.required for p in same),
+        description=param.description or (other.description if other else ""),
     )
+
+
+def definition_of(
+    definitions: Definitions, param: Param, schema: str, operation: Candidate
+) -> Definition | None:
+    """The table's definition of `param` for this operation: its own parameter in the same
+    place, or a property of its request schema (`schema`) or inline request body."""
+    try:
+        found = definitions(param.name, method=operation.method, path=operation.path)
+    except QueryError:
+        return None
+    if schema or param.location == "body":
+        fitting = [d for d in found if d.kind == "property" and d.location != "response"]
+        own = [d for d in fitting if d.owner == schema] if schema else []
+        return (own or fitting or [None])[0]
+    return next((d for d in found if d.kind == "parameter" and d.location == param.location), None)
 
 
 def _request_properties(lookup: Lookup, operations: list[Candidate]) -> tuple[str, list[Param]]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -285,60 +283,62 @@ def hover_markdown(
     return "\n\n".join(blocks)
 
 
-# Spec descriptions are HTML fragments; a hover shows markdown.
-_HTML_INLINE = (
-    (re.compile(r"(?is)<code>(.*?)</code>"), r"`\1`"),
-    (re.compile(r"(?is)<(?:b|strong)>(.*?)</(?:b|strong)>"), r"**\1**"),
-    (re.compile(r"(?is)<(?:i|em)>(.*?)</(?:i|em)>"), r"*\1*"),
-    (re.compile(r"(?i)<li[^>]*>"), "\n- "),
-    (re.compile(r"(?i)</?(?:p|br|ul|ol|div)\s*/?>"), "\n\n"),
-    (re.compile(r"(?i)</?(?:a|span|pre|table|tr|td|th|h[1-6])\b[^<>]{0,200}>"), ""),
-)
-
-
-def spec_markdown(text: str) -> str:
-    """A description from an OpenAPI spec (HTML such as ``<p>``, ``<b>``, ``<code>``) as markdown."""
-    for pattern, replacement in _HTML_INLINE:
-        text = pattern.sub(replacement, text)
-    text = html.unescape(text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
-
-
-def parameter_markdown(param: Param, written: str = "") -> list[str]:
-    """The blocks that define one parameter or property: its type and whether it is required,
-    the client's spelling when the code writes another (``name_match_mode``), its description."""
-    facts = [f"`{_cell(param.type)}`"] if param.type else []
-    facts.append("required" if param.required else "optional")
-    blocks = [" · ".join(facts)]
-    if written and written != param.name:
-        blocks.append(f"Written `{written}` here; the API's name is `{param.name}`.")
-    if param.description:
-        blocks.append(_clip(spec_markdown(param.description), MAX_SUMMARY_CHARS))
-    return blocks
+def _call_definition(target: CallTarget) -> Definition:
+    """The definition of the parameter under the cursor: the table's row, or (a table written
+    before parameter rows) one made of the operation's own `Param`."""
+    assert target.param is not None
+    if target.definition is not None:
+        return target.definition
+    op, p = target.operation, target.param
+    return Definition(
+        name=p.name,
+        kind="property" if target.schema or p.location == "body" else "parameter",
+        location=p.location,
+        type=p.type,
+        required=p.required,
+        description=p.description,
+        file=op.file,
+        line=op.line,
+        format=p.format,
+        enum=p.enum,
+        default=p.default,
+        owner=target.schema,
+        method=op.method,
+        path=op.path,
+        operation_id=op.operation_id,
+        url=op.url,
+        bundle=op.bundle,
+    )
 
 
 def call_parameter_markdown(engine: Engine, target: CallTarget) -> str:
-    """The hover of a parameter or body key inside a call: what it is for that operation."""
-    param = target.param
-    assert param is not None
+    """The hover of a parameter or body key inside an API call: the definition the call's
+    operation gives it (as a name hover shows a definition), then the call's operation, the
+    client's spelling where the code writes another, and the operation's other pages."""
+    d = _call_definition(target)
+    others = engine.definitions(d.name, limit=MAX_DEFINITIONS)
+    shown = replace(d, name=target.client_name) if target.client_name else d
+    blocks = [definition_markdown(shown, others)]
     op = target.operation
-    shown = target.client_name or param.name
-    head = f"`{shown}` — *{target.label.removesuffix(target.endpoint).strip()}* "
-    head += f"**{op.method}** `{op.path}`"
-    if op.operation_id:
-        head += f" · `{op.operation_id}`"
-    blocks = [head, *parameter_markdown(param, target.written)]
-    if target.schema:
-        blocks.append(f"Property of the request body `{target.schema}`.")
+    if d.kind == "property":
+        call = f"Request body of **{op.method}** `{op.path}`"
+        blocks.append(call + (f" · `{op.operation_id}`" if op.operation_id else ""))
+    if target.client_name:
+        blocks.append(f"Written `{target.client_name}` here; the API's name is `{d.name}`.")
     if target.pages:
         shown_pages = ", ".join(file_link(engine, page) for page in target.pages[:MAX_OTHER_PAGES])
         more = len(target.pages) - MAX_OTHER_PAGES
         blocks.append(
             f"Also documented in: {shown_pages}" + (f" and {more} more" if more > 0 else "")
         )
-    links = links_line(engine, op)
+    links = []
+    if d.file:
+        path = mirror_file(engine, d.bundle, d.file)
+        links.append(f"[{d.file}:{max(d.line, 1)}]({file_uri(path)}#L{max(d.line, 1)})")
+    if d.url or op.url:
+        links.append(f"[Open on the web]({d.url or op.url})")
     if links:
-        blocks.append("---\n" + links)
+        blocks.append("---\n" + " · ".join(links))
     return "\n\n".join(blocks)
 
 

@@ -145,12 +145,12 @@ def test_neovim_hovers_parameters_in_a_requests_script(
     hovers = out["hovers"]
 
     param = hovers["param"]
-    assert param.startswith("`nameMatchMode` — *query parameter of* **GET** `/assets`"), param
+    assert param.startswith("`nameMatchMode` — *query parameter of GET /assets*"), param
+    assert "Values: `START`, `END`, `ANYWHERE`, `EXACT` · Default: `ANYWHERE`" in param
     assert "The match mode used to compare `name`." in param  # the spec's <code>, as markdown
     body = hovers["body"]
-    assert body.startswith(
-        "`businessItemType` — *request body property of* **POST** `/workflowInstances`"
-    ), body
+    assert body.startswith("`businessItemType` — *property of StartWorkflowInstancesRequest*")
+    assert "Request body of **POST** `/workflowInstances`" in body
     assert hovers["bulk"].startswith("**DELETE** `/domains/bulk`"), hovers["bulk"]
     assert hovers["relations"].startswith("**POST** `/relations`"), hovers["relations"]
     assert "Open Collibra docs for DELETE /domains/bulk" in out["actions"], out["actions"]

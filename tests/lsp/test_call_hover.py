@@ -47,6 +47,14 @@ def relate(source, target):
     return session.post(f"{BASE}/relations", json={"sourceId": source, "targetId": target})
 
 
+def related(source):
+    return session.get(f"{BASE}/relations", params={"sourceId": source})
+
+
+def add(name, domain_id, type_id):
+    return session.post(BASE + "/assets", json={"name": name, "domainId": domain_id, "typeId": type_id})
+
+
 def remove(ids):
     return requests.delete(f"{BASE}/domains/bulk", json=ids)
 
@@ -103,12 +111,27 @@ async def test_a_params_key_hovers_as_the_query_parameter_of_the_operation(
 ) -> None:
     uri = _open(client, workdir, "params.py", SCRIPT, "python")
     value = await _hover(client, uri, SCRIPT, '"domainId"', delta=2)
-    first = value.splitlines()[0]
-    assert first.startswith("`domainId` — *query parameter of* **GET** `/assets`"), value
-    assert "`string (uuid)` · optional" in value
+    assert value.startswith("`domainId` — *query parameter of GET /assets*"), value
+    assert "Type: `string (uuid)` · optional" in value
     # The spec's HTML is shown as markdown.
     assert "The ID of the domain to **find** the assets in." in value
     assert "<b>" not in value
+
+
+async def test_the_call_decides_which_meaning_of_a_name_the_hover_shows(
+    client: LanguageClient, workdir: Path
+) -> None:
+    uri = _open(client, workdir, "meanings.py", SCRIPT, "python")
+    # sourceId: a query parameter of GET /relations and a property of POST /relations' body.
+    query = await _hover(client, uri, SCRIPT, '"sourceId": source}', delta=2)
+    assert query.startswith("`sourceId` — *query parameter of GET /relations*"), query
+    body = await _hover(client, uri, SCRIPT, '"sourceId": source,', delta=2)
+    assert body.startswith("`sourceId` — *property of AddRelationRequest*"), body
+    assert "Request body of **POST** `/relations` · `addRelation`" in body
+    # domainId: the query parameter of GET /assets above, a property of POST /assets' body here.
+    added = await _hover(client, uri, SCRIPT, '"domainId": domain_id', occurrence=1, delta=2)
+    assert added.startswith("`domainId` — *property of AddAssetRequest*"), added
+    assert "Type: `string (uuid)` · required" in added
 
 
 async def test_a_json_body_key_hovers_as_the_property_of_the_request_schema(
@@ -116,11 +139,9 @@ async def test_a_json_body_key_hovers_as_the_property_of_the_request_schema(
 ) -> None:
     uri = _open(client, workdir, "body.py", SCRIPT, "python")
     value = await _hover(client, uri, SCRIPT, "businessItemType")
-    assert value.startswith(
-        "`businessItemType` — *request body property of* **POST** `/workflowInstances`"
-    ), value
-    assert "`StartWorkflowInstancesRequest`" in value
-    assert "GET" not in value.split("\n\n")[0]
+    assert value.startswith("`businessItemType` — *property of StartWorkflowInstancesRequest*")
+    assert "Values: `ASSET`, `DOMAIN`, `COMMUNITY`" in value
+    assert "Request body of **POST** `/workflowInstances` · `startWorkflowInstances`" in value
 
 
 async def test_the_calls_method_picks_the_operation_hover_definition_and_action(
@@ -172,11 +193,11 @@ async def test_an_edit_is_read_on_the_next_hover(client: LanguageClient, workdir
 async def test_a_fetch_body_key_and_a_groovy_builder(client: LanguageClient, workdir: Path) -> None:
     uri = _open(client, workdir, "add.js", FETCH, "javascript")
     value = await _hover(client, uri, FETCH, "typeId")
-    assert value.startswith("`typeId` — *request body property of* **POST** `/assets`"), value
-    assert "`AddAssetRequest`" in value
+    assert value.startswith("`typeId` — *property of AddAssetRequest*"), value
+    assert "Request body of **POST** `/assets`" in value
     uri = _open(client, workdir, "find.groovy", GROOVY, "groovy")
     value = await _hover(client, uri, GROOVY, "nameMatchMode")
-    assert value.startswith("`nameMatchMode` — *query parameter of* **GET** `/assets`"), value
+    assert value.startswith("`nameMatchMode` — *query parameter of GET /assets*"), value
 
 
 async def test_a_generated_client_shows_its_own_names(
@@ -184,8 +205,9 @@ async def test_a_generated_client_shows_its_own_names(
 ) -> None:
     uri = _open(client, workdir, "client.py", CLIENT, "python")
     value = await _hover(client, uri, CLIENT, "name_match_mode")
-    assert value.startswith("`name_match_mode` — *query parameter of* **GET** `/assets`"), value
+    assert value.startswith("`name_match_mode` — *query parameter of GET /assets*"), value
     assert "the API's name is `nameMatchMode`" in value
+    assert "Default: `ANYWHERE`" in value
 
 
 async def test_without_a_call_the_name_hover_answers(client: LanguageClient, workdir: Path) -> None:
@@ -209,4 +231,4 @@ async def test_huge_documents_answer_and_the_server_keeps_serving(
     uri = _open(client, workdir, "long.py", text, "python")
     await hover_text(client, uri, types.Position(2, 50_000))
     value = await _hover(client, uri, text, '"domainId"', delta=2)
-    assert value.startswith("`domainId` — *query parameter of* **GET** `/assets`"), value
+    assert value.startswith("`domainId` — *query parameter of GET /assets*"), value

@@ -109,6 +109,26 @@ def test_a_json_key_built_before_the_call_is_a_request_body_property(engine: Eng
     assert (target.param.name, target.param.location) == ("businessItemType", "body")
     assert target.schema == "StartWorkflowInstancesRequest"
     assert target.label == "request body property of POST /workflowInstances"
+    # The table's row of that property: its values, and where it is documented.
+    d = target.definition
+    assert d is not None
+    assert (d.kind, d.owner, d.enum) == (
+        "property",
+        "StartWorkflowInstancesRequest",
+        ("ASSET", "DOMAIN", "COMMUNITY"),
+    )
+    assert d.file.endswith("schemas.md") and d.line > 0
+
+
+def test_a_parameter_carries_its_definition_for_that_operation(engine: Engine) -> None:
+    code = 'requests.get(BASE + "/relations", params={"sourceId": s})\n'
+    d = resolve(engine, code, "python", "sourceId").definition
+    assert d is not None
+    assert (d.kind, d.location, d.method, d.path) == ("parameter", "query", "GET", "/relations")
+    sdk = 'page = assets_api.find_assets(name_match_mode="EXACT")\n'
+    d = resolve(engine, sdk, "python", "name_match_mode").definition
+    assert d is not None and (d.name, d.default) == ("nameMatchMode", "ANYWHERE")
+    assert d.enum == ("START", "END", "ANYWHERE", "EXACT")
 
 
 def test_a_post_to_a_path_with_a_get_is_the_post(engine: Engine) -> None:
