@@ -25,7 +25,8 @@ Writes (or reuses, with --workdir) a bundle whose identifier table holds N synth
                            snippet opened in its language (Python, JS/TS, Java, Groovy, shell):
                            the API-call context path (read the call, resolve its operation);
                            call_hover_found / call_hover_parameters count the answers and the
-                           parameter hovers among them
+                           parameter hovers among them; call_hover_right_operation the answers
+                           whose first line names the snippet's expected method and path
   huge_hover_max_ms        hover in a 5 MB minified JSON and on a 100,000-character Python
                            line, and on a normal document between them (< 50 ms), once the
                            server has read the didOpen message
@@ -251,7 +252,7 @@ async def call_hovers(client: Client, home: Path) -> dict[str, Any]:
     """Hover every cursor of the client snippets, each snippet open in its own language."""
     snippets = [json.loads(line) for line in SNIPPETS.read_text().splitlines() if line.strip()]
     times: list[float] = []
-    found = parameters = 0
+    found = parameters = right = 0
     for snippet in snippets:
         suffix = _SNIPPET_SUFFIX.get(snippet["language"], "txt")
         uri = (home / f"{snippet['id']}.{suffix}").as_uri()
@@ -265,13 +266,16 @@ async def call_hovers(client: Client, home: Path) -> dict[str, Any]:
             times.append(ms)
             if result is not None:
                 found += 1
-                parameters += "parameter of*" in result["contents"]["value"]
-                parameters += "property of*" in result["contents"]["value"]
+                head = result["contents"]["value"].split("\n", 1)[0]
+                parameters += "parameter of*" in head or "property of*" in head
+                expect = cursor["expect"]
+                right += f"**{expect['method']}** `{expect['path']}`" in head
     return {
         "call_hover_p50_ms": percentile(times, 0.5),
         "call_hover_p95_ms": percentile(times, 0.95),
         "call_hover_found": f"{found}/{len(times)}",
         "call_hover_parameters": parameters,
+        "call_hover_right_operation": f"{right}/{len(times)}",
     }
 
 

@@ -341,17 +341,39 @@ def _with_description(param: Param, same: list[Param]) -> Param:
 def definition_of(
     definitions: Definitions, param: Param, schema: str, operation: Candidate
 ) -> Definition | None:
-    """The table's definition of `param` for this operation: its own parameter in the same
-    place, or a property of its request schema (`schema`) or inline request body."""
+    """The table's definition of `param` for this operation (see `pick_definition`)."""
     try:
         found = definitions(param.name, method=operation.method, path=operation.path)
     except QueryError:
         return None
+    return pick_definition(found, param, schema, operation)
+
+
+def pick_definition(
+    found: Iterable[Definition], param: Param, schema: str, operation: Candidate
+) -> Definition | None:
+    """Among definitions of `param`'s name, the one this operation gives it: its own parameter
+    in the same place, or a property of its request schema (`schema`) or inline request body."""
+    template = (operation.method.upper(), path_key(operation.path))
+
+    def own_operation(d: Definition) -> bool:
+        return (d.method.upper(), path_key(d.path)) == template
+
     if schema or param.location == "body":
         fitting = [d for d in found if d.kind == "property" and d.location != "response"]
-        own = [d for d in fitting if d.owner == schema] if schema else []
-        return (own or fitting or [None])[0]
-    return next((d for d in found if d.kind == "parameter" and d.location == param.location), None)
+        if schema:
+            of_schema = next((d for d in fitting if d.owner == schema), None)
+            if of_schema is not None:
+                return of_schema
+        return next((d for d in fitting if not d.owner and own_operation(d)), None)
+    return next(
+        (
+            d
+            for d in found
+            if d.kind == "parameter" and d.location == param.location and own_operation(d)
+        ),
+        None,
+    )
 
 
 def _request_properties(lookup: Lookup, operations: list[Candidate]) -> tuple[str, list[Param]]:

@@ -85,7 +85,9 @@ async def call_target_at(
     site = await ls.calls.site_at(snap, line, column)
     if site is None:
         return None
-    target = engine.resolve_call(site)
+    # The hover reads the name's definitions itself (all of them, for "also a parameter of");
+    # definition and code actions need only the operation.
+    target = engine.resolve_call(site, define=False)
     if target is None:
         return None
     if target.param is None and site.role != ENDPOINT:

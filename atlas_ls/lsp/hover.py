@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from atlas_core.identifiers.call_target import pick_definition
 from atlas_core.types import Candidate, Definition, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, cursor_at
@@ -283,12 +284,14 @@ def hover_markdown(
     return "\n\n".join(blocks)
 
 
-def _call_definition(target: CallTarget) -> Definition:
-    """The definition of the parameter under the cursor: the table's row, or (a table written
-    before parameter rows) one made of the operation's own `Param`."""
+def _call_definition(target: CallTarget, found: Sequence[Definition]) -> Definition:
+    """The definition of the parameter under the cursor: the table's row for the call's
+    operation among `found`, or (a table written before parameter rows) one made of the
+    operation's own `Param`."""
     assert target.param is not None
-    if target.definition is not None:
-        return target.definition
+    own = target.definition or pick_definition(found, target.param, target.schema, target.operation)
+    if own is not None:
+        return own
     op, p = target.operation, target.param
     return Definition(
         name=p.name,
@@ -315,8 +318,9 @@ def call_parameter_markdown(engine: Engine, target: CallTarget) -> str:
     """The hover of a parameter or body key inside an API call: the definition the call's
     operation gives it (as a name hover shows a definition), then the call's operation, the
     client's spelling where the code writes another, and the operation's other pages."""
-    d = _call_definition(target)
-    others = engine.definitions(d.name, limit=MAX_DEFINITIONS)
+    assert target.param is not None
+    others = engine.definitions(target.param.name, limit=MAX_DEFINITIONS)
+    d = _call_definition(target, others)
     shown = replace(d, name=target.client_name) if target.client_name else d
     blocks = [definition_markdown(shown, others)]
     op = target.operation
