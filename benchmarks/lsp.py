@@ -26,7 +26,7 @@ Writes (or reuses, with --workdir) a bundle whose identifier table holds N synth
                            the API-call context path (read the call, resolve its operation);
                            call_hover_found / call_hover_parameters count the answers and the
                            parameter hovers among them; call_hover_right_operation the answers
-                           whose first line names the snippet's expected method and path
+                           about the snippet's expected method and path (`shown_operation`)
   huge_hover_max_ms        hover in a 5 MB minified JSON and on a 100,000-character Python
                            line, and on a normal document between them (< 50 ms), once the
                            server has read the didOpen message
@@ -248,6 +248,23 @@ _SNIPPET_SUFFIX = {"python": "py", "javascript": "js", "typescript": "ts", "java
                    "groovy": "groovy", "shell": "sh", "markdown": "md"}  # fmt: skip
 
 
+_BOLD_OPERATION = re.compile(r"\*\*([A-Z]+)\*\* `([^`]+)`")
+_PARAMETER_OF = re.compile(r"parameter of ([A-Z]+) (\S+)\*")
+
+
+def shown_operation(value: str) -> tuple[str, str] | None:
+    """The operation a hover is about: in its first line (an endpoint's title, "query parameter
+    of GET /assets"), or for a body property in its "Request body of" line."""
+    lines = value.split("\n")
+    head = lines[0]
+    body = next((line for line in lines if line.startswith("Request body of ")), "")
+    for text in (head, body):
+        match = _PARAMETER_OF.search(text) or _BOLD_OPERATION.search(text)
+        if match:
+            return match.group(1), match.group(2)
+    return None
+
+
 async def call_hovers(client: Client, home: Path) -> dict[str, Any]:
     """Hover every cursor of the client snippets, each snippet open in its own language."""
     snippets = [json.loads(line) for line in SNIPPETS.read_text().splitlines() if line.strip()]
@@ -266,10 +283,13 @@ async def call_hovers(client: Client, home: Path) -> dict[str, Any]:
             times.append(ms)
             if result is not None:
                 found += 1
-                head = result["contents"]["value"].split("\n", 1)[0]
-                parameters += "parameter of*" in head or "property of*" in head
-                expect = cursor["expect"]
-                right += f"**{expect['method']}** `{expect['path']}`" in head
+                value = result["contents"]["value"]
+                head = value.split("\n", 1)[0]
+                parameters += bool(re.match(r"`[^`]+` — \*[\w ]*(?:parameter|property) of ", head))
+                right += shown_operation(value) == (
+                    cursor["expect"]["method"],
+                    cursor["expect"]["path"],
+                )
     return {
         "call_hover_p50_ms": percentile(times, 0.5),
         "call_hover_p95_ms": percentile(times, 0.95),

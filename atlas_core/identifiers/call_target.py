@@ -109,10 +109,6 @@ class CallTarget:
         return f"{self.operation.method} {self.operation.path}".strip()
 
     @property
-    def on_parameter(self) -> bool:
-        return self.param is not None
-
-    @property
     def label(self) -> str:
         """``query parameter of GET /assets``, or the endpoint alone."""
         if self.param is None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from atlas_core.recognize.calls.site import ENDPOINT
+from atlas_core.recognize.calls.site import ENDPOINT, OPERATION
 from atlas_core.recognize.registry import Recognition
 from atlas_ls.lsp.documents import Snapshot, column_from_client, column_to_client
 from atlas_ls.lsp.resolve import Resolution, resolve_at
@@ -83,7 +83,8 @@ async def call_target_at(
     """The documented operation of the call the cursor is in, when the cursor is on its
     endpoint or on a parameter the operation documents; None otherwise (the name decides)."""
     site = await ls.calls.site_at(snap, line, column)
-    if site is None:
+    # A client method's name is an operation name, which the name lookup resolves as well.
+    if site is None or site.role == OPERATION or (site.role != ENDPOINT and not site.name):
         return None
     # The hover reads the name's definitions itself (all of them, for "also a parameter of");
     # definition and code actions need only the operation.
@@ -91,9 +92,7 @@ async def call_target_at(
     if target is None:
         return None
     if target.param is None and site.role != ENDPOINT:
-        # A key the operation does not document means whatever its name means; a client
-        # method's name is an operation name, which the name lookup already resolves.
-        return None
+        return None  # a key the operation does not document means whatever its name means
     return target
 
 
