@@ -118,6 +118,7 @@ ones first, 1 to 4 per call. Each cursor points at the middle of its text: the l
 segment or the builder method (`role` endpoint, `name` the operationId), a key (`query`,
 `body`), or in the fetch styles the first path parameter (`path`). Python snippets must parse
 (`ast`); the others must balance their brackets; every cursor must sit on its text.
+
 Where each step lives
 ---------------------
 pages.py, spec.py, written.py, corpus.py   reading: markdown pages and definition positions, the
