@@ -57,8 +57,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from atlas_core.bundle.reader import Bundle
+    from atlas_core.identifiers.call_target import CallTarget
     from atlas_core.identifiers.index import IdentifierIndex
     from atlas_core.markdown.outline import Outline
+    from atlas_core.recognize.calls import CallSite
     from atlas_core.search.dense import DenseIndex
     from atlas_core.search.keyword import KeywordIndex
     from atlas_core.search.rerank import Reranker
@@ -531,6 +533,15 @@ class Engine:
         # Each bundle's list is already most common meaning first; several interleave by rank.
         merged.sort(key=lambda item: (-item[2].meaning, item[0], item[1]))
         return [found for _, _, found in merged[:limit]]
+
+    def resolve_call(self, site: CallSite, *, define: bool = True) -> CallTarget | None:
+        """The documented operation an API call in client code calls (its HTTP method and URL,
+        or a generated client's method name), and the parameter or request-body property the
+        cursor is on, with its definition (not `define`: without, which saves reading the
+        name's definitions for a caller that reads them anyway); None when no operation fits."""
+        from atlas_core.identifiers.call_target import resolve_call
+
+        return resolve_call(self.lookup, site, self.definitions if define else None)
 
     def symbols(self, query: str, limit: int = 50) -> list[Symbol]:
         """Workspace-symbol search: identifiers and headings fuzzy-matched, best first."""

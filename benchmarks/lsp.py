@@ -21,6 +21,15 @@ Writes (or reuses, with --workdir) a bundle whose identifier table holds N synth
   hover_p50_ms / _p95_ms   textDocument/hover on operations, types, JSON keys and REST paths in
                            string literals of one open document
   definition_p95_ms        textDocument/definition on the same positions
+  call_hover_p50_ms / _p95_ms  hover on every cursor of benchmarks/client_snippets.jsonl, each
+                           snippet opened in its language (Python, JS/TS, Java, Groovy, shell):
+                           the API-call context path (read the call, resolve its operation);
+                           call_hover_found / call_hover_parameters count the answers and the
+                           parameter hovers among them; call_hover_right_operation the answers
+                           about the snippet's expected method and path (`shown_operation`)
+  huge_hover_max_ms        hover in a 5 MB minified JSON and on a 100,000-character Python
+                           line, and on a normal document between them (< 50 ms), once the
+                           server has read the didOpen message
   workspace_symbol_p95_ms  workspace/symbol for prefixes, camel humps and misspellings
   rss_mb                   the server's resident memory after all of that
   onnxruntime_loaded       whether the server process mapped libonnxruntime (must be false)
@@ -234,6 +243,89 @@ class Client:
         return (time.perf_counter() - started) * 1000, result
 
 
+SNIPPETS = ROOT / "benchmarks" / "client_snippets.jsonl"
+_SNIPPET_SUFFIX = {"python": "py", "javascript": "js", "typescript": "ts", "java": "java",
+                   "groovy": "groovy", "shell": "sh", "markdown": "md"}  # fmt: skip
+
+
+_BOLD_OPERATION = re.compile(r"\*\*([A-Z]+)\*\* `([^`]+)`")
+_PARAMETER_OF = re.compile(r"parameter of ([A-Z]+) (\S+)\*")
+
+
+def shown_operation(value: str) -> tuple[str, str] | None:
+    """The operation a hover is about: in its first line (an endpoint's title, "query parameter
+    of GET /assets"), or for a body property in its "Request body of" line."""
+    lines = value.split("\n")
+    head = lines[0]
+    body = next((line for line in lines if line.startswith("Request body of ")), "")
+    for text in (head, body):
+        match = _PARAMETER_OF.search(text) or _BOLD_OPERATION.search(text)
+        if match:
+            return match.group(1), match.group(2)
+    return None
+
+
+async def call_hovers(client: Client, home: Path) -> dict[str, Any]:
+    """Hover every cursor of the client snippets, each snippet open in its own language."""
+    snippets = [json.loads(line) for line in SNIPPETS.read_text().splitlines() if line.strip()]
+    times: list[float] = []
+    found = parameters = right = 0
+    for snippet in snippets:
+        suffix = _SNIPPET_SUFFIX.get(snippet["language"], "txt")
+        uri = (home / f"{snippet['id']}.{suffix}").as_uri()
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": snippet["language"], "version": 1,
+            "text": snippet["code"]}})  # fmt: skip
+        for cursor in snippet["cursors"]:
+            position = {"line": cursor["line"], "character": cursor["character"]}
+            params = {"textDocument": {"uri": uri}, "position": position}
+            ms, result = await client.timed("textDocument/hover", params)
+            times.append(ms)
+            if result is not None:
+                found += 1
+                value = result["contents"]["value"]
+                head = value.split("\n", 1)[0]
+                parameters += bool(re.match(r"`[^`]+` — \*[\w ]*(?:parameter|property) of ", head))
+                right += shown_operation(value) == (
+                    cursor["expect"]["method"],
+                    cursor["expect"]["path"],
+                )
+    return {
+        "call_hover_p50_ms": percentile(times, 0.5),
+        "call_hover_p95_ms": percentile(times, 0.95),
+        "call_hover_found": f"{found}/{len(times)}",
+        "call_hover_parameters": parameters,
+        "call_hover_right_operation": f"{right}/{len(times)}",
+    }
+
+
+async def huge_hovers(client: Client, home: Path, normal_uri: str, normal: Any) -> float:
+    """The slowest hover in a 5 MB minified JSON, on a 100,000-character Python line, and on a
+    normal document right after each was opened."""
+    blob = json.dumps([{"href": f"/rest/2.0/assets/{i}", "name": "x" * 20} for i in range(90_000)],
+                      separators=(",", ":"))[: 5 * 1024 * 1024]  # fmt: skip
+    line = "x = [" + ",".join(str(i) for i in range(30_000))[:100_000] + "]"
+    code = 'import requests\nrequests.get("/rest/2.0/assets", params={"domainId": 1})\n' + line
+    slowest = 0.0
+    for name, language, text, position in (
+        ("blob.json", "json", blob, {"line": 0, "character": len(blob) // 2}),
+        ("long.py", "python", code, {"line": 2, "character": 50_000}),
+    ):
+        uri = (home / name).as_uri()
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": language, "version": 1, "text": text}})  # fmt: skip
+        # Reading the 5 MB didOpen message itself is pygls's work, before any handler runs; one
+        # round trip lets it finish so the hovers below time what Atlas does with the text.
+        await client.request("textDocument/hover", {"textDocument": {"uri": normal_uri},
+                                                    "position": normal})  # fmt: skip
+        for _ in range(5):
+            for target, where in ((uri, position), (normal_uri, normal)):
+                params = {"textDocument": {"uri": target}, "position": where}
+                ms, _ = await client.timed("textDocument/hover", params)
+                slowest = max(slowest, ms)
+    return round(slowest, 2)
+
+
 def _cpu_ms(pid: int) -> float | None:
     """CPU time a process has used (user + system): what a cold start costs on an idle machine."""
     stat = Path(f"/proc/{pid}/stat")
@@ -334,6 +426,8 @@ async def measure(
             misses += result is None
             ms, _ = await client.timed("textDocument/definition", params)
             definition_ms.append(ms)
+        calls = await call_hovers(client, home)
+        huge_ms = await huge_hovers(client, home, uri, positions[0])
         for _ in range(4):
             for query in SYMBOL_QUERIES:
                 ms, _ = await client.timed("workspace/symbol", {"query": query})
@@ -355,6 +449,8 @@ async def measure(
         "hover_p50_ms": percentile(hover_ms, 0.5),
         "hover_p95_ms": percentile(hover_ms, 0.95),
         "hover_misses": misses,
+        **calls,
+        "huge_hover_max_ms": huge_ms,
         "definition_p50_ms": percentile(definition_ms, 0.5),
         "definition_p95_ms": percentile(definition_ms, 0.95),
         "workspace_symbol_p50_ms": percentile(symbol_ms, 0.5),

@@ -30,12 +30,17 @@ SHOW_DOCUMENT_TIMEOUT_S = 30
 MAX_LINE = 2**31  # 1-based; a position's line is an LSP uinteger, 2**31 - 1 at most
 
 
-def doc_actions(engine: Engine, resolution: Resolution) -> list[types.CodeAction]:
+def doc_actions(
+    engine: Engine, resolution: Resolution, subject: str = ""
+) -> list[types.CodeAction]:
+    """Open the best page of `resolution`; `subject` names it in the titles (the operation a
+    call calls, ``DELETE /domains/bulk``) instead of the page's own name."""
     cand = resolution.best
+    subject = subject or cand.name
     actions = []
     if cand.file:
         uri = file_uri(mirror_file(engine, cand.bundle, cand.file))
-        title = f"Open Collibra docs for {cand.name}"
+        title = f"Open Collibra docs for {subject}"
         actions.append(
             types.CodeAction(
                 title=title,
@@ -45,7 +50,7 @@ def doc_actions(engine: Engine, resolution: Resolution) -> list[types.CodeAction
             )
         )
     if cand.url:
-        title = f"Open {cand.name} on the web"
+        title = f"Open {subject} on the web"
         actions.append(
             types.CodeAction(
                 title=title,
@@ -100,7 +105,10 @@ def register(server: AtlasLanguageServer) -> None:
         if wanted(only, ""):
             cursor = await cursor_at(ls, uri, params.range.start)
             if cursor is not None:
-                actions.extend(doc_actions(cursor.engine, cursor.resolution))
+                # An HTTP call is named by its method and path; a client method by its name.
+                target = cursor.target
+                subject = target.endpoint if target is not None and target.site.url else ""
+                actions.extend(doc_actions(cursor.engine, cursor.resolution, subject))
         return actions or None
 
     @handlers.command(server, OPEN_DOCS, "open docs")

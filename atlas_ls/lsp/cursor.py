@@ -1,5 +1,9 @@
 """From a client's position to what is under it: the line and code-point column, and the
-documented identifier there. Hover, definition and code actions all start from `cursor_at`."""
+documented identifier there. Hover, definition and code actions all start from `cursor_at`.
+
+Inside an API call whose operation can be seen (client code, a curl line), the call decides: its
+method and URL pick the operation, and a key of its query or body is that operation's parameter.
+Elsewhere, or where the call names nothing documented, the name alone is looked up."""
 
 from __future__ import annotations
 
@@ -8,11 +12,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from atlas_core.recognize.calls.site import ENDPOINT, OPERATION
+from atlas_core.recognize.registry import Recognition
 from atlas_ls.lsp.documents import Snapshot, column_from_client, column_to_client
 from atlas_ls.lsp.resolve import Resolution, resolve_at
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
+    from atlas_core.identifiers.call_target import CallTarget
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 
@@ -25,6 +32,7 @@ class Cursor:
     snapshot: Snapshot
     line: int
     resolution: Resolution
+    target: CallTarget | None = None  # the call the cursor is in, when it decided
 
 
 def code_point_position(
@@ -60,7 +68,44 @@ async def cursor_at(ls: AtlasLanguageServer, uri: str, pos: types.Position) -> C
     if where is None:
         return None
     line, column = where
+    target = await call_target_at(ls, engine, snap, line, column)
+    if target is not None:
+        return Cursor(engine, snap, line, call_resolution(target), target)
     resolution = resolve_at(engine, snap, line, column, ls.recognizers)
     if resolution is None:
         return None
     return Cursor(engine, snap, line, resolution)
+
+
+async def call_target_at(
+    ls: AtlasLanguageServer, engine: Engine, snap: Snapshot, line: int, column: int
+) -> CallTarget | None:
+    """The documented operation of the call the cursor is in, when the cursor is on its
+    endpoint or on a parameter the operation documents; None otherwise (the name decides)."""
+    site = await ls.calls.site_at(snap, line, column)
+    # A client method's name is an operation name, which the name lookup resolves as well.
+    if site is None or site.role == OPERATION or (site.role != ENDPOINT and not site.name):
+        return None
+    # The hover reads the name's definitions itself (all of them, for "also a parameter of");
+    # definition and code actions need only the operation.
+    target = engine.resolve_call(site, define=False)
+    if target is None:
+        return None
+    if target.param is None and site.role != ENDPOINT:
+        return None  # a key the operation does not document means whatever its name means
+    return target
+
+
+def call_resolution(target: CallTarget) -> Resolution:
+    """The target as the resolution definition and code actions read: its operation's pages,
+    the best first, over the columns of the name (or URL) under the cursor."""
+    site = target.site
+    recognition = Recognition(
+        identifier=target.endpoint,
+        kind="endpoint",
+        start=site.start,
+        end=site.end,
+        recognizer="call",
+        method=target.method,
+    )
+    return Resolution(recognition, (target.operation, *target.pages))

@@ -251,12 +251,15 @@ def register(server: AtlasLanguageServer) -> None:
         # A short wait lets the hover that editors often send right after opening go first.
         delay = min(OPEN_DIAGNOSTICS_DELAY_MS, ls.settings.diagnostics_debounce_ms)
         ls.diagnostics.schedule(params.text_document.uri, delay_ms=delay)
+        ls.calls.opened(params.text_document.uri, params.text_document.language_id)
 
     @handlers.notification(server, types.TEXT_DOCUMENT_DID_CHANGE, "diagnostics")
     def on_change(ls: AtlasLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         ls.diagnostics.schedule(params.text_document.uri)
+        ls.calls.changed(params.text_document.uri)
 
     @handlers.notification(server, types.TEXT_DOCUMENT_DID_CLOSE, "diagnostics")
     def on_close(ls: AtlasLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.diagnostics.forget(params.text_document.uri)
         ls.documents.forget(params.text_document.uri)
+        ls.calls.closed(params.text_document.uri)

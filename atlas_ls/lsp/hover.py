@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from atlas_core.identifiers.call_target import pick_definition
 from atlas_core.types import Candidate, Definition, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, cursor_at
@@ -18,10 +19,12 @@ from atlas_ls.lsp.resolve import (
     file_uri,
     mirror_file,
     other_pages,
+    subject_keys,
 )
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
+    from atlas_core.identifiers.call_target import CallTarget
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 MAX_SUMMARY_CHARS = 1200
@@ -265,7 +268,8 @@ def hover_markdown(
         blocks.append(notice)
     others: dict[str, None] = {}
     for other in resolution.candidates[1:]:
-        if other.name != cand.name:
+        # Another page of the same operation is not another answer: it is listed below.
+        if other.name != cand.name and not subject_keys(other) & subject_keys(cand):
             others.setdefault(other.name, None)
     if others:
         blocks.append("Also: " + ", ".join(f"`{name}`" for name in list(others)[:MAX_OTHERS]))
@@ -277,6 +281,68 @@ def hover_markdown(
     links = links_line(engine, best)
     if links:
         blocks.append("---\n" + links)
+    return "\n\n".join(blocks)
+
+
+def _call_definition(target: CallTarget, found: Sequence[Definition]) -> Definition:
+    """The definition of the parameter under the cursor: the table's row for the call's
+    operation among `found`, or (a table written before parameter rows) one made of the
+    operation's own `Param`."""
+    assert target.param is not None
+    own = target.definition or pick_definition(found, target.param, target.schema, target.operation)
+    if own is not None:
+        return own
+    op, p = target.operation, target.param
+    return Definition(
+        name=p.name,
+        kind="property" if target.schema or p.location == "body" else "parameter",
+        location=p.location,
+        type=p.type,
+        required=p.required,
+        description=p.description,
+        file=op.file,
+        line=op.line,
+        format=p.format,
+        enum=p.enum,
+        default=p.default,
+        owner=target.schema,
+        method=op.method,
+        path=op.path,
+        operation_id=op.operation_id,
+        url=op.url,
+        bundle=op.bundle,
+    )
+
+
+def call_parameter_markdown(engine: Engine, target: CallTarget) -> str:
+    """The hover of a parameter or body key inside an API call: the definition the call's
+    operation gives it (as a name hover shows a definition), then the call's operation, the
+    client's spelling where the code writes another, and the operation's other pages."""
+    assert target.param is not None
+    others = engine.definitions(target.param.name, limit=MAX_DEFINITIONS)
+    d = _call_definition(target, others)
+    shown = replace(d, name=target.client_name) if target.client_name else d
+    blocks = [definition_markdown(shown, others)]
+    op = target.operation
+    if d.kind == "property":
+        call = f"Request body of **{op.method}** `{op.path}`"
+        blocks.append(call + (f" · `{op.operation_id}`" if op.operation_id else ""))
+    if target.client_name:
+        blocks.append(f"Written `{target.client_name}` here; the API's name is `{d.name}`.")
+    if target.pages:
+        shown_pages = ", ".join(file_link(engine, page) for page in target.pages[:MAX_OTHER_PAGES])
+        more = len(target.pages) - MAX_OTHER_PAGES
+        blocks.append(
+            f"Also documented in: {shown_pages}" + (f" and {more} more" if more > 0 else "")
+        )
+    links = []
+    if d.file:
+        path = mirror_file(engine, d.bundle, d.file)
+        links.append(f"[{d.file}:{max(d.line, 1)}]({file_uri(path)}#L{max(d.line, 1)})")
+    if d.url or op.url:
+        links.append(f"[Open on the web]({d.url or op.url})")
+    if links:
+        blocks.append("---\n" + " · ".join(links))
     return "\n\n".join(blocks)
 
 
@@ -312,10 +378,20 @@ def register(server: AtlasLanguageServer) -> None:
         if cursor is None:
             return None
         rec = cursor.resolution.recognition
+        hover_range = client_range(
+            cursor.snapshot, cursor.line, rec.start, rec.end, ls.position_encoding
+        )
+        target = cursor.target
+        if target is not None and target.param is not None:
+            value = call_parameter_markdown(cursor.engine, target)
+            return types.Hover(
+                contents=types.MarkupContent(kind=markup_kind(ls), value=value),
+                range=hover_range,
+            )
         return hover_result(
             cursor.engine,
             cursor.resolution,
-            client_range(cursor.snapshot, cursor.line, rec.start, rec.end, ls.position_encoding),
+            hover_range,
             ls.diagnostics.matcher(cursor.engine),
             kind=markup_kind(ls),
         )

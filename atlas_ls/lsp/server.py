@@ -27,6 +27,7 @@ from atlas_core.recognize.registry import RecognizerSet
 from atlas_core.serving.holder import EngineHolder
 from atlas_core.serving.loader import BundleLoader
 from atlas_ls.lsp.bundles import ServedBundles
+from atlas_ls.lsp.calls import CallTrees
 from atlas_ls.lsp.documents import DocumentCache, Snapshot
 from atlas_ls.lsp.messages import Messages, clip
 from atlas_ls.lsp.protocol import AtlasProtocol, FrameReader, StdinFrames, StreamFrames, serve
@@ -59,6 +60,7 @@ class AtlasLanguageServer(LanguageServer):
         self.cli_bundles = tuple(cli_bundles)
         self.recognizers = recognizers or RecognizerSet.default()
         self.documents = DocumentCache()
+        self.calls = CallTrees(self)
         self.init_settings = Settings()  # from initializationOptions; the base of later settings
         self.init_problems = ""  # what was wrong with them, shown once the client can see it
         self.settings = Settings()

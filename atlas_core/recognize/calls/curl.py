@@ -1,0 +1,378 @@
+"""curl command lines in shell scripts and markdown code blocks, read as text.
+
+A command may span lines joined by a trailing backslash. Its words are split the way a shell
+splits them (quotes, escapes), each character remembering its line and column, so a key inside
+``-d '{"name": "x"}'`` or ``--data-urlencode "name=x"`` maps back to where it is written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from atlas_core.recognize.calls.site import (
+    BODY,
+    ENDPOINT,
+    HEADER,
+    HTTP,
+    QUERY,
+    UNKNOWN,
+    CallSite,
+    Document,
+    query_key_at,
+    tidy_url,
+)
+
+_MAX_LINES = 60  # of one command, either way from the cursor
+_MAX_CHARS = 20_000
+_TAKES_VALUE = frozenset("XHdufFoAebcTwxKEmrzDYy")
+_LONG_WITH_VALUE = frozenset(
+    {
+        "request",
+        "header",
+        "data",
+        "data-raw",
+        "data-binary",
+        "data-ascii",
+        "data-urlencode",
+        "json",
+        "form",
+        "form-string",
+        "user",
+        "url",
+        "output",
+        "cookie",
+        "cookie-jar",
+        "user-agent",
+        "referer",
+        "upload-file",
+        "write-out",
+        "proxy",
+        "config",
+        "cert",
+        "key",
+        "cacert",
+        "max-time",
+        "connect-timeout",
+        "retry",
+        "oauth2-bearer",
+        "resolve",
+    }
+)
+_DATA_SHORT = frozenset("dF")
+_DATA_LONG = frozenset(
+    {
+        "data",
+        "data-raw",
+        "data-binary",
+        "data-ascii",
+        "data-urlencode",
+        "json",
+        "form",
+        "form-string",
+    }
+)
+_SEPARATORS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>"})
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass(slots=True)
+class _Word:
+    value: str = ""
+    at: list[tuple[int, int]] = field(default_factory=list)  # (line, column) of each character
+
+
+@dataclass(slots=True)
+class _Command:
+    method: str = ""
+    get: bool = False
+    head: bool = False
+    upload: bool = False
+    url: _Word | None = None
+    data: list[tuple[str, _Word]] = field(default_factory=list)  # (option, value)
+    headers: list[_Word] = field(default_factory=list)
+    method_word: _Word | None = None
+    curl: _Word | None = None
+
+
+def read_curl(document: Document, line: int, column: int, language: str) -> CallSite | None:
+    first = next(
+        (n for n in range(line, max(line - _MAX_LINES, -1), -1) if "curl" in document.line(n)),
+        None,
+    )
+    if first is None:
+        return None
+    words, last = _split(document, first)
+    if line > last:
+        return None  # the nearest curl above ended before the cursor's line
+    command = _parse(words)
+    if command is None or command.curl is None:
+        return None
+    method = command.method.upper() or _implied_method(command)
+    url = _resolve(command.url.value, document, first) if command.url else ""
+    site = _Answer(method, tidy_url(url), line, column, language)
+    if command.url is not None and site.on(command.url):
+        return site.on_url(command.url)
+    if site.on(command.curl) or (command.method_word and site.on(command.method_word)):
+        word = command.curl if site.on(command.curl) else command.method_word
+        if word is not None:
+            return site.make(ENDPOINT, "", *site.span(word, 0, len(word.value)))
+    for option, word in command.data:
+        if site.on(word):
+            role = QUERY if command.get else BODY
+            return site.on_data(word, role, option)
+    for word in command.headers:
+        if site.on(word):
+            name = word.value.split(":", 1)[0].strip()
+            if name and site.index(word) <= len(name):
+                return site.make(HEADER, name, *site.span(word, 0, len(name)))
+    return None
+
+
+def _implied_method(command: _Command) -> str:
+    if command.head:
+        return "HEAD"
+    if command.get:
+        return "GET"
+    if command.data:
+        return "POST"
+    return "PUT" if command.upload else "GET"
+
+
+# --- the command under the cursor ---------------------------------------------------------------
+
+
+def _split(document: Document, first: int) -> tuple[list[_Word], int]:
+    """Shell words of the command starting on line `first`, quotes removed, each character's
+    position kept, and the command's last line. A command goes on past a line ending in a
+    backslash or inside an open quote (a JSON body written over several lines)."""
+    words: list[_Word] = []
+    current: _Word | None = None
+    budget = _MAX_CHARS
+    quote = ""
+    number = first
+    while number < document.line_count and number - first < _MAX_LINES and budget > 0:
+        text = document.line(number).rstrip("\r")[:budget]
+        budget -= len(text)
+        continued = not quote and text.endswith("\\")
+        if continued:
+            text = text[:-1]
+        i, n = 0, len(text)
+        while i < n:
+            ch = text[i]
+            if not quote and ch in " \t":
+                current = None
+            elif not quote and ch == "#" and current is None:
+                break  # a comment runs to the end of the line
+            else:
+                if current is None:
+                    current = _Word()
+                    words.append(current)
+                if quote and ch == quote:
+                    quote = ""
+                elif not quote and ch in "'\"":
+                    quote = ch
+                elif (
+                    ch == "\\"
+                    and i + 1 < n
+                    and (not quote or (quote == '"' and text[i + 1] in '"\\$`'))
+                ):
+                    i += 1
+                    current.value += text[i]
+                    current.at.append((number, i))
+                else:
+                    current.value += ch
+                    current.at.append((number, i))
+            i += 1
+        if quote and current is not None:
+            current.value += "\n"
+            current.at.append((number, n))
+        elif not continued:
+            return words, number
+        else:
+            current = None
+        number += 1
+    return words, number - 1
+
+
+def _parse(words: list[_Word]) -> _Command | None:
+    start = next((i for i, w in enumerate(words) if w.value.rsplit("/", 1)[-1] == "curl"), None)
+    if start is None:
+        return None
+    command = _Command(curl=words[start])
+    i = start + 1
+    while i < len(words):
+        word = words[i]
+        value = word.value
+        if value in _SEPARATORS:
+            break
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if value.startswith("--") and len(value) > 2:
+            name, eq, attached = value[2:].partition("=")
+            if name in _LONG_WITH_VALUE:
+                arg = _tail(word, len(name) + 3) if eq else nxt
+                _option(command, name, arg)
+                i += 1 if eq else 2
+                continue
+            command.get |= name == "get"
+            command.head |= name == "head"
+        elif value.startswith("-") and len(value) > 1:
+            for k, flag in enumerate(value[1:], start=1):
+                if flag in _TAKES_VALUE:
+                    attached = k + 1 < len(value)
+                    arg = _tail(word, k + 1) if attached else nxt
+                    _option(command, flag, arg)
+                    i += 0 if attached else 1
+                    break
+                command.get |= flag == "G"
+                command.head |= flag == "I"
+        elif command.url is None:
+            command.url = word
+        i += 1
+    return command
+
+
+def _tail(word: _Word, start: int) -> _Word:
+    return _Word(word.value[start:], word.at[start:])
+
+
+def _option(command: _Command, name: str, arg: _Word | None) -> None:
+    if arg is None:
+        return
+    if name in ("X", "request"):
+        command.method, command.method_word = arg.value, arg
+    elif name in ("H", "header"):
+        command.headers.append(arg)
+    elif name in _DATA_SHORT or name in _DATA_LONG:
+        command.data.append((name, arg))
+    elif name == "url":
+        command.url = arg
+    elif name in ("T", "upload-file"):
+        command.upload = True
+
+
+def _resolve(url: str, document: Document, before: int, depth: int = 0) -> str:
+    """Shell variables in a URL, through ``NAME=value`` assignments above the command."""
+
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        if depth > 3 or (m.group(0).startswith("${") and m.group(0) != "${" + name + "}"):
+            return UNKNOWN  # ${NAME:-default} and the like: whatever the environment says
+        assigned = _assignment(document, name, before)
+        return _resolve(assigned, document, before, depth + 1) if assigned else UNKNOWN
+
+    return _VARIABLE.sub(value, url)
+
+
+def _assignment(document: Document, name: str, before: int) -> str:
+    pattern = re.compile(rf"^\s*(?:export\s+)?{re.escape(name)}=(.*)$")
+    for number in range(before - 1, max(before - 500, -1), -1):
+        m = pattern.match(document.line(number))
+        if m:
+            return m.group(1).strip().strip("\"'")
+    return ""
+
+
+# --- the answer ---------------------------------------------------------------------------------
+
+
+class _Answer:
+    def __init__(self, method: str, url: str, line: int, column: int, language: str) -> None:
+        self.method, self.url = method, url
+        self.line, self.column, self.language = line, column, language
+
+    def index(self, word: _Word) -> int:
+        """The cursor's index in `word`'s value, -1 when it is not on it."""
+        for k, at in enumerate(word.at):
+            if at == (self.line, self.column):
+                return k
+        if word.at and word.at[-1] == (self.line, self.column - 1):
+            return len(word.at)  # just after the word, as on a closing quote
+        return -1
+
+    def on(self, word: _Word) -> bool:
+        return self.index(word) >= 0
+
+    def span(self, word: _Word, start: int, end: int) -> tuple[int, int]:
+        cols = [c for (ln, c) in word.at[start:end] if ln == self.line]
+        return (cols[0], cols[-1] + 1) if cols else (self.column, self.column)
+
+    def make(
+        self, role: str, name: str, start: int, end: int, keys: tuple[str, ...] = ()
+    ) -> CallSite:
+        return CallSite(
+            method=self.method,
+            url=self.url,
+            role=role,
+            name=name,
+            start=start,
+            end=end,
+            client=HTTP,
+            language=self.language,
+            path_keys=keys,
+        )
+
+    def on_url(self, word: _Word) -> CallSite:
+        query = query_key_at(word.value, self.index(word))
+        if query is not None:
+            return self.make(QUERY, word.value[query[0] : query[1]], *self.span(word, *query))
+        return self.make(ENDPOINT, "", *self.span(word, 0, len(word.value)))
+
+    def on_data(self, word: _Word, role: str, option: str) -> CallSite | None:
+        index = self.index(word)
+        text = word.value
+        if text.lstrip().startswith(("{", "[")):
+            found = json_key_at(text, index)
+            if found is None:
+                return None
+            start, end, keys = found
+            return self.make(
+                BODY if option != "data-urlencode" else role,
+                text[start:end],
+                *self.span(word, start, end),
+                keys,
+            )
+        if text.startswith("@"):
+            return None
+        start = max(text.rfind("&", 0, index), -1) + 1
+        end = start
+        while end < len(text) and text[end] not in "=&":
+            end += 1
+        if not start <= index <= end or end == start:
+            return None
+        keys = tuple(part.split("=", 1)[0] for part in text.split("&") if part)
+        return self.make(role, text[start:end], *self.span(word, start, end), keys)
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def json_key_at(text: str, index: int) -> tuple[int, int, tuple[str, ...]] | None:
+    """(start, end, keys of the same object) of the JSON key `index` is on, or None."""
+    stack: list[int] = []
+    objects = 0
+    keys: dict[int, list[str]] = {}
+    hit: tuple[int, int, int] | None = None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            m = _JSON_STRING.match(text, i)
+            end = m.end() if m else len(text)
+            after = text[end : end + 64].lstrip()
+            if after.startswith(":") and stack:
+                keys.setdefault(stack[-1], []).append(text[i + 1 : end - 1])
+                if i <= index < end:
+                    hit = (i + 1, end - 1, stack[-1])
+            i = end
+            continue
+        if ch == "{":
+            objects += 1
+            stack.append(objects)
+        elif ch == "}" and stack:
+            stack.pop()
+        i += 1
+    if hit is None:
+        return None
+    start, end, owner = hit
+    return start, end, tuple(dict.fromkeys(keys.get(owner, [])))

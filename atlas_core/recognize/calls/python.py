@@ -1,0 +1,506 @@
+"""Calls in Python: `requests`/`httpx`/`aiohttp` verbs and `request(method, url)`, session and
+client wrappers, and generated clients (`api.find_assets(name=...)`).
+
+A key is tied to its call through the containers and names between them: ``params = {...}``,
+``params["k"] = v`` and ``requests.get(url, params=params)`` are one call, and so are ``item = {...}``,
+``payload = [item]`` and ``json=payload``. A URL is rebuilt through the assignments it names,
+in the function, the class (``self.base``) or the module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.python_names import PythonNames
+from atlas_core.recognize.calls.site import (
+    BODY,
+    ENDPOINT,
+    HEADER,
+    HTTP,
+    HTTP_VERBS,
+    OPERATION,
+    QUERY,
+    SDK,
+    UNKNOWN,
+    CallSite,
+    join_base,
+)
+from atlas_core.recognize.calls.syntax import field as child
+from atlas_core.recognize.calls.syntax import is_field
+from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
+from atlas_core.recognize.text_scan import find_path, method_hint
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+KEYWORD_ROLES = {
+    "params": QUERY,
+    "json": BODY,
+    "data": BODY,
+    "files": BODY,
+    "content": BODY,
+    "headers": HEADER,
+    "cookies": HEADER,
+}
+_STRING_PARTS = frozenset({"string_start", "string_content", "string_end", "escape_sequence"})
+# Containers a key passes through unchanged on its way to a call argument.
+_TRANSPARENT = frozenset(
+    {
+        "list",
+        "tuple",
+        "set",
+        "parenthesized_expression",
+        "dictionary_splat",
+        "list_splat",
+        "conditional_expression",
+        "boolean_operator",
+        "await",
+        "expression_list",
+    }
+)
+_TRANSPARENT_CALLS = frozenset({"dumps", "dict", "list", "copy", "deepcopy", "urlencode"})
+_URL_COMPOSERS = frozenset({"urljoin", "join", "format", "str", "quote"})
+_CLIENT_RECEIVER = re.compile(r"(?i)(?:api|client|service)$")
+_HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
+
+
+@dataclass(slots=True)
+class _Http:
+    method: str
+    url: Node | None
+    base: str = ""  # a client's base_url, or the wrapper method's prefix
+    wrap: Node | None = None  # the URL expression inside a wrapper method, with `bind`
+    bind: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Context:
+    call: Node
+    role: str
+    http: _Http | None = None
+    operation: str = ""
+
+
+class PythonCalls(PythonNames):
+    def read(self) -> CallSite | None:
+        node = self.node_at(self.offset)
+        if node is None or node.type == "comment":
+            return None
+        if node.type in _STRING_PARTS or node.type == "interpolation":
+            node = node.parent
+        if node is None:
+            return None
+        if node.type == "string":
+            return self._on_string(node)
+        if node.type == "identifier":
+            return self._on_identifier(node)
+        return None
+
+    # --- what the cursor is on ------------------------------------------------------------
+
+    def _on_string(self, string: Node) -> CallSite | None:
+        parent = string.parent
+        if parent is None:
+            return None
+        if parent.type == "expression_statement" and parent.named_child_count == 1:
+            return None  # a docstring or a bare string: prose, not a call
+        if parent.type == "pair" and is_field(string, "key"):
+            return self._on_key(string, parent.parent)
+        if parent.type == "subscript" and is_field(string, "subscript"):
+            return self._on_subscript_key(parent, string)
+        return self._on_url_part(string)
+
+    def _on_identifier(self, ident: Node) -> CallSite | None:
+        parent = ident.parent
+        if parent is None:
+            return None
+        if parent.type == "keyword_argument" and is_field(ident, "name"):
+            return self._on_keyword(parent)
+        if parent.type == "attribute" and is_field(ident, "attribute"):
+            call = parent.parent
+            if call is not None and call.type == "call" and is_field(parent, "function"):
+                return self._on_callee(call, ident)
+            if self._is_self(child(parent, "object")):
+                return self._on_url_part(parent)
+            return None
+        return self._on_url_part(ident)
+
+    def _on_key(self, key: Node, dictionary: Node | None) -> CallSite | None:
+        if dictionary is None:
+            return None
+        context = self._container(dictionary, 0)
+        if context is None:
+            return None
+        keys = self._dict_keys(dictionary)
+        return self._key_site(context, self._string_value(key), key, keys)
+
+    def _on_subscript_key(self, subscript: Node, key: Node) -> CallSite | None:
+        target = child(subscript, "value")
+        assignment = subscript.parent
+        if target is None or target.type != "identifier" or assignment is None:
+            return None
+        if assignment.type != "assignment" or not is_field(subscript, "left"):
+            return None
+        context = self._var_container(self.text(target), assignment, 0)
+        if context is None:
+            return None
+        keys = self._var_keys(self.text(target), assignment)
+        return self._key_site(context, self._string_value(key), key, keys)
+
+    def _on_keyword(self, keyword: Node) -> CallSite | None:
+        call = keyword.parent.parent if keyword.parent else None
+        if call is None or call.type != "call":
+            return None
+        name = self.text(child(keyword, "name"))
+        kwargs = tuple(self.text(child(k, "name")) for k in self._kwargs(call))
+        if self._callee_name(call) == "dict":
+            context = self._container(call, 0)
+            if context is None:
+                return None
+            return self._key_site(context, name, child(keyword, "name"), kwargs)
+        operation = self._sdk_operation(call)
+        if not operation:
+            return None
+        span = child(keyword, "name")
+        return self.site(
+            method="",
+            url="",
+            role=QUERY,
+            name=name,
+            span=(span.start_byte, span.end_byte) if span else (0, 0),
+            client=SDK,
+            operation=operation,
+            keys=kwargs,
+        )
+
+    def _on_callee(self, call: Node, name: Node) -> CallSite | None:
+        span = (name.start_byte, name.end_byte)
+        http = self._http(call)
+        if http is not None:
+            url = self._call_url(http)
+            return self.site(
+                method=http.method, url=url, role=ENDPOINT, name="", span=span, client=HTTP
+            )
+        operation = self._sdk_operation(call)
+        if operation:
+            return self.site(
+                method="",
+                url="",
+                role=OPERATION,
+                name=operation,
+                span=span,
+                client=SDK,
+                operation=operation,
+            )
+        return None
+
+    def _on_url_part(self, node: Node) -> CallSite | None:
+        root = self._url_root(node)
+        found = self._url_call(root, 0)
+        if found is None:
+            return self._loose_string(node) if node.type == "string" else None
+        _call, http = found
+        literal = self._content_span(node) if node.type == "string" else None
+        leftmost = root.start_byte == node.start_byte or self._starts_interpolated(root, node)
+        return self.url_site(
+            node, http.method, self._call_url(http), literal=literal, leftmost=leftmost
+        )
+
+    def _loose_string(self, string: Node) -> CallSite | None:
+        """A code string holding a REST path that no recognised call takes: the text reader's
+        answer, for clients written in ways this reader does not know."""
+        content = self._string_value(string)
+        match = find_path(content)
+        if match is None or ("/" not in match.raw[1:] and "rest" not in content):
+            return None
+        line = self.document.line(self.line)
+        start_col, _ = self.columns(string.start_byte, string.end_byte)
+        method = method_hint([line[:start_col]], line[start_col:], line)
+        return self.site(
+            method=method,
+            url=content,
+            role=ENDPOINT,
+            name="",
+            span=self._content_span(string),
+            client=HTTP,
+        )
+
+    def _key_site(
+        self, context: _Context, name: str, key: Node | None, keys: tuple[str, ...]
+    ) -> CallSite:
+        span = self._content_span(key) if key is not None else (0, 0)
+        if context.http is not None:
+            return self.site(
+                method=context.http.method,
+                url=self._call_url(context.http),
+                role=context.role,
+                name=name,
+                span=span,
+                client=HTTP,
+                keys=keys,
+            )
+        return self.site(
+            method="",
+            url="",
+            role=context.role,
+            name=name,
+            span=span,
+            client=SDK,
+            operation=context.operation,
+            keys=keys,
+        )
+
+    # --- from a key to its call ----------------------------------------------------------
+
+    def _container(self, node: Node, depth: int) -> _Context | None:
+        """The call a dict (or a name for one) ends up in, and as what."""
+        while depth <= MAX_DEPTH:
+            parent = node.parent
+            if parent is None:
+                return None
+            kind = parent.type
+            if kind in _TRANSPARENT or (kind == "pair" and is_field(node, "value")):
+                up = parent if kind != "pair" else parent.parent
+                if up is None:
+                    return None
+                node = up
+                continue
+            if kind == "argument_list":
+                call = parent.parent
+                if call is None:
+                    return None
+                if self._callee_name(call) in _TRANSPARENT_CALLS:
+                    node = call
+                    continue
+                function = child(call, "function")
+                if function is not None and function.type == "attribute":
+                    receiver = child(function, "object")
+                    if (
+                        self._callee_name(call) == "update"
+                        and receiver is not None
+                        and receiver.type == "identifier"
+                    ):
+                        return self._var_container(self.text(receiver), call, depth + 1)
+                return self._argument_context(call, node)
+            if kind == "keyword_argument":
+                call = parent.parent.parent if parent.parent else None
+                if call is None:
+                    return None
+                if self._callee_name(call) in _TRANSPARENT_CALLS:
+                    node = call
+                    continue
+                return self._keyword_context(call, self.text(child(parent, "name")))
+            if kind == "assignment" and is_field(node, "right"):
+                target = child(parent, "left")
+                if target is None:
+                    return None
+                if target.type == "identifier":
+                    return self._var_container(self.text(target), parent, depth + 1)
+                if target.type == "subscript":
+                    holder = child(target, "value")
+                    if holder is not None and holder.type == "identifier":
+                        return self._var_container(self.text(holder), parent, depth + 1)
+                return None
+            return None
+        return None
+
+    def _var_container(self, name: str, after: Node, depth: int) -> _Context | None:
+        for use in self._uses(name, after):
+            found = self._container(use, depth)
+            if found is not None:
+                return found
+        return None
+
+    def _argument_context(self, call: Node, argument: Node) -> _Context | None:
+        http = self._http(call)
+        if http is not None:
+            return _Context(call, BODY, http) if argument != http.url else None
+        operation = self._sdk_operation(call)
+        return _Context(call, BODY, operation=operation) if operation else None
+
+    def _keyword_context(self, call: Node, keyword: str) -> _Context | None:
+        http = self._http(call)
+        if http is not None:
+            role = KEYWORD_ROLES.get(keyword)
+            return _Context(call, role, http) if role else None
+        operation = self._sdk_operation(call)
+        if not operation:
+            return None
+        role = BODY if keyword in ("body", "json", "data", "request") else QUERY
+        return _Context(call, role, operation=operation)
+
+    # --- from a URL part to its call -------------------------------------------------------
+
+    def _url_root(self, node: Node) -> Node:
+        """The whole URL expression `node` is part of."""
+        while node.parent is not None:
+            parent = node.parent
+            kind = parent.type
+            if kind in ("binary_operator", "parenthesized_expression", "concatenated_string"):
+                node = parent
+            elif kind == "interpolation" and parent.parent is not None:
+                node = parent.parent
+            elif kind in ("list", "tuple") and self._is_join_argument(parent):
+                node = parent
+            elif kind == "argument_list" and parent.parent is not None:
+                call = parent.parent
+                if self._callee_name(call) not in _URL_COMPOSERS:
+                    return node
+                node = call
+            else:
+                return node
+        return node
+
+    def _url_call(self, root: Node, depth: int) -> tuple[Node, _Http] | None:
+        parent = root.parent
+        if parent is None or depth > MAX_DEPTH:
+            return None
+        if parent.type == "argument_list" or (
+            parent.type == "keyword_argument" and self.text(child(parent, "name")) == "url"
+        ):
+            call = parent.parent
+            if parent.type == "keyword_argument" and call is not None:
+                call = call.parent  # keyword_argument -> argument_list -> call
+            http = self._http(call) if call is not None else None
+            url = http.url if http is not None else None
+            if call is not None and http is not None and url is not None and url.id == root.id:
+                return call, http
+            return None
+        if parent.type == "assignment" and is_field(root, "right"):
+            target = child(parent, "left")
+            if target is None:
+                return None
+            uses = list(self._target_uses(target, parent))
+            if len(uses) > 1 and self._function_of(parent) is None:
+                return None  # a module or class constant many calls share is no one call's URL
+            for use in uses:
+                found = self._url_call(self._url_root(use), depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _call_url(self, http: _Http) -> str:
+        if http.wrap is not None:
+            return join_base(http.base, self._value(http.wrap, 0, http.bind))
+        if http.url is None:
+            return join_base(http.base, UNKNOWN)
+        return join_base(http.base, self._value(http.url, 0, {}))
+
+    def _starts_interpolated(self, root: Node, node: Node) -> bool:
+        first = root
+        while first.named_child_count and first.type in (
+            "binary_operator",
+            "string",
+            "interpolation",
+            "concatenated_string",
+            "parenthesized_expression",
+        ):
+            nxt = next((c for c in first.named_children if c.type != "string_start"), None)
+            if nxt is None:
+                break
+            first = nxt
+            if first.type == "interpolation":
+                first = child(first, "expression") or first
+        return first.start_byte == node.start_byte
+
+    # --- which calls are HTTP calls --------------------------------------------------------
+
+    def _http(self, call: Node) -> _Http | None:
+        if call.type != "call" or (call.parent is not None and call.parent.type == "decorator"):
+            return None  # `@app.get("/assets")` declares a server route
+        function = child(call, "function")
+        args = self._positional(call)
+        kwargs = {
+            self.text(child(k, "name")): value
+            for k in self._kwargs(call)
+            if (value := child(k, "value")) is not None
+        }
+        if function is None:
+            return None
+        name = self._callee_name(call)
+        receiver = child(function, "object") if function.type == "attribute" else None
+        if name in HTTP_VERBS and receiver is not None:
+            url = args[0] if args else kwargs.get("url")
+            receiver_text = self.text(receiver)
+            looks_http = bool(_HTTP_RECEIVER.search(receiver_text)) or any(
+                k in KEYWORD_ROLES for k in kwargs
+            )
+            made = self._definition(receiver) if receiver.type == "identifier" else None
+            if made is not None and made.type in ("dictionary", "set", "list"):
+                return None  # a dict's `get`
+            if not looks_http and (url is None or "/" not in self._value(url, 0, {})):
+                return None
+            return _Http(name.upper(), url, self._client_base(receiver))
+        method_node = args[0] if args else kwargs.get("method")
+        method = self._method_literal(method_node)
+        if method or (name == "request" and receiver is not None):
+            url = (args[1] if len(args) > 1 else kwargs.get("url")) if args else kwargs.get("url")
+            http = _Http(method, url, self._client_base(receiver) if receiver else "")
+            if receiver is not None and self._is_self(receiver):
+                self._through_wrapper(call, name, http, args, kwargs)
+            return http
+        if name in ("urlopen", "Request") and args:
+            return _Http(self._method_literal(kwargs.get("method")) or "", args[0])
+        return None
+
+    def _through_wrapper(
+        self, call: Node, name: str, http: _Http, args: list[Node], kwargs: dict[str, Node]
+    ) -> None:
+        """``self._request("GET", path)`` where ``_request`` sends ``self.base + path``: bind the
+        wrapper's parameters and read the URL it really sends."""
+        definition = self._method_def(call, name)
+        if definition is None:
+            return
+        params = [self.text(p) for p in self._parameters(definition)]
+        if params and params[0] == "self":
+            params = params[1:]
+        bind = {p: self._value(a, 0, {}) for p, a in zip(params, args, strict=False)}
+        bind.update({k: self._value(v, 0, {}) for k, v in kwargs.items() if v is not None})
+        body = child(definition, "body")
+        inner = self._first_http_call(body) if body is not None else None
+        if inner is None or inner.url is None:
+            return
+        http.wrap, http.bind = inner.url, bind
+        if not http.method and inner.method:
+            http.method = inner.method
+        elif inner.method == "" and not http.method:
+            http.method = bind.get("method", "").upper() if bind.get("method") else ""
+
+    def _first_http_call(self, body: Node) -> _Http | None:
+        stack = [body]
+        while stack:
+            node = stack.pop()
+            if node.type == "call":
+                http = self._http(node)
+                if http is not None:
+                    return http
+            stack.extend(reversed(node.named_children))
+        return None
+
+    def _sdk_operation(self, call: Node) -> str:
+        function = child(call, "function")
+        if function is None or function.type != "attribute":
+            return ""
+        name = self._callee_name(call)
+        receiver = self.text(child(function, "object"))
+        last = re.split(r"[.(]", receiver.rstrip(")"))[-1] if receiver else ""
+        if name in HTTP_VERBS or name == "request" or name.startswith("_"):
+            return ""
+        if not _CLIENT_RECEIVER.search(last):
+            return ""
+        return name
+
+    def _client_base(self, receiver: Node | None) -> str:
+        """``client = httpx.Client(base_url=...)``: the base every ``client.get(path)`` gets."""
+        if receiver is None:
+            return ""
+        value = self._definition(receiver)
+        if value is None or value.type != "call":
+            return ""
+        for keyword in self._kwargs(value):
+            if self.text(child(keyword, "name")) in ("base_url", "base"):
+                base = child(keyword, "value")
+                return self._value(base, 0, {}) if base is not None else ""
+        return ""

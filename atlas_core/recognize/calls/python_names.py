@@ -1,0 +1,283 @@
+"""How Python code names values: what a name or ``self.name`` was last assigned, where a name is
+read, which keys a dict gets, and the string an expression makes (``{}`` for what cannot be seen).
+`PythonCalls` builds on it."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, url_join
+from atlas_core.recognize.calls.syntax import ancestors, is_field
+from atlas_core.recognize.calls.syntax import field as child
+from atlas_core.recognize.calls.tree_reader import MAX_DEPTH, TreeReader
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_FUNCTIONS = frozenset({"function_definition", "lambda"})
+
+
+class PythonNames(TreeReader):
+    # --- values ----------------------------------------------------------------------------
+
+    def _value(self, node: Node, depth: int, bind: dict[str, str]) -> str:
+        """The string an expression makes, with ``{}`` for what cannot be seen."""
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        kind = node.type
+        if kind == "string":
+            parts = []
+            for part in node.named_children:
+                if part.type == "interpolation":
+                    inner = child(part, "expression")
+                    parts.append(self._value(inner, depth + 1, bind) if inner else UNKNOWN)
+                elif part.type in ("string_content", "escape_sequence"):
+                    parts.append(self.text(part))
+            return "".join(parts)
+        if kind == "concatenated_string":
+            return "".join(self._value(c, depth + 1, bind) for c in node.named_children)
+        if kind == "parenthesized_expression" and node.named_child_count:
+            return self._value(node.named_children[0], depth + 1, bind)
+        if kind == "binary_operator":
+            left, right = child(node, "left"), child(node, "right")
+            operator = self.text(child(node, "operator"))
+            if left is None or right is None:
+                return UNKNOWN
+            if operator == "+":
+                return self._value(left, depth + 1, bind) + self._value(right, depth + 1, bind)
+            if operator == "%":
+                return re.sub(r"%[sd]", UNKNOWN, self._value(left, depth + 1, bind))
+            return UNKNOWN
+        if kind == "boolean_operator":
+            right = child(node, "right")
+            return self._value(right, depth + 1, bind) if right is not None else UNKNOWN
+        if kind == "identifier" and self.text(node) in bind:
+            return bind[self.text(node)]
+        if kind in ("identifier", "attribute"):
+            value = self._definition(node)
+            return self._value(value, depth + 1, bind) if value is not None else UNKNOWN
+        if kind == "call":
+            return self._call_value(node, depth, bind)
+        return UNKNOWN
+
+    def _call_value(self, call: Node, depth: int, bind: dict[str, str]) -> str:
+        name = self._callee_name(call)
+        args = self._positional(call)
+        values = [self._value(a, depth + 1, bind) for a in args]
+        function = child(call, "function")
+        receiver = child(function, "object") if function and function.type == "attribute" else None
+        if name == "urljoin" and len(values) == 2:
+            return url_join(values[0], values[1])
+        if name == "join" and receiver is not None and receiver.type == "string" and args:
+            items = args[0].named_children if args[0].type in ("list", "tuple") else []
+            parts = [self._value(i, depth + 1, bind) for i in items]
+            return self._value(receiver, depth + 1, bind).join(parts) if parts else UNKNOWN
+        if name == "format" and receiver is not None and receiver.type == "string":
+            return re.sub(r"\{[^{}]*\}", UNKNOWN, self._value(receiver, depth + 1, bind))
+        if name in ("str", "quote") and values:
+            return values[0]
+        return UNKNOWN
+
+    def _definition(self, node: Node) -> Node | None:
+        """The value last assigned to a name (or to ``self.name``) before `node`, if visible."""
+        if node.type == "attribute":
+            if not self._is_self(child(node, "object")):
+                return None
+            return self._self_definition(self.text(child(node, "attribute")), node)
+        name = self.text(node)
+        scope = self._function_of(node)
+        for ident in self.named_nodes(name, 0, node.start_byte, _is_identifier, reverse=True):
+            parent = ident.parent
+            if parent is None:
+                continue
+            if parent.type in ("parameters", "default_parameter", "typed_parameter"):
+                if self._function_of(parent) == scope:
+                    return None  # a parameter: its value is the caller's
+                continue
+            if parent.type != "assignment" or not is_field(ident, "left"):
+                continue
+            home = self._function_of(parent)
+            if home == scope or home is None:
+                return child(parent, "right")
+        return None
+
+    def _self_definition(self, attribute: str, at: Node) -> Node | None:
+        klass = next((a for a in ancestors(at) if a.type == "class_definition"), None)
+        if klass is None:
+            return None
+        for ident in self.named_nodes(attribute, klass.start_byte, klass.end_byte, _is_identifier):
+            holder = ident.parent
+            if holder is None or holder.type != "attribute" or not self._is_self(holder.child(0)):
+                continue
+            assignment = holder.parent
+            if (
+                assignment is not None
+                and assignment.type == "assignment"
+                and is_field(holder, "left")
+            ):
+                return child(assignment, "right")
+        return None
+
+    # --- names and scopes ------------------------------------------------------------------
+
+    def _uses(self, name: str, after: Node) -> list[Node]:
+        """Reads of `name` after `after`, in the scope `after` is in."""
+        scope = self._function_of(after)
+        end = scope.end_byte if scope is not None else self.root.end_byte
+        found = []
+        for ident in self.named_nodes(name, after.end_byte, end, _is_identifier):
+            parent = ident.parent
+            if parent is not None and parent.type == "assignment" and is_field(ident, "left"):
+                break  # reassigned: later uses see another value
+            if parent is not None and parent.type == "keyword_argument" and is_field(ident, "name"):
+                continue
+            found.append(ident)
+        return found
+
+    def _target_uses(self, target: Node, assignment: Node) -> list[Node]:
+        if target.type == "identifier":
+            return self._uses(self.text(target), assignment)
+        if target.type == "attribute" and self._is_self(child(target, "object")):
+            klass = next((a for a in ancestors(target) if a.type == "class_definition"), None)
+            attribute = self.text(child(target, "attribute"))
+            if klass is None:
+                return []
+            return [
+                ident.parent
+                for ident in self.named_nodes(
+                    attribute, assignment.end_byte, klass.end_byte, _is_identifier
+                )
+                if ident.parent is not None
+                and ident.parent.type == "attribute"
+                and self._is_self(ident.parent.child(0))
+                and not (
+                    ident.parent.parent is not None
+                    and ident.parent.parent.type == "assignment"
+                    and is_field(ident.parent, "left")
+                )
+            ]
+        return []
+
+    def _dict_keys(self, dictionary: Node) -> tuple[str, ...]:
+        keys = [
+            self._string_value(key)
+            for pair in dictionary.named_children
+            if pair.type == "pair" and (key := child(pair, "key")) is not None
+            if key.type == "string"
+        ]
+        assignment = dictionary.parent
+        if assignment is not None and assignment.type == "assignment":
+            target = child(assignment, "left")
+            if target is not None and target.type == "identifier":
+                keys += self._subscript_keys(self.text(target), assignment)
+        return tuple(dict.fromkeys(keys))
+
+    def _var_keys(self, name: str, at: Node) -> tuple[str, ...]:
+        value = self._definition_before(name, at)
+        if value is not None and value.type == "dictionary":
+            return self._dict_keys(value)
+        return tuple(dict.fromkeys(self._subscript_keys(name, at)))
+
+    def _definition_before(self, name: str, at: Node) -> Node | None:
+        for ident in self.named_nodes(name, 0, at.start_byte, _is_identifier, reverse=True):
+            parent = ident.parent
+            if parent is not None and parent.type == "assignment" and is_field(ident, "left"):
+                return child(parent, "right")
+        return None
+
+    def _subscript_keys(self, name: str, after: Node) -> list[str]:
+        scope = self._function_of(after)
+        start = scope.start_byte if scope is not None else 0
+        end = scope.end_byte if scope is not None else self.root.end_byte
+        keys = []
+        for ident in self.named_nodes(name, start, end, _is_identifier):
+            subscript = ident.parent
+            if subscript is None or subscript.type != "subscript":
+                continue
+            key = child(subscript, "subscript")
+            assignment = subscript.parent
+            if key is None or key.type != "string" or assignment is None:
+                continue
+            if assignment.type == "assignment" and is_field(subscript, "left"):
+                keys.append(self._string_value(key))
+        return keys
+
+    def _method_def(self, at: Node, name: str) -> Node | None:
+        klass = next((a for a in ancestors(at) if a.type == "class_definition"), None)
+        if klass is None:
+            return None
+        for ident in self.named_nodes(name, klass.start_byte, klass.end_byte, _is_identifier):
+            parent = ident.parent
+            if parent is not None and parent.type == "function_definition":
+                return parent
+        return None
+
+    # --- small readers ---------------------------------------------------------------------
+
+    def _positional(self, call: Node) -> list[Node]:
+        arguments = child(call, "arguments")
+        if arguments is None:
+            return []
+        return [
+            a
+            for a in arguments.named_children
+            if a.type not in ("keyword_argument", "comment", "dictionary_splat", "list_splat")
+        ]
+
+    def _kwargs(self, call: Node) -> list[Node]:
+        arguments = child(call, "arguments")
+        if arguments is None:
+            return []
+        return [a for a in arguments.named_children if a.type == "keyword_argument"]
+
+    def _parameters(self, definition: Node) -> list[Node]:
+        parameters = child(definition, "parameters")
+        found = []
+        for p in parameters.named_children if parameters is not None else []:
+            name = p if p.type == "identifier" else child(p, "name") or p.named_child(0)
+            if name is not None and name.type == "identifier":
+                found.append(name)
+        return found
+
+    def _callee_name(self, call: Node) -> str:
+        function = child(call, "function")
+        if function is None:
+            return ""
+        if function.type == "attribute":
+            return self.text(child(function, "attribute"))
+        return self.text(function) if function.type == "identifier" else ""
+
+    def _method_literal(self, node: Node | None) -> str:
+        if node is None or node.type != "string":
+            return ""
+        value = self._string_value(node).upper()
+        return value if value.lower() in HTTP_VERBS else ""
+
+    def _string_value(self, string: Node) -> str:
+        return "".join(
+            self.text(p)
+            for p in string.named_children
+            if p.type in ("string_content", "escape_sequence")
+        )
+
+    def _content_span(self, string: Node) -> tuple[int, int]:
+        parts = [p for p in string.children if p.type not in ("string_start", "string_end")]
+        if not parts:
+            return string.start_byte, string.end_byte
+        return parts[0].start_byte, parts[-1].end_byte
+
+    def _is_self(self, node: Node | None) -> bool:
+        return node is not None and node.type == "identifier" and self.text(node) in ("self", "cls")
+
+    def _is_join_argument(self, container: Node) -> bool:
+        arguments = container.parent
+        call = arguments.parent if arguments is not None else None
+        return call is not None and call.type == "call" and self._callee_name(call) == "join"
+
+    def _function_of(self, node: Node) -> Node | None:
+        return next((a for a in ancestors(node) if a.type in _FUNCTIONS), None)
+
+
+def _is_identifier(node: Node) -> bool:
+    return node.type == "identifier"

@@ -1,0 +1,144 @@
+"""`CallReader`: the one entry point. It keeps a parsed tree per open document and sends each
+cursor to the reader for the document's language, or to a text reader where there is no tree."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from atlas_core.recognize.calls.curl import read_curl
+from atlas_core.recognize.calls.javascript import JavaScriptCalls
+from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
+from atlas_core.recognize.calls.markdown import fenced_block_at
+from atlas_core.recognize.calls.python import PythonCalls
+from atlas_core.recognize.calls.site import CallSite, Document
+from atlas_core.recognize.calls.syntax import (
+    PARSE_BUDGET_S,
+    SyntaxTrees,
+    has_grammar,
+    line_is_blanked,
+)
+from atlas_core.recognize.calls.text import read_text
+from atlas_core.recognize.calls.tree_reader import TreeReader
+from atlas_core.recognize.text_scan import normalize_language
+
+log = logging.getLogger(__name__)
+
+_TREE_READERS: dict[str, type[TreeReader]] = {
+    "python": PythonCalls,
+    "javascript": JavaScriptCalls,
+    "typescript": JavaScriptCalls,
+    "java": JavaCalls,
+    "groovy": GroovyCalls,
+}
+# Fence info strings of markdown code blocks, folded to the reader's language names.
+_FENCE_LANGUAGES = {
+    "": "",
+    "bash": "shell",
+    "sh": "shell",
+    "shell": "shell",
+    "zsh": "shell",
+    "console": "shell",
+    "shell-session": "shell",
+    "shellsession": "shell",
+    "curl": "shell",
+}
+# A fenced block longer than this is read as text; parsing it per hover would cost too much.
+_MAX_BLOCK_CHARS = 64 * 1024
+
+
+class CallReader:
+    """What the cursor is on inside an API call, for open documents.
+
+    The language server passes what it already holds on every request, so nothing else needs
+    wiring: ``reader.read(uri, doc.source, doc.version, doc.language_id, line, character)``.
+    An unchanged text costs one comparison; a changed one is re-parsed incrementally on the next
+    read. Safe to call from several threads.
+    """
+
+    def __init__(self, capacity: int = 32, parse_budget_s: float = PARSE_BUDGET_S) -> None:
+        self._trees = SyntaxTrees(capacity, parse_budget_s)
+        self._lock = threading.Lock()
+
+    def read(
+        self, uri: str, text: str, version: int | None, language: str, line: int, column: int
+    ) -> CallSite | None:
+        with self._lock:
+            lang = normalize_language(language)
+            document = self._trees.update(uri, text, version, lang)
+            return self._read(uri, document, lang, line, column)
+
+    def update(self, uri: str, text: str, version: int | None, language: str) -> None:
+        """Record a new text for `uri` (on didOpen/didChange, if the server prefers to)."""
+        with self._lock:
+            self._trees.update(uri, text, version, normalize_language(language))
+
+    def parse(self, uri: str, text: str, version: int | None, language: str) -> None:
+        """Record a new text for `uri` and bring its tree up to date now (incrementally), so the
+        next read finds it ready; a server calls this off its event loop on didOpen/didChange."""
+        with self._lock:
+            lang = normalize_language(language)
+            self._trees.update(uri, text, version, lang)
+            if has_grammar(lang):
+                self._trees.tree(uri)
+
+    def is_ready(self, uri: str, text: str) -> bool:
+        """Whether a read of `text` needs no parse: the text recorded for `uri` is this very
+        object and its tree (where its language has one) is up to date."""
+        with self._lock:
+            return self._trees.is_ready(uri, text)
+
+    def call_at(self, uri: str, line: int, column: int) -> CallSite | None:
+        """Read the text last recorded for `uri`; None when none was."""
+        with self._lock:
+            document = self._trees.document(uri)
+            language = self._trees.language(uri)
+            if document is None or language is None:
+                return None
+            return self._read(uri, document, language, line, column)
+
+    def forget(self, uri: str) -> None:
+        """Drop the tree of a closed document."""
+        with self._lock:
+            self._trees.forget(uri)
+
+    @property
+    def last_parse_s(self) -> float:
+        return self._trees.last_parse_s
+
+    def _read(
+        self, uri: str, document: Document, language: str, line: int, column: int
+    ) -> CallSite | None:
+        if not 0 <= line < document.line_count or column < 0:
+            return None
+        if language == "markdown":
+            return _read_markdown(document, line, column)
+        if language == "shell":
+            return read_curl(document, line, column, language)
+        reader = _TREE_READERS.get(language)
+        if reader is not None and has_grammar(language) and not line_is_blanked(document, line):
+            tree = self._trees.tree(uri)
+            if tree is not None:
+                offset = document.byte_offset(line, column)
+                return reader(document, tree.root_node, language, line, offset).read()
+        return read_text(document, line, column, language)
+
+
+def call_at(text: str, language: str, line: int, column: int) -> CallSite | None:
+    """One read with no cache: parse `text`, answer for one cursor."""
+    return CallReader(capacity=1).read("memory:", text, None, language, line, column)
+
+
+def _read_markdown(document: Document, line: int, column: int) -> CallSite | None:
+    block = fenced_block_at(document, line)
+    if block is None:
+        return None
+    info, first, last = block
+    body = "\n".join(document.line(i) for i in range(first, last))
+    language = _FENCE_LANGUAGES.get(info, normalize_language(info))
+    if language == "" and body.lstrip().startswith(("curl", "$ curl")):
+        language = "shell"
+    if not language or len(body) > _MAX_BLOCK_CHARS:
+        return None
+    # The block's own language labels the answer: a curl line in a README sends wire names.
+    return call_at(body, language, line - first, column)

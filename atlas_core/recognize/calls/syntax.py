@@ -1,0 +1,369 @@
+"""Tree-sitter behind a small face: grammars loaded on first use, parses bounded in time and size,
+one syntax tree per open document kept up to date by incremental re-parsing.
+
+Importing this module costs nothing: `tree_sitter` and each grammar are imported the first time a
+document of that language is parsed, so a server that never hovers code never loads them. A missing
+or incompatible grammar makes `SyntaxTrees.tree` return None and the caller falls back to reading
+text.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.site import Document
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node, Parser, Tree
+
+log = logging.getLogger(__name__)
+
+# Grammar module and the function in it that returns the language pointer, per language id.
+_GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "java": ("tree_sitter_java", "language"),
+    "groovy": ("tree_sitter_groovy", "language"),
+}
+
+# Past these sizes a document is read as text: parsing would cost more than a hover may take.
+MAX_PARSE_BYTES = 1 << 20
+# A line this long is generated data (minified code, an embedded blob); it is blanked before parsing
+# so tree-sitter's error recovery never churns through it, and read as text when hovered.
+MAX_LINE_BYTES = 2000
+# A parse that runs longer is abandoned; the document is read as text until it shrinks.
+PARSE_BUDGET_S = 0.5
+_CHUNK = 1 << 18
+
+
+def has_grammar(language: str) -> bool:
+    return language in _GRAMMARS
+
+
+_languages: dict[str, Language | None] = {}
+_languages_lock = threading.Lock()
+
+
+def load_language(language: str) -> Language | None:
+    """The tree-sitter language for `language`, or None when its grammar is not installed."""
+    with _languages_lock:
+        if language in _languages:
+            return _languages[language]
+        found: Language | None = None
+        spec = _GRAMMARS.get(language)
+        if spec is not None:
+            try:
+                from tree_sitter import Language
+
+                module = importlib.import_module(spec[0])
+                found = Language(getattr(module, spec[1])())
+            except ImportError:
+                log.info(
+                    "no tree-sitter grammar for %s (%s); reading it as text", language, spec[0]
+                )
+            except (ValueError, AttributeError) as exc:
+                # An installed grammar built for another tree-sitter ABI.
+                log.warning("tree-sitter grammar %s cannot be loaded: %s", spec[0], exc)
+        _languages[language] = found
+        return found
+
+
+# --- what the parser sees ----------------------------------------------------------------------
+
+# Groovy ends a statement at a newline, and this grammar does not know that a line starting with
+# `.name(` continues the previous one; builder chains are written exactly that way.
+_GROOVY_CONTINUATION = re.compile(rb"(?m)^([^\n]*)\n(?=[ \t]*\??\.[A-Za-z_])")
+
+
+def _join_groovy_chains(data: bytes) -> bytes:
+    def join(m: re.Match[bytes]) -> bytes:
+        return m.group(0) if b"//" in m.group(1) else m.group(1) + b" "
+
+    return _GROOVY_CONTINUATION.sub(join, data)
+
+
+def parse_source(document: Document, language: str) -> bytes:
+    """The bytes handed to tree-sitter: the document's, same length, so every offset still holds,
+    with over-long lines blanked and (for Groovy) chain continuations joined."""
+    data = document.data
+    if len(data) > MAX_LINE_BYTES:
+        starts = document.byte_starts
+        long_lines = [
+            (start, end)
+            for start, end in zip(starts, [*starts[1:], len(data) + 1], strict=True)
+            if end - start > MAX_LINE_BYTES
+        ]
+        if long_lines:
+            buffer = bytearray(data)
+            for start, end in long_lines:
+                stop = min(end - 1, len(data))
+                buffer[start:stop] = b" " * (stop - start)
+            data = bytes(buffer)
+    if language == "groovy" and b"\n" in data:
+        data = _join_groovy_chains(data)
+    return data
+
+
+def line_is_blanked(document: Document, line: int) -> bool:
+    starts = document.byte_starts
+    if not 0 <= line < len(starts):
+        return False
+    end = starts[line + 1] if line + 1 < len(starts) else len(document.data) + 1
+    return end - starts[line] > MAX_LINE_BYTES
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many leading bytes `a` and `b` share: 64 KiB slices compared at C speed, then a binary
+    search inside the slice that differs."""
+    limit = min(len(a), len(b))
+    step = 1 << 16
+    low = 0
+    while low + step <= limit and a[low : low + step] == b[low : low + step]:
+        low += step
+    high = min(low + step, limit)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: bytes, b: bytes, floor: int) -> int:
+    """How many trailing bytes `a` and `b` share, never reaching into the first `floor` bytes."""
+    limit = min(len(a), len(b)) - floor
+    step = 1 << 16
+    low = 0
+    while (
+        low + step <= limit
+        and a[len(a) - low - step : len(a) - low] == b[len(b) - low - step : len(b) - low]
+    ):
+        low += step
+    high = min(low + step, limit)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid : len(a) - low] == b[len(b) - mid : len(b) - low]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _point(data: bytes, offset: int) -> tuple[int, int]:
+    row = data.count(b"\n", 0, offset)
+    return row, offset - (data.rfind(b"\n", 0, offset) + 1)
+
+
+# --- the trees -----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Entry:
+    language: str
+    version: int | None
+    document: Document
+    source: bytes | None = None  # what `tree` was parsed from
+    tree: Tree | None = None
+    parsed: Document | None = None  # the version `tree` reflects
+    too_slow_at: int = 0  # size of the text whose parse ran over budget
+
+
+class SyntaxTrees:
+    """A least-recently-used set of parsed documents keyed by URI, re-parsed incrementally.
+
+    `update` only records the new text; the next `tree` call diffs it against the text the tree
+    was built from (one edit spanning the changed bytes) and lets tree-sitter re-parse just that
+    region. The LSP therefore needs to pass no edit list: whatever happened between two hovers,
+    the diff is exact.
+    """
+
+    def __init__(self, capacity: int = 32, budget_s: float = PARSE_BUDGET_S) -> None:
+        self._capacity = capacity
+        self._budget_s = budget_s
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._parsers: dict[str, Parser] = {}
+        self._lock = threading.RLock()
+        self.last_parse_s = 0.0  # for benchmarks: the time the latest parse took
+
+    def update(self, uri: str, text: str, version: int | None, language: str) -> Document:
+        """Record the text of `uri` (a no-op when the version and text are unchanged)."""
+        with self._lock:
+            entry = self._entries.get(uri)
+            if entry is not None and entry.language == language:
+                # Comparing the text (a memcmp) rather than trusting the version number alone
+                # keeps a client that reuses versions from being served a stale tree.
+                if entry.document.text != text:
+                    entry.document = Document(text)
+                entry.version = version
+                self._entries.move_to_end(uri)
+                return entry.document
+            entry = _Entry(language, version, Document(text))
+            self._entries[uri] = entry
+            self._entries.move_to_end(uri)
+            while len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
+            return entry.document
+
+    def forget(self, uri: str) -> None:
+        with self._lock:
+            self._entries.pop(uri, None)
+
+    def is_ready(self, uri: str, text: str) -> bool:
+        entry = self._entries.get(uri)
+        if entry is None or entry.document.text is not text:
+            return False
+        return not has_grammar(entry.language) or entry.parsed is entry.document
+
+    def document(self, uri: str) -> Document | None:
+        entry = self._entries.get(uri)
+        return entry.document if entry else None
+
+    def language(self, uri: str) -> str | None:
+        entry = self._entries.get(uri)
+        return entry.language if entry else None
+
+    def tree(self, uri: str) -> Tree | None:
+        """The syntax tree of the latest text of `uri`, or None: no grammar, too large, too slow."""
+        with self._lock:
+            entry = self._entries.get(uri)
+            if entry is None:
+                return None
+            if entry.parsed is entry.document:
+                return entry.tree
+            return self._reparse(entry)
+
+    def _reparse(self, entry: _Entry) -> Tree | None:
+        document = entry.document
+        size = len(document.text)
+        if size > MAX_PARSE_BYTES or (entry.too_slow_at and size * 2 > entry.too_slow_at):
+            entry.tree, entry.source, entry.parsed = None, None, document
+            return None
+        parser = self._parser(entry.language)
+        if parser is None:
+            entry.tree, entry.source, entry.parsed = None, None, document
+            return None
+        source = parse_source(document, entry.language)
+        old = entry.tree
+        if old is not None and entry.source is not None:
+            _edit(old, entry.source, source)
+        tree = self._parse(parser, source, old)
+        if tree is None:
+            entry.too_slow_at = size
+            log.info("parsing a %d-byte %s document ran over budget", size, entry.language)
+        entry.tree, entry.source, entry.parsed = tree, source if tree else None, document
+        return tree
+
+    def _parser(self, language: str) -> Parser | None:
+        parser = self._parsers.get(language)
+        if parser is None:
+            lang = load_language(language)
+            if lang is None:
+                return None
+            from tree_sitter import Parser
+
+            parser = self._parsers[language] = Parser(lang)
+        return parser
+
+    def _parse(self, parser: Parser, source: bytes, old: Tree | None) -> Tree | None:
+        started = time.perf_counter()
+        deadline = started + self._budget_s
+
+        def read(offset: int, _point: tuple[int, int]) -> bytes:
+            return source[offset : offset + _CHUNK]
+
+        def over_budget(_offset: int, _has_error: bool) -> bool:
+            return time.perf_counter() > deadline
+
+        try:
+            if old is None:
+                return parser.parse(read, progress_callback=over_budget)
+            return parser.parse(read, old, progress_callback=over_budget)
+        except ValueError:  # the progress callback halted the parse
+            parser.reset()
+            return None
+        finally:
+            self.last_parse_s = time.perf_counter() - started
+
+
+def _edit(tree: Tree, old: bytes, new: bytes) -> None:
+    start = _common_prefix(old, new)
+    suffix = _common_suffix(old, new, start)
+    old_end, new_end = len(old) - suffix, len(new) - suffix
+    tree.edit(
+        start_byte=start,
+        old_end_byte=old_end,
+        new_end_byte=new_end,
+        start_point=_point(new, start),
+        old_end_point=_point(old, old_end),
+        new_end_point=_point(new, new_end),
+    )
+
+
+def parse_once(text: str, language: str) -> tuple[Document, Tree | None]:
+    """A fresh parse with no cache (for one-off reads and tests)."""
+    trees = SyntaxTrees(capacity=1)
+    document = trees.update("memory:", text, None, language)
+    return document, trees.tree("memory:")
+
+
+# --- reading nodes -------------------------------------------------------------------------------
+
+
+def ancestors(node: Node) -> Iterator[Node]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def field(node: Node | None, name: str) -> Node | None:
+    return node.child_by_field_name(name) if node is not None else None
+
+
+def is_field(node: Node, name: str) -> bool:
+    """Whether `node` is its parent's child in field `name`."""
+    parent = node.parent
+    if parent is None:
+        return False
+    child = parent.child_by_field_name(name)
+    return child is not None and child.id == node.id
+
+
+def occurrences(
+    data: bytes, word: str, start: int, end: int, *, limit: int = 64, reverse: bool = False
+) -> Iterator[int]:
+    """Byte offsets of `word` as a whole identifier in ``data[start:end]``.
+
+    Finding a name by text first and asking the tree only about those places keeps a lookup in a
+    10,000-line file to a handful of node queries instead of a walk over every node.
+    """
+    needle = word.encode("utf-8", "surrogatepass")
+    if not needle:
+        return
+    found = 0
+    pos = end if reverse else start
+    while found < limit:
+        pos = data.rfind(needle, start, pos) if reverse else data.find(needle, pos, end)
+        if pos < 0:
+            return
+        before = data[pos - 1 : pos] if pos else b""
+        after = data[pos + len(needle) : pos + len(needle) + 1]
+        if not (_ident_byte(before) or _ident_byte(after)):
+            found += 1
+            yield pos
+        if not reverse:
+            pos += len(needle)
+
+
+def _ident_byte(b: bytes) -> bool:
+    return bool(b) and (b.isalnum() or b in (b"_", b"$"))

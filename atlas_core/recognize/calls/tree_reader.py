@@ -1,0 +1,129 @@
+"""What every syntax-tree reader shares: the cursor, node text, columns on the cursor's line, and
+finding a name's definitions and uses by text first and by tree second."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.site import (
+    ENDPOINT,
+    HTTP,
+    PATH,
+    QUERY,
+    CallSite,
+    Document,
+    query_key_at,
+    tidy_url,
+)
+from atlas_core.recognize.calls.syntax import occurrences
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# How far a value is followed through names (`url = f"{API}/x"`, `API = BASE + "/rest/2.0"`, ...).
+MAX_DEPTH = 8
+
+
+class TreeReader:
+    """One read of one cursor position. Subclasses know one language's node types."""
+
+    def __init__(
+        self, document: Document, root: Node, language: str, line: int, offset: int
+    ) -> None:
+        self.document = document
+        self.language = language
+        self.root = root
+        self.data = document.data
+        self.line = line
+        self.offset = offset
+
+    def read(self) -> CallSite | None:
+        """The call site at the cursor; each language's reader answers."""
+        raise NotImplementedError
+
+    def text(self, node: Node | None) -> str:
+        if node is None:
+            return ""
+        return self.document.text_between(node.start_byte, node.end_byte)
+
+    def node_at(self, offset: int) -> Node | None:
+        return self.root.named_descendant_for_byte_range(offset, offset)
+
+    def columns(self, start_byte: int, end_byte: int) -> tuple[int, int]:
+        return self.document.columns_on_line(start_byte, end_byte, self.line)
+
+    def site(
+        self,
+        *,
+        method: str,
+        url: str,
+        role: str,
+        name: str,
+        span: tuple[int, int],
+        client: str,
+        operation: str = "",
+        keys: tuple[str, ...] = (),
+    ) -> CallSite:
+        start, end = self.columns(*span)
+        return CallSite(
+            method=method.upper(),
+            url=tidy_url(url) if url else "",
+            role=role,
+            name=name,
+            start=start,
+            end=end,
+            client=client,
+            language=self.language,
+            operation=operation,
+            path_keys=keys,
+        )
+
+    def url_site(
+        self,
+        node: Node,
+        method: str,
+        url: str,
+        *,
+        literal: tuple[int, int] | None,
+        leftmost: bool,
+    ) -> CallSite:
+        """The answer for a cursor on part of a call's URL expression.
+
+        On a string literal (`literal` is its content span): a key of its query string, else the
+        endpoint. On a name in the expression: the endpoint when the name starts it (the base
+        URL), else a path parameter named as the code names it.
+        """
+        if literal is not None:
+            text = self.text(node)
+            query = query_key_at(text, self.offset - node.start_byte)
+            if query is not None:
+                start, end = query
+                span = (node.start_byte + start, node.start_byte + end)
+                name = text[start:end]
+                return self.site(
+                    method=method, url=url, role=QUERY, name=name, span=span, client=HTTP
+                )
+            return self.site(
+                method=method, url=url, role=ENDPOINT, name="", span=literal, client=HTTP
+            )
+        role, name = (ENDPOINT, "") if leftmost else (PATH, self.text(node))
+        span = (node.start_byte, node.end_byte)
+        return self.site(method=method, url=url, role=role, name=name, span=span, client=HTTP)
+
+    def named_nodes(
+        self,
+        name: str,
+        start: int,
+        end: int,
+        accept: Callable[[Node], bool],
+        *,
+        reverse: bool = False,
+        limit: int = 64,
+    ) -> Iterator[Node]:
+        """Nodes spelling `name` in ``[start, end)`` that `accept` takes, nearest first when
+        `reverse`."""
+        for pos in occurrences(self.data, name, start, end, reverse=reverse, limit=limit):
+            node = self.root.named_descendant_for_byte_range(pos, pos + len(name.encode()))
+            if node is not None and node.start_byte == pos and accept(node):
+                yield node
