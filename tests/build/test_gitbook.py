@@ -164,7 +164,14 @@ def test_idempotent(text: str):
 
 
 def test_fixture_mirror_page_is_clean_and_stable():
-    page = Path(__file__).resolve().parents[1] / "fixtures" / "sources" / "mirror" / "markdown" / "guides"
+    page = (
+        Path(__file__).resolve().parents[1]
+        / "fixtures"
+        / "sources"
+        / "mirror"
+        / "markdown"
+        / "guides"
+    )
     text = (page / "brewing.md").read_text()
     once = clean(text)
     assert clean(once) == once
