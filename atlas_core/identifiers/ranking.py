@@ -1,0 +1,330 @@
+"""One ranking over the identifier table's definitions and the mention index's pages.
+
+Order, strongest first (`Ranked.key`):
+
+1. match: the name as written (exact) > the same name in another spelling (normalized) > a near
+   spelling (fuzzy);
+2. how the page documents it (`Level`): a definition (a table entry of the name, a row of a
+   definition or parameter table, a bullet that defines it) > a page about it (a heading or title
+   naming it, or a section that names it again and again) > a page that names it in passing >
+   prose only;
+3. how strongly, page against page (`strength`): places, density in one section, count, so a page
+   that writes a name more often never loses to one that writes it less (what a per-file grep count
+   would rank first);
+4. then the table's own order: section weight, written before generated, kind, row.
+
+Written pages and pages generated from API specs are ranked by the same evidence, so each counts
+where it is strongest. The confidence of a candidate follows from its match and level
+(`CONFIDENCE`, measured by `benchmarks/identifier_calibration.py` on the development set) and
+never rises down the list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from atlas_core.identifiers.mention_scan import (
+    CODE,
+    DEFINITION,
+    EXAMPLE,
+    HEADING,
+    PLACE_NAMES,
+    PROSE,
+    SPAN,
+    TABLE,
+    command_key,
+)
+from atlas_core.identifiers.normalize import (
+    QUOTES,
+    compact,
+    looks_like_path,
+    name_variants,
+    path_key,
+    strip_path,
+)
+from atlas_core.types import Candidate
+
+if TYPE_CHECKING:
+    from atlas_core.identifiers.mentions import Mention, MentionIndex
+
+MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2}
+# Levels: how a page documents a name.
+DEFINES, ABOUT, PASSING, PROSE_ONLY = 3, 2, 1, 0
+# A section naming a name this often is about it, whatever the places.
+DENSE_SECTION = 3
+# A path found only under another base path than the one written.
+BASE_VARIANT = 0.95
+# Confidence by (match, level) for a page the mention index found; table rows keep the
+# confidence of their match, capped by their level.
+CONFIDENCE = {
+    ("exact", DEFINES): 1.0,
+    ("exact", ABOUT): 0.9,
+    ("exact", PASSING): 0.75,
+    ("exact", PROSE_ONLY): 0.6,
+    ("normalized", DEFINES): 0.85,
+    ("normalized", ABOUT): 0.8,
+    ("normalized", PASSING): 0.6,
+    ("normalized", PROSE_ONLY): 0.5,
+}
+_PLACE_WORDS = {
+    HEADING: "a heading",
+    DEFINITION: "a definition table",
+    TABLE: "a table",
+    EXAMPLE: "a request or response example",
+    CODE: "a code block",
+    SPAN: "inline code",
+    PROSE: "prose",
+}
+_SUBSCRIPT_RE = re.compile(r"\[\s*[\"']([^\"'\[\]]+)[\"']\s*\]")
+_CALL_RE = re.compile(r"\([^()]*\)\s*;?$")
+_PROMPT_RE = re.compile(r"^(?:\$|>|%|PS[^>]*>)\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Spelling:
+    """What a query can be looked up as: its verbatim tokens, path variants, command line."""
+
+    query: str
+    is_path: bool
+    method: str
+    path: str
+    path_variants: tuple[str, ...]  # the written path first, then under the other bases
+    tokens: tuple[str, ...]  # verbatim names, the most specific first
+    command: str  # the command line without a prompt, "" when it is one word
+
+    @classmethod
+    def of(cls, query: str, bases: Sequence[str]) -> Spelling:
+        command = command_key(query)  # prompt removed, whitespace collapsed
+        method, path, variants = "", "", ()
+        is_path = looks_like_path(command)
+        if is_path:
+            method, path = strip_path(command)
+            variants = _path_variants(path, bases)
+        # A command line, or a relative program path (./gradlew), is also looked up as written.
+        commandish = " " in command or bool(_PROMPT_RE.match(query.strip()))
+        commandish = commandish or (is_path and not command.startswith(("/", "http")))
+        return cls(
+            query=query,
+            is_path=is_path,
+            method=method,
+            path=path,
+            path_variants=variants,
+            tokens=() if is_path else _tokens(command),
+            command=command if commandish else "",
+        )
+
+
+def _path_variants(path: str, bases: Sequence[str]) -> tuple[str, ...]:
+    out = [path]
+    for base in bases:
+        if path.startswith(base + "/"):
+            out.append(path[len(base) :])
+        elif base and not path.startswith(base + "/"):
+            out.append(base + path)
+    return tuple(dict.fromkeys(out))
+
+
+def _tokens(query: str) -> tuple[str, ...]:
+    """Verbatim names a query writes: `"name"` -> name, `includeInherited=true` ->
+    includeInherited, `{assetId}` -> assetId, `os.environ["DGC_URL"]` -> DGC_URL,
+    `process.env.HOME` -> itself then HOME, `findAssets()` -> findAssets."""
+    text = query.strip().strip(QUOTES + ",;").strip()
+    out: list[str] = []
+    sub = _SUBSCRIPT_RE.search(text)
+    if sub:
+        out.append(sub.group(1))
+    if ":" in text and "::" not in text and text[:1] not in ":":
+        key = text.partition(":")[0].strip().strip(QUOTES)
+        if key and text.partition(":")[2].strip()[:1] in (*QUOTES, "{", "[", *"0123456789tfn"):
+            out.append(key)
+    if "=" in text and " " not in text:
+        out.append(text.partition("=")[0].lstrip("?&"))
+    while _CALL_RE.search(text):
+        text = _CALL_RE.sub("", text).rstrip()
+    text = text.strip("{}<>$%").strip(QUOTES)
+    if text and " " not in text:
+        out.append(text)
+        parts = [p for p in re.split(r"\.|::|#", text) if p]
+        if len(parts) > 1:
+            out.append(parts[-1])
+    return tuple(dict.fromkeys(t for t in out if t))
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The best mention of a query on one page."""
+
+    mention: Mention
+    match: str
+    level: int
+    strength: float
+    name: str
+
+
+def level_of(m: Mention) -> int:
+    if m.places & DEFINITION:
+        return DEFINES
+    if m.places & HEADING or m.section_count >= DENSE_SECTION:
+        return ABOUT
+    if m.places & ~PROSE:
+        return PASSING
+    return PROSE_ONLY
+
+
+def strength_of(m: Mention) -> float:
+    """How strongly a page documents a name, page against page of one level."""
+    places = m.places
+    score = 6.0 * bool(places & HEADING) + 5.0 * bool(places & DEFINITION)
+    score += 2.0 * bool(places & EXAMPLE) + 1.0 * bool(places & (TABLE | CODE | SPAN))
+    return score + 0.5 * min(m.section_count, 8) + 0.1 * min(m.count, 30)
+
+
+def evidence_by_file(index: MentionIndex, spelling: Spelling) -> dict[str, Evidence]:
+    """Each page's best mention of the query: exact spellings first, then compact ones."""
+    lookups: list[tuple[str, str, str]] = []  # (key, match, name shown)
+    for n, variant in enumerate(spelling.path_variants):
+        lookups.append((path_key(variant), "exact" if n == 0 else "normalized", variant))
+    if spelling.command:
+        lookups.append(("$" + spelling.command, "exact", spelling.command))
+    for token in spelling.tokens:
+        lookups.append(("=" + token, "exact", token))
+    if not spelling.is_path:
+        for key, _ in name_variants(spelling.query):
+            lookups.append(("~" + key, "normalized", key))
+        for token in spelling.tokens:
+            lookups.append(("~" + compact(token), "normalized", token))
+    out: dict[str, Evidence] = {}
+    seen: set[str] = set()
+    for key, match, name in lookups:
+        if key in seen or len(key) < 2:
+            continue
+        seen.add(key)
+        for m in index.rows(key):
+            ev = Evidence(m, match, level_of(m), strength_of(m), name)
+            mine = out.get(m.file)
+            if mine is None or _evidence_key(ev) < _evidence_key(mine):
+                out[m.file] = ev
+    return out
+
+
+def _evidence_key(ev: Evidence) -> tuple[int, int, float]:
+    return (MATCH_TIERS[ev.match], -ev.level, -ev.strength)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One candidate before it becomes a `Candidate`: a table row, or a page of mentions."""
+
+    row: int | None
+    file: str
+    confidence: float
+    match: str
+    level: int
+    strength: float
+    weight: int
+    generated: bool
+    kind_order: int
+    method_rank: int
+    evidence: Evidence | None
+
+    @classmethod
+    def of_row(
+        cls,
+        row: int,
+        file: str,
+        confidence: float,
+        match: str,
+        *,
+        heading: bool,
+        evidence: Evidence | None,
+        weight: int,
+        generated: bool,
+        kind_order: int,
+        method_rank: int,
+    ) -> Ranked:
+        level = ABOUT if heading else DEFINES
+        strength = 0.0
+        if evidence is not None and MATCH_TIERS[evidence.match] <= MATCH_TIERS.get(match, 2):
+            level = max(level, evidence.level)
+            strength = evidence.strength
+        return cls(
+            row,
+            file,
+            confidence,
+            match,
+            level,
+            strength,
+            weight,
+            generated,
+            kind_order,
+            method_rank,
+            evidence,
+        )
+
+    @classmethod
+    def of_mention(cls, ev: Evidence) -> Ranked:
+        m = ev.mention
+        return cls(
+            None,
+            m.file,
+            CONFIDENCE[(ev.match, ev.level)],
+            ev.match,
+            ev.level,
+            ev.strength,
+            0,
+            m.generated,
+            255,
+            0,
+            ev,
+        )
+
+    def key(self) -> tuple[float | int | str, ...]:
+        return (
+            MATCH_TIERS[self.match],
+            -self.level,
+            -round(self.confidence, 2),
+            self.method_rank,
+            -self.strength,
+            -self.weight,
+            self.generated,
+            self.kind_order,
+            self.row if self.row is not None else 1 << 40,
+            self.file,
+        )
+
+
+def calibrated(ranked: list[Ranked]) -> list[Ranked]:
+    """Confidences that mean what the ranking says: a table row's confidence is capped by its
+    level, and none rises above the one ranked before it."""
+    out: list[Ranked] = []
+    ceiling = 1.0
+    for item in ranked:
+        cap = CONFIDENCE.get((item.match, item.level), 1.0)
+        confidence = round(min(item.confidence, cap, ceiling), 4)
+        ceiling = confidence
+        out.append(replace(item, confidence=confidence))
+    return out
+
+
+def mention_candidate(item: Ranked, spelling: Spelling) -> Candidate:
+    """A page the mention index found, as a candidate: the section that names it most."""
+    ev = item.evidence
+    assert ev is not None
+    m = ev.mention
+    places = [_PLACE_WORDS[1 << n] for n in range(len(PLACE_NAMES)) if m.places & (1 << n)]
+    times = "once" if m.count == 1 else f"{m.count} times"
+    url = f"{m.url}#{m.anchor}" if m.url and m.anchor else m.url
+    return Candidate(
+        name=ev.name,
+        kind="mention",
+        file=m.file,
+        line=m.line,
+        url=url,
+        confidence=item.confidence,
+        summary=f"Named {times} on this page, in {', '.join(places)}.",
+        anchor=m.anchor,
+        match=item.match,
+    )
