@@ -37,6 +37,7 @@ from atlas_core.identifiers.normalize import (
 )
 from atlas_core.identifiers.ranking import (
     BASE_VARIANT,
+    MATCH_TIERS,
     Ranked,
     Spelling,
     calibrated,
@@ -318,11 +319,11 @@ class IdentifierIndex:
             return []
         weights, generated = self._ranking_arrays()
         items: list[Ranked] = []
-        with_rows: set[str] = set()
+        row_tier: dict[str, int] = {}  # each file's strongest table match
         for row, (confidence, match) in found.items():
             file = self._file_of(row)
-            with_rows.add(file)
-            if match != "exact" and self._names[row] in spelling.tokens:
+            name = self._names[row]
+            if match != "exact" and (name in spelling.tokens or name == spelling.command):
                 confidence, match = 1.0, "exact"  # "name" quoted is the name
             items.append(
                 Ranked.of_row(
@@ -338,8 +339,12 @@ class IdentifierIndex:
                     method_rank=self._method_rank(row) if spelling.is_path else 0,
                 )
             )
+            row_tier[file] = min(row_tier.get(file, 9), MATCH_TIERS[items[-1].match])
+        # A page's mentions stand on their own where they match better than its table rows.
         items.extend(
-            Ranked.of_mention(ev) for file, ev in evidence.items() if file not in with_rows
+            Ranked.of_mention(ev)
+            for file, ev in evidence.items()
+            if MATCH_TIERS[ev.match] < row_tier.get(file, 9)
         )
         best = heapq.nsmallest(max(limit * 4, DIVERSIFY_MIN_ROWS), items, key=Ranked.key)
         return self._diversified(calibrated(best), limit, spelling)

@@ -96,6 +96,15 @@ def _word_keys(text: str, prose: bool) -> Iterator[str]:
         if len(token) < 2 or (prose and not _code_shaped(token)):
             continue
         yield from _keys(token)
+        start = m.start()
+        if (
+            token[0] in "DP"
+            and start
+            and text[start - 1] == "-"
+            and (start < 2 or text[start - 2] in " `'\"")
+        ):
+            # -Dkey=value, -PFLAG: a JVM or Gradle property named after its flag.
+            yield from _keys(token[1:])
         if "." in token:
             # process.env.HOME: each member is a name of its own.
             for part in token.split("."):
@@ -192,8 +201,12 @@ class PageScan:
                     yield key, number, section, block_place
                 continue
             if i in self._heading_lines:
-                for key in self._context(line.lstrip("#").strip(), prose=False):
+                heading = line.lstrip("#").strip()
+                for key in self._context(heading, prose=False):
                     yield key, number, section, HEADING
+                if " " in heading:  # "pip install": a heading that names a command
+                    for key in _command_keys(heading.strip("`")):
+                        yield key, number, section, HEADING
                 continue
             row = self._table_row[i]
             if row:

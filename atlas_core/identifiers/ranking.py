@@ -38,6 +38,7 @@ from atlas_core.identifiers.mention_scan import (
     command_key,
 )
 from atlas_core.identifiers.normalize import (
+    BUILDER_PARTS,
     QUOTES,
     compact,
     looks_like_path,
@@ -145,9 +146,14 @@ def _tokens(query: str) -> tuple[str, ...]:
     while _CALL_RE.search(text):
         text = _CALL_RE.sub("", text).rstrip()
     text = text.strip("{}<>$%").strip(QUOTES)
+    if text.lower().startswith("new "):
+        text = text[4:].strip()
     if text and " " not in text:
-        out.append(text)
         parts = [p for p in re.split(r"\.|::|#", text) if p]
+        # Foo.builder(), Foo.class: the type is what the code names.
+        while len(parts) > 1 and compact(parts[-1]) in BUILDER_PARTS:
+            parts.pop()
+        out.append(".".join(parts))
         if len(parts) > 1:
             out.append(parts[-1])
     return tuple(dict.fromkeys(t for t in out if t))
@@ -169,9 +175,9 @@ def level_of(m: Mention) -> int:
         return DEFINES
     if m.places & HEADING or m.section_count >= DENSE_SECTION:
         return ABOUT
-    if m.places & ~PROSE:
-        return PASSING
-    return PROSE_ONLY
+    # Prose records only code-shaped spellings (snake_case, SCREAMING_CASE, camelCase), which
+    # read as unmarked code: in passing, as a code span would be.
+    return PASSING
 
 
 def strength_of(m: Mention) -> float:
@@ -185,8 +191,9 @@ def strength_of(m: Mention) -> float:
 def evidence_by_file(index: MentionIndex, spelling: Spelling) -> dict[str, Evidence]:
     """Each page's best mention of the query: exact spellings first, then compact ones."""
     lookups: list[tuple[str, str, str]] = []  # (key, match, name shown)
-    for n, variant in enumerate(spelling.path_variants):
-        lookups.append((path_key(variant), "exact" if n == 0 else "normalized", variant))
+    # A path key folds parameters and bases away, so a page writing it matches as normalized.
+    for variant in spelling.path_variants:
+        lookups.append((path_key(variant), "normalized", variant))
     if spelling.command:
         lookups.append(("$" + spelling.command, "exact", spelling.command))
     for token in spelling.tokens:
