@@ -38,11 +38,13 @@ from atlas_core.identifiers.normalize import (
 from atlas_core.identifiers.ranking import (
     BASE_VARIANT,
     MATCH_TIERS,
+    Evidence,
     Ranked,
     Spelling,
     calibrated,
     evidence_by_file,
     mention_candidate,
+    style_clash,
 )
 from atlas_core.identifiers.table import (
     DEPRECATIONS_FILE,
@@ -114,6 +116,7 @@ class IdentifierIndex:
         )
         self._ranking: tuple[array | None, array | None] | None = None
         self._deprecations: list[Deprecation] | None = None
+        self._deprecated: dict[str, str] | None = None
         self._records_file = self._load(directory / RECORDS_FILE, _open_binary)
         try:
             self._records: mmap.mmap | bytes = mmap.mmap(
@@ -317,29 +320,10 @@ class IdentifierIndex:
                 found[row] = (confidence, "fuzzy")
         if not found and not evidence:
             return []
-        weights, generated = self._ranking_arrays()
-        items: list[Ranked] = []
+        items = [self._row_item(row, *found[row], spelling, evidence) for row in found]
         row_tier: dict[str, int] = {}  # each file's strongest table match
-        for row, (confidence, match) in found.items():
-            file = self._file_of(row)
-            name = self._names[row]
-            if match != "exact" and (name in spelling.tokens or name == spelling.command):
-                confidence, match = 1.0, "exact"  # "name" quoted is the name
-            items.append(
-                Ranked.of_row(
-                    row,
-                    file,
-                    confidence,
-                    match,
-                    heading=self._kinds[row] == self._heading_kind,
-                    evidence=evidence.get(file),
-                    weight=weights[row] if weights else 0,
-                    generated=bool(generated[row]) if generated else False,
-                    kind_order=self._kinds[row],
-                    method_rank=self._method_rank(row) if spelling.is_path else 0,
-                )
-            )
-            row_tier[file] = min(row_tier.get(file, 9), MATCH_TIERS[items[-1].match])
+        for item in items:
+            row_tier[item.file] = min(row_tier.get(item.file, 9), MATCH_TIERS[item.match])
         # A page's mentions stand on their own where they match better than its table rows.
         items.extend(
             Ranked.of_mention(ev)
@@ -347,7 +331,47 @@ class IdentifierIndex:
             if MATCH_TIERS[ev.match] < row_tier.get(file, 9)
         )
         best = heapq.nsmallest(max(limit * 4, DIVERSIFY_MIN_ROWS), items, key=Ranked.key)
-        return self._diversified(calibrated(best), limit, spelling)
+        return self._diversified(calibrated(best), limit)
+
+    def _row_item(
+        self,
+        row: int,
+        confidence: float,
+        match: str,
+        spelling: Spelling,
+        evidence: dict[str, Evidence],
+    ) -> Ranked:
+        """A table row ready to rank beside the pages of mentions."""
+        file = self._file_of(row)
+        name = self._names[row]
+        page = evidence.get(file)
+        heading = self._kinds[row] == self._heading_kind
+        written = spelling.tokens[0] if spelling.tokens else spelling.command
+        if match != "exact" and name == written:
+            confidence, match = 1.0, "exact"  # "name" quoted is the name
+        elif (
+            match == "normalized"
+            and page is not None
+            and page.match == "exact"
+            and not heading  # a heading is words, not a name
+            and compact(name) == compact(page.name)
+        ):
+            # find_assets on the page that defines findAssets: the page writes it as asked.
+            confidence, match = 1.0, "exact"
+        weights, generated = self._ranking_arrays()
+        return Ranked.of_row(
+            row,
+            file,
+            confidence,
+            match,
+            heading=heading,
+            clash=match != "exact" and style_clash(written or spelling.query, name),
+            evidence=page,
+            weight=weights[row] if weights else 0,
+            generated=bool(generated[row]) if generated else False,
+            kind_order=self._kinds[row],
+            method_rank=self._method_rank(row) if spelling.is_path else 0,
+        )
 
     def mentions(self) -> MentionIndex | None:
         """The bundle's mention index beside this table; None for a bundle built before it."""
@@ -383,8 +407,8 @@ class IdentifierIndex:
                         method, variant, lambda r, c, m: take(r, c * BASE_VARIANT, m)
                     )
         else:
-            for token in spelling.tokens:
-                take(self._rows_named(token), 1.0, "exact")
+            for n, token in enumerate(spelling.tokens):
+                take(self._rows_named(token), 0.9 if n else 1.0, "normalized" if n else "exact")
             for key, confidence in name_variants(query):
                 take(self._rows_compact(key), confidence, "normalized")
         return found
@@ -410,7 +434,7 @@ class IdentifierIndex:
             self._ranking = (arrays[0], arrays[1])
         return self._ranking
 
-    def _diversified(self, ranked: list[Ranked], limit: int, spelling: Spelling) -> list[Candidate]:
+    def _diversified(self, ranked: list[Ranked], limit: int) -> list[Candidate]:
         """The first `limit` of `ranked` (best first) with each run of equally strong matches
         spread over files, as search does: a second row of a file already listed comes after the
         rows of files not listed yet. Runs never mix, so confidences still only go down."""
@@ -431,7 +455,7 @@ class IdentifierIndex:
         return [
             self._candidate(item.row, item.confidence, item.match)
             if item.row is not None
-            else mention_candidate(item, spelling)
+            else mention_candidate(item, self._deprecated_terms())
             for item in out[:limit]
         ]
 
@@ -683,6 +707,12 @@ class IdentifierIndex:
         for row in rows:
             seen.setdefault(self._names[row], row)
         return [self._candidate(row, 0.9, "prefix") for row in list(seen.values())[:limit]]
+
+    def _deprecated_terms(self) -> dict[str, str]:
+        """Deprecated term -> its replacement ("" when the docs give none), for mentions."""
+        if self._deprecated is None:
+            self._deprecated = {d.term: d.replacement for d in self.deprecations()}
+        return self._deprecated
 
     def deprecations(self) -> list[Deprecation]:
         if self._deprecations is None:

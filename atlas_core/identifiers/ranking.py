@@ -22,7 +22,7 @@ never rises down the list.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -168,6 +168,9 @@ class Evidence:
     level: int
     strength: float
     name: str
+    # The most the page shows of the query (level, strength), by match tier: the spellings as
+    # written, and every spelling. A table row takes the first that its own match allows.
+    page: tuple[tuple[int, float], ...] = ((0, 0.0), (0, 0.0))
 
 
 def level_of(m: Mention) -> int:
@@ -196,14 +199,18 @@ def evidence_by_file(index: MentionIndex, spelling: Spelling) -> dict[str, Evide
         lookups.append((path_key(variant), "normalized", variant))
     if spelling.command:
         lookups.append(("$" + spelling.command, "exact", spelling.command))
-    for token in spelling.tokens:
-        lookups.append(("=" + token, "exact", token))
-    if not spelling.is_path:
-        for key, _ in name_variants(spelling.query):
-            lookups.append(("~" + key, "normalized", key))
+    # The name itself is exact; a member of it (HOME of process.env.HOME) is another spelling.
+    for n, token in enumerate(spelling.tokens):
+        lookups.append(("=" + token, "normalized" if n else "exact", token))
+    if not spelling.is_path and not _shouting(spelling.tokens[:1]):
+        # The whole name and its member in any spelling; an owner (`assetApi` of
+        # `assetApi.addAsset`) is left to the table, whose definitions name owners.
+        variants = name_variants(spelling.query)[:1]
+        lookups.extend(("~" + key, "normalized", key) for key, _ in variants)
         for token in spelling.tokens:
             lookups.append(("~" + compact(token), "normalized", token))
     out: dict[str, Evidence] = {}
+    page: dict[str, list[tuple[int, float]]] = {}
     seen: set[str] = set()
     for key, match, name in lookups:
         if key in seen or len(key) < 2:
@@ -214,7 +221,11 @@ def evidence_by_file(index: MentionIndex, spelling: Spelling) -> dict[str, Evide
             mine = out.get(m.file)
             if mine is None or _evidence_key(ev) < _evidence_key(mine):
                 out[m.file] = ev
-    return out
+            shown = page.setdefault(m.file, [(0, 0.0), (0, 0.0)])
+            for tier in range(MATCH_TIERS[match], 2):
+                level, strength = shown[tier]
+                shown[tier] = (max(level, ev.level), max(strength, ev.strength))
+    return {file: replace(ev, page=tuple(page[file])) for file, ev in out.items()}
 
 
 def _evidence_key(ev: Evidence) -> tuple[int, int, float]:
@@ -246,17 +257,19 @@ class Ranked:
         match: str,
         *,
         heading: bool,
+        clash: bool,
         evidence: Evidence | None,
         weight: int,
         generated: bool,
         kind_order: int,
         method_rank: int,
     ) -> Ranked:
-        level = ABOUT if heading else DEFINES
+        level = PASSING if clash else ABOUT if heading else DEFINES
         strength = 0.0
-        if evidence is not None and MATCH_TIERS[evidence.match] <= MATCH_TIERS.get(match, 2):
-            level = max(level, evidence.level)
-            strength = evidence.strength
+        if evidence is not None:
+            # The row is the page's definition; every spelling of the name there supports it.
+            page_level, strength = evidence.page[min(MATCH_TIERS[match], 1)]
+            level = max(level, page_level)
         return cls(
             row,
             file,
@@ -290,7 +303,7 @@ class Ranked:
 
     def key(self) -> tuple[float | int | str, ...]:
         return (
-            MATCH_TIERS[self.match],
+            rank_group(self.match, self.level),
             -self.level,
             -round(self.confidence, 2),
             self.method_rank,
@@ -303,21 +316,45 @@ class Ranked:
         )
 
 
+def rank_group(match: str, level: int) -> int:
+    """Match strength and level together: the name as written on a page about it, then a
+    definition of the name in another spelling (`find_assets` where `findAssets` is defined),
+    then the name as written in passing, then the rest; fuzzy last."""
+    tier = MATCH_TIERS[match]
+    if tier == 0:
+        return 0 if level >= ABOUT else 2
+    if tier == 1:
+        return 1 if level == DEFINES else 3
+    return 4
+
+
+def _shouting(tokens: Sequence[str]) -> bool:
+    """A SCREAMING_CASE name: its other spellings (`UserGroup`, `user_group`) name other things."""
+    return bool(tokens) and tokens[0].isupper() and any(c.isalpha() for c in tokens[0])
+
+
+def style_clash(written: str, name: str) -> bool:
+    """SCREAMING_CASE against any other case: `USER_GROUP` is a constant, `UserGroup` a type,
+    though their compact keys meet."""
+    shouting = [t.isupper() for t in (written, name) if any(c.isalpha() for c in t)]
+    return len(shouting) == 2 and shouting[0] != shouting[1]
+
+
 def calibrated(ranked: list[Ranked]) -> list[Ranked]:
-    """Confidences that mean what the ranking says: a table row's confidence is capped by its
-    level, and none rises above the one ranked before it."""
+    """Confidences that mean what the ranking says: none rises above the one ranked before it.
+    (A table row keeps the confidence of its match; a page of mentions has its level's.)"""
     out: list[Ranked] = []
     ceiling = 1.0
     for item in ranked:
-        cap = CONFIDENCE.get((item.match, item.level), 1.0)
-        confidence = round(min(item.confidence, cap, ceiling), 4)
+        confidence = round(min(item.confidence, ceiling), 4)
         ceiling = confidence
         out.append(replace(item, confidence=confidence))
     return out
 
 
-def mention_candidate(item: Ranked, spelling: Spelling) -> Candidate:
-    """A page the mention index found, as a candidate: the section that names it most."""
+def mention_candidate(item: Ranked, deprecated: Mapping[str, str]) -> Candidate:
+    """A page the mention index found, as a candidate: the section that names it most.
+    `deprecated` maps the bundle's deprecated terms to their replacements."""
     ev = item.evidence
     assert ev is not None
     m = ev.mention
@@ -334,4 +371,6 @@ def mention_candidate(item: Ranked, spelling: Spelling) -> Candidate:
         summary=f"Named {times} on this page, in {', '.join(places)}.",
         anchor=m.anchor,
         match=item.match,
+        deprecated=ev.name in deprecated,
+        replacement=deprecated.get(ev.name, ""),
     )
