@@ -110,7 +110,8 @@ class IdentifierIndex:
         self._search: list[str] | None = None
         self._blob = ""
         self._starts: list[int] = []
-        self._mentions: MentionIndex | bool | None = False  # False: not opened yet
+        self._mentions: MentionIndex | None = None
+        self._mentions_opened = False
         self._heading_kind = (
             self._kind_names.index("heading") if "heading" in self._kind_names else -1
         )
@@ -178,7 +179,7 @@ class IdentifierIndex:
             raise _damaged(directory, str(exc)) from None
 
     def close(self) -> None:
-        if isinstance(self._mentions, MentionIndex):
+        if self._mentions is not None:
             self._mentions.close()
         if isinstance(self._records, mmap.mmap):
             self._records.close()
@@ -375,11 +376,11 @@ class IdentifierIndex:
 
     def mentions(self) -> MentionIndex | None:
         """The bundle's mention index beside this table; None for a bundle built before it."""
-        if self._mentions is False:
-            self._mentions = None
+        if not self._mentions_opened:
+            self._mentions_opened = True
             if self.directory.name == TABLE_DIR:
                 self._mentions = MentionIndex.open(self.directory.parent / MENTIONS_DIR)
-        return self._mentions or None
+        return self._mentions
 
     def _table_matches(self, spelling: Spelling, limit: int) -> dict[int, tuple[float, str]]:
         """Rows whose name, alias or path matches, with confidence and match strength."""

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from atlas_core.errors import BundleError
 from atlas_core.identifiers.mention_scan import PLACE_NAMES, PageScan
@@ -40,7 +40,7 @@ KEYS_FILE = "keys.txt"
 GENERATED_FILE = "generated.npy"
 OFFSETS_FILE = "key_offsets.npy"
 # One value per (key, page) row, in key order: the CSR postings of keys.txt.
-ROW_ARRAYS: dict[str, str] = {
+ROW_ARRAYS: dict[str, Literal["i", "B"]] = {
     "row_file.npy": "i",  # page id: a line of files.txt
     "row_count.npy": "i",  # occurrences on the page
     "row_places.npy": "B",  # bitmask of PLACE_NAMES
@@ -48,7 +48,7 @@ ROW_ARRAYS: dict[str, str] = {
     "row_line.npy": "i",  # first line (1-based) of the key in that section
     "row_anchor.npy": "i",  # that section's anchor: a line of anchors.txt
 }
-NPY_DTYPES = {"i": "<i4", "B": "|u1", "q": "<i8"}
+NPY_DTYPES: dict[str, str] = {"i": "<i4", "B": "|u1", "q": "<i8"}
 # A base path must prefix this many spec paths in the docs before lookups try it.
 MIN_BASE_USES = 2
 MAX_BASE_SEGMENTS = 3
@@ -186,7 +186,7 @@ def write_mention_index(documents: Sequence[Document], out_dir: Path) -> dict[st
 # Reading
 
 
-def _map_npy(path: Path, typecode: str) -> tuple[Any, memoryview | array]:
+def _map_npy(path: Path, typecode: Literal["i", "B", "q"]) -> tuple[Any, memoryview | array]:
     """A 1-D little-endian .npy file as a zero-copy view (an mmap) of `typecode` values; its
     length is checked against the header. (handle, view); close the handle when done."""
     with open(path, "rb") as fh:
@@ -272,7 +272,7 @@ class MentionIndex:
         except (OSError, ValueError) as exc:
             raise _damaged(self.directory / name, str(exc)) from None
 
-    def _array(self, name: str, code: str, length: int) -> Any:
+    def _array(self, name: str, code: Literal["i", "B", "q"], length: int) -> Any:
         handle, view = self._load(name, lambda p: _map_npy(p, code))
         if handle is not None:
             self._handles.append(handle)
@@ -300,12 +300,12 @@ class MentionIndex:
                     f"{len(keys)} keys, meta.json says {self.meta['keys']}",
                 )
             self._keys = keys
-        return self._keys
+        return keys
 
     def _anchor_list(self) -> list[str]:
         if self._anchors is None:
             self._anchors = self._load(ANCHORS_FILE, lambda p: read_lines(p, 1))
-        return self._anchors
+        return self._anchors or []
 
     def rows(self, key: str, cap: int = 5000) -> list[Mention]:
         """The pages that write `key` (``=token``, ``~compact``, ``/path``, ``$command``)."""
