@@ -317,8 +317,11 @@ class IdentifierIndex:
         found = self._table_matches(spelling, limit) if self.count else {}
         evidence = evidence_by_file(mentions, spelling) if mentions is not None else {}
         if not found and not evidence and self.count:
+            # A near spelling of a name; a heading is prose, and a name one edit from a
+            # heading's words ("serverModes" and "Server Modes") is not what it documents.
             for row, confidence in self._fuzzy(query, limit):
-                found[row] = (confidence, "fuzzy")
+                if self._kinds[row] != self._heading_kind:
+                    found[row] = (confidence, "fuzzy")
         if not found and not evidence:
             return []
         items = [self._row_item(row, *found[row], spelling, evidence) for row in found]

@@ -292,7 +292,8 @@ class MentionIndex:
         self._handles = []
 
     def _key_list(self) -> list[str]:
-        if self._keys is None:
+        keys = self._keys
+        if keys is None:
             keys = self._load(KEYS_FILE, lambda p: read_lines(p, int(self.meta["keys"])))
             if len(keys) != self.meta["keys"]:
                 raise _damaged(
