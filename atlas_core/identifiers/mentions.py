@@ -83,11 +83,26 @@ class MentionBuilder:
         self._rows: dict[str, list[tuple[int, int, int, int, int, int]]] = {}
         self._paths: Counter[str] = Counter()
 
-    def add_page(self, file: str, url: str, text: str, title: str, *, generated: bool) -> None:
-        page = len(self.files)
+    def add_file(self, file: str, url: str, *, generated: bool) -> int:
+        """Register a page; returns its page id."""
         self.files.append(file.replace("\n", " "))
         self.urls.append(url.replace("\n", " "))
         self.generated.append(int(generated))
+        return len(self.files) - 1
+
+    def add_row(
+        self, key: str, page: int, count: int, places: int, section: tuple[int, int, str]
+    ) -> None:
+        """One (key, page) row: `count` occurrences in `places`, and the section that holds
+        the most as (its count, the key's first line in it, its anchor)."""
+        section_count, line, anchor = section
+        anchor_id = self._anchors.setdefault(anchor, len(self._anchors))
+        self._rows.setdefault(key, []).append((page, count, places, section_count, line, anchor_id))
+        if key.startswith("/"):
+            self._paths[key] += count
+
+    def add_page(self, file: str, url: str, text: str, title: str, *, generated: bool) -> None:
+        page = self.add_file(file, url, generated=generated)
         scan = PageScan(text, title)
         totals: dict[str, list[int]] = {}  # key -> [count, places]
         per_section: dict[tuple[str, int], list[int]] = {}  # (key, section) -> [count, line]
@@ -111,12 +126,7 @@ class MentionBuilder:
         for key, (count, places) in totals.items():
             section_count, minus_section, line = best[key]
             anchor = scan.sections[-minus_section].anchor
-            anchor_id = self._anchors.setdefault(anchor, len(self._anchors))
-            self._rows.setdefault(key, []).append(
-                (page, count, places, section_count, line, anchor_id)
-            )
-            if key.startswith("/"):
-                self._paths[key] += count
+            self.add_row(key, page, count, places, (section_count, line, anchor))
 
     def bases(self, endpoint_paths: Iterable[str]) -> list[str]:
         """Path prefixes the docs write before the specs' paths (`/rest/2.0/import/...` for

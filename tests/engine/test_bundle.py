@@ -308,7 +308,7 @@ def test_info_summarises_the_manifest(bundle_dir: Path) -> None:
     info = Bundle.open(bundle_dir).info()
     assert (info.name, info.format_version, info.chunks, info.dims, info.model) == (
         "toy",
-        "1.0",
+        "1.1",
         3,
         DIMS,
         "toy",
