@@ -26,6 +26,7 @@ from typing import Any, Literal
 from atlas_core.errors import BundleError
 from atlas_core.identifiers.mention_scan import PLACE_NAMES, PageScan
 from atlas_core.identifiers.normalize import path_key, strip_path
+from atlas_core.identifiers.ranking import best_first
 from atlas_core.identifiers.table import read_lines, write_lines, write_npy
 from atlas_core.types import Document
 
@@ -51,6 +52,9 @@ ROW_ARRAYS: dict[str, Literal["i", "B"]] = {
 NPY_DTYPES: dict[str, str] = {"i": "<i4", "B": "|u1", "q": "<i8"}
 # A base path must prefix this many spec paths in the docs before lookups try it.
 MIN_BASE_USES = 2
+# Pages read per key: a key's rows are stored best first, so the pages that document a name are
+# among them, and a lookup of `id` stays a bounded amount of work.
+ROWS_READ = 64
 MAX_BASE_SEGMENTS = 3
 
 
@@ -157,6 +161,10 @@ class MentionBuilder:
         write_npy(
             target / OFFSETS_FILE, "q", accumulate((len(self._rows[k]) for k in keys), initial=0)
         )
+        # Each key's pages best first, so a reader may stop after the first few of a name
+        # that thousands of pages write (`id`, `name`).
+        for key in keys:
+            self._rows[key].sort(key=lambda r: (*best_first(r[2], r[3], r[1]), r[0]))
         rows = [row for key in keys for row in self._rows[key]]
         for column, (name, code) in enumerate(ROW_ARRAYS.items()):
             write_npy(target / name, code, (row[column] for row in rows))
@@ -318,8 +326,9 @@ class MentionIndex:
             self._anchors = self._load(ANCHORS_FILE, lambda p: read_lines(p, 1))
         return self._anchors or []
 
-    def rows(self, key: str, cap: int = 5000) -> list[Mention]:
-        """The pages that write `key` (``=token``, ``~compact``, ``/path``, ``$command``)."""
+    def rows(self, key: str, cap: int = ROWS_READ) -> list[Mention]:
+        """The pages that write `key` (``=token``, ``~compact``, ``/path``, ``$command``), best
+        first; at most `cap` of them."""
         keys = self._key_list()
         i = bisect_left(keys, key)
         if i == len(keys) or keys[i] != key:

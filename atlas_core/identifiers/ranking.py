@@ -174,9 +174,14 @@ class Evidence:
 
 
 def level_of(m: Mention) -> int:
-    if m.places & DEFINITION:
+    return level(m.places, m.section_count)
+
+
+def level(places: int, section_count: int) -> int:
+    """How a page documents a name, from its row of the mention index."""
+    if places & DEFINITION:
         return DEFINES
-    if m.places & HEADING or m.section_count >= DENSE_SECTION:
+    if places & HEADING or section_count >= DENSE_SECTION:
         return ABOUT
     # Prose records only code-shaped spellings (snake_case, SCREAMING_CASE, camelCase), which
     # read as unmarked code: in passing, as a code span would be.
@@ -184,11 +189,19 @@ def level_of(m: Mention) -> int:
 
 
 def strength_of(m: Mention) -> float:
+    return strength(m.places, m.section_count, m.count)
+
+
+def strength(places: int, section_count: int, count: int) -> float:
     """How strongly a page documents a name, page against page of one level."""
-    places = m.places
     score = 6.0 * bool(places & HEADING) + 5.0 * bool(places & DEFINITION)
     score += 2.0 * bool(places & EXAMPLE) + 1.0 * bool(places & (TABLE | CODE | SPAN))
-    return score + 0.5 * min(m.section_count, 8) + 0.1 * min(m.count, 30)
+    return score + 0.5 * min(section_count, 8) + 0.1 * min(count, 30)
+
+
+def best_first(places: int, section_count: int, count: int) -> tuple[int, float]:
+    """The order of one key's rows in the index, as a sort key: level, then strength."""
+    return (-level(places, section_count), -strength(places, section_count, count))
 
 
 def evidence_by_file(index: MentionIndex, spelling: Spelling) -> dict[str, Evidence]:
