@@ -151,8 +151,11 @@ def _cells(line: str) -> list[str]:
 class PageScan:
     """The occurrences of one page: `occurrences()` yields (key, 1-based line, section, place)."""
 
-    def __init__(self, text: str, title: str) -> None:
+    def __init__(self, text: str, title: str, cache: dict | None = None) -> None:
+        """`cache` maps pieces of text already tokenised to their keys; pages of one corpus
+        share it (the caller bounds it)."""
         self.lines = text.split("\n")
+        self._cache: dict[tuple[str, bool | None], tuple[str, ...]] = {} if cache is None else cache
         self.title = title
         self._fences = fence_ids(self.lines)
         heads = [h for h in scan_headings(self.lines, [n >= 0 for n in self._fences])]
@@ -174,11 +177,12 @@ class PageScan:
             if h.level <= 3:
                 self.sections.append(PageSection(h.anchor, h.line + 1))
 
-    def occurrences(self) -> Iterator[tuple[str, int, int, int]]:
+    def occurrences(self) -> Iterator[tuple[tuple[str, ...], int, int, int]]:
+        """(keys, 1-based line, section, place) for each piece of the page that holds names."""
         section = 0
         starts = [s.line for s in self.sections]
-        for key in _word_keys(self.title, prose=False):
-            yield key, 1, 0, HEADING
+        context, code = self._context, self._code_line
+        yield context(self.title, False), 1, 0, HEADING
         block_place, block_id, shell = CODE, -1, False
         for i, line in enumerate(self.lines):
             number = i + 1
@@ -197,16 +201,13 @@ class PageScan:
                     example = lang in _EXAMPLE_LANGS or (not lang and first[:1] in "{[<")
                     block_place = EXAMPLE if example else CODE
                     continue
-                for key in self._code_line(line, block_place, shell):
-                    yield key, number, section, block_place
+                yield code(line, shell), number, section, block_place
                 continue
             if i in self._heading_lines:
                 heading = line.lstrip("#").strip()
-                for key in self._context(heading, prose=False):
-                    yield key, number, section, HEADING
+                yield context(heading, False), number, section, HEADING
                 if " " in heading:  # "pip install": a heading that names a command
-                    for key in _command_keys(heading.strip("`")):
-                        yield key, number, section, HEADING
+                    yield tuple(_command_keys(heading.strip("`"))), number, section, HEADING
                 continue
             row = self._table_row[i]
             if row:
@@ -214,35 +215,35 @@ class PageScan:
                     continue
                 for n, cell in enumerate(_cells(line)):
                     place = DEFINITION if n == 0 and row == 2 else TABLE
-                    for key in self._context(cell, prose=False):
-                        yield key, number, section, place
+                    yield context(cell, False), number, section, place
                 continue
             bullet = _BULLET_NAME_RE.match(line)
             if bullet:
-                for key in self._context(bullet.group(1), prose=False):
-                    yield key, number, section, DEFINITION
+                yield context(bullet.group(1), False), number, section, DEFINITION
                 line = line[bullet.end() :]
             rest = line
             if "`" in line:
                 for m in _SPAN_RE.finditer(line):
                     span = m.group(2).strip()
-                    for key in self._context(span, prose=False):
-                        yield key, number, section, SPAN
+                    yield context(span, False), number, section, SPAN
                     if " " in span:
-                        for key in _command_keys(span):
-                            yield key, number, section, SPAN
+                        yield tuple(_command_keys(span)), number, section, SPAN
                 rest = _SPAN_RE.sub(" ", line)
-            for key in self._context(rest, prose=True):
-                yield key, number, section, PROSE
+            yield context(rest, True), number, section, PROSE
 
-    @staticmethod
-    def _context(text: str, *, prose: bool) -> Iterator[str]:
-        yield from _word_keys(text, prose)
-        yield from _path_keys(text)
+    def _context(self, text: str, prose: bool) -> tuple[str, ...]:
+        # Generated pages repeat cells and lines verbatim; each distinct one is tokenised once.
+        keys = self._cache.get((text, prose))
+        if keys is None:
+            keys = (*_word_keys(text, prose), *_path_keys(text))
+            self._cache[(text, prose)] = keys
+        return keys
 
-    @staticmethod
-    def _code_line(line: str, place: int, shell: bool) -> Iterator[str]:
-        yield from _word_keys(line, prose=False)
-        yield from _path_keys(line)
-        if shell or _PROMPT_RE.match(line.lstrip()):
-            yield from _command_keys(line)
+    def _code_line(self, line: str, shell: bool) -> tuple[str, ...]:
+        keys = self._cache.get((line, None))
+        if keys is None:
+            keys = (*_word_keys(line, prose=False), *_path_keys(line))
+            if shell or _PROMPT_RE.match(line.lstrip()):
+                keys += tuple(_command_keys(line))
+            self._cache[(line, None)] = keys
+        return keys

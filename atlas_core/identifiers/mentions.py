@@ -19,7 +19,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,6 +55,8 @@ MIN_BASE_USES = 2
 # Pages read per key: a key's rows are stored best first, so the pages that document a name are
 # among them, and a lookup of `id` stays a bounded amount of work.
 ROWS_READ = 64
+# Distinct pieces of text whose keys the builder remembers across pages.
+CACHE_PIECES = 200_000
 MAX_BASE_SEGMENTS = 3
 
 
@@ -86,6 +88,7 @@ class MentionBuilder:
         self._anchors: dict[str, int] = {"": 0}
         self._rows: dict[str, list[tuple[int, int, int, int, int, int]]] = {}
         self._paths: Counter[str] = Counter()
+        self._cache: dict = {}
 
     def add_file(self, file: str, url: str, *, generated: bool) -> int:
         """Register a page; returns its page id."""
@@ -107,28 +110,37 @@ class MentionBuilder:
 
     def add_page(self, file: str, url: str, text: str, title: str, *, generated: bool) -> None:
         page = self.add_file(file, url, generated=generated)
-        scan = PageScan(text, title)
+        if len(self._cache) > CACHE_PIECES:
+            self._cache.clear()
+        scan = PageScan(text, title, self._cache)
+        pairs: list[tuple[str, int]] = []  # (key, section), one per occurrence
+        lines: list[int] = []
+        placed: set[tuple[str, int]] = set()
+        for keys, line, section, place in scan.occurrences():
+            if keys:
+                pairs.extend(zip(keys, repeat(section)))
+                lines.extend(repeat(line, len(keys)))
+                placed.update(zip(keys, repeat(place)))
+        # Counting and first lines in C (Counter, dict from reversed pairs): the Python loops
+        # below run once per distinct (key, section), not per occurrence.
+        per_section = Counter(pairs)
+        first_line = dict(zip(reversed(pairs), reversed(lines), strict=True))
         totals: dict[str, list[int]] = {}  # key -> [count, places]
-        per_section: dict[tuple[str, int], list[int]] = {}  # (key, section) -> [count, line]
-        for key, line, section, place in scan.occurrences():
+        best: dict[str, tuple[int, int]] = {}  # key -> (count, -section) of its densest section
+        for (key, section), count in per_section.items():
             total = totals.get(key)
             if total is None:
-                totals[key] = [1, place]
+                totals[key] = [count, 0]
             else:
-                total[0] += 1
-                total[1] |= place
-            at = per_section.get((key, section))
-            if at is None:
-                per_section[(key, section)] = [1, line]
-            else:
-                at[0] += 1
-        best: dict[str, tuple[int, int, int]] = {}  # key -> (count, -section, line)
-        for (key, section), (count, line) in per_section.items():
+                total[0] += count
             mine = best.get(key)
-            if mine is None or (count, -section) > mine[:2]:
-                best[key] = (count, -section, line)
+            if mine is None or (count, -section) > mine:
+                best[key] = (count, -section)
+        for key, place in placed:
+            totals[key][1] |= place
         for key, (count, places) in totals.items():
-            section_count, minus_section, line = best[key]
+            section_count, minus_section = best[key]
+            line = first_line[(key, -minus_section)]
             anchor = scan.sections[-minus_section].anchor
             self.add_row(key, page, count, places, (section_count, line, anchor))
 
@@ -166,8 +178,9 @@ class MentionBuilder:
         for key in keys:
             self._rows[key].sort(key=lambda r: (*best_first(r[2], r[3], r[1]), r[0]))
         rows = [row for key in keys for row in self._rows[key]]
-        for column, (name, code) in enumerate(ROW_ARRAYS.items()):
-            write_npy(target / name, code, (row[column] for row in rows))
+        columns = list(zip(*rows, strict=True)) if rows else [()] * len(ROW_ARRAYS)
+        for values, (name, code) in zip(columns, ROW_ARRAYS.items(), strict=True):
+            write_npy(target / name, code, values)
         meta = {
             "format": MENTIONS_FORMAT,
             "version": MENTIONS_VERSION,
