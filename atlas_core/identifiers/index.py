@@ -73,6 +73,8 @@ T = TypeVar("T")
 # dozen times each ("Parameters" under every operation) cannot fill the list, and a bound on the
 # work for a name found hundreds of times.
 DIVERSIFY_MIN_ROWS = 100
+# Candidates tied at the top whose records are read to settle the tie.
+TIE_ROWS = 32
 SUMMARY_CHARS = 400  # a parameter's description shown as its candidate's summary
 # Rows of one name read for its definitions: `id` or `name` is a property of hundreds of schemas,
 # and no list a person reads needs more.
@@ -335,7 +337,25 @@ class IdentifierIndex:
             if MATCH_TIERS[ev.match] < row_tier.get(file, 9)
         )
         best = heapq.nsmallest(max(limit * 4, DIVERSIFY_MIN_ROWS), items, key=Ranked.key)
-        return self._diversified(calibrated(best), limit)
+        return self._diversified(calibrated(self._schema_properties_first(best)), limit)
+
+    def _schema_properties_first(self, ranked: list[Ranked]) -> list[Ranked]:
+        """Among the leading candidates tied on all but their row, a property of a named schema
+        comes before the same field inline in one operation's body: the schema is where the
+        spec defines it, and its page lists every request that uses it. (Only a tie's records
+        are read, at most TIE_ROWS of them.)"""
+        head = ranked[0].key()[:-2] if ranked else ()
+        run = 0
+        while run < min(len(ranked), TIE_ROWS) and ranked[run].key()[:-2] == head:
+            run += 1
+        if run < 2:
+            return ranked
+
+        def inline(item: Ranked) -> bool:
+            row = item.row
+            return row is None or self.kind(row) != "property" or not self.record(row).get("owner")
+
+        return sorted(ranked[:run], key=inline) + ranked[run:]
 
     def _row_item(
         self,

@@ -320,7 +320,9 @@ class Ranked:
             -self.level,
             -round(self.confidence, 2),
             self.method_rank,
-            -self.strength,
+            # Whole steps: a heading or a definition counts, a tenth of a count does not beat
+            # written docs, which come before generated pages at equal strength.
+            -round(self.strength),
             -self.weight,
             self.generated,
             self.kind_order,
