@@ -39,6 +39,7 @@ MENTIONS = "mentions"
 # The mention index's arrays: dtype, and which manifest count (plus how many) gives the length.
 MENTION_ARRAYS = {
     "mentions/key_offsets.npy": ("<i8", "keys", 1),
+    "mentions/key_starts.npy": ("<i8", "keys", 1),
     "mentions/generated.npy": ("|u1", "pages", 0),
     "mentions/row_file.npy": ("<i4", "rows", 0),
     "mentions/row_count.npy": ("<i4", "rows", 0),

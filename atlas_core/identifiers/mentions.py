@@ -15,7 +15,6 @@ import json
 import mmap
 import sys
 from array import array
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ FILES_FILE = "files.txt"
 URLS_FILE = "urls.txt"
 ANCHORS_FILE = "anchors.txt"
 KEYS_FILE = "keys.txt"
+KEY_STARTS_FILE = "key_starts.npy"
 GENERATED_FILE = "generated.npy"
 OFFSETS_FILE = "key_offsets.npy"
 # One value per (key, page) row, in key order: the CSR postings of keys.txt.
@@ -169,6 +169,13 @@ class MentionBuilder:
         write_lines(target / URLS_FILE, self.urls)
         write_lines(target / ANCHORS_FILE, [a.replace("\n", " ") for a in self._anchors])
         write_lines(target / KEYS_FILE, keys)
+        # Byte offset of each key in keys.txt (and one past the end, as if it ended with a
+        # newline), so a reader bisects the mapped file without splitting it.
+        write_npy(
+            target / KEY_STARTS_FILE,
+            "q",
+            accumulate((len(k.encode("utf-8")) + 1 for k in keys), initial=0),
+        )
         write_npy(target / GENERATED_FILE, "B", self.generated)
         write_npy(
             target / OFFSETS_FILE, "q", accumulate((len(self._rows[k]) for k in keys), initial=0)
@@ -250,9 +257,18 @@ def _map_npy(path: Path, typecode: Literal["i", "B", "q"]) -> tuple[Any, memoryv
     return mapped, memoryview(mapped)[start:end].cast(typecode)
 
 
+def _map_bytes(path: Path) -> mmap.mmap | bytes:
+    """A file's bytes through a read-only map (an empty file cannot be mapped)."""
+    with open(path, "rb") as fh:
+        try:
+            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:
+            return b""
+
+
 class MentionIndex:
-    """An opened ``mentions/`` folder. Opening reads meta.json, the page names and maps the
-    arrays; the keys load on the first lookup."""
+    """An opened ``mentions/`` folder. Opening reads meta.json and the page names and maps the
+    keys and arrays; a lookup bisects the mapped keys and reads one run of rows."""
 
     def __init__(self, directory: Path, meta: dict[str, Any]) -> None:
         self.directory = directory
@@ -276,7 +292,17 @@ class MentionIndex:
                 directory / OFFSETS_FILE,
                 f"runs from {self._offsets[0]} to {self._offsets[-1]}, not 0 to {meta['rows']}",
             )
-        self._keys: list[str] | None = None
+        self._key_starts = self._array(KEY_STARTS_FILE, "q", int(meta["keys"]) + 1)
+        self._keys = self._load(KEYS_FILE, _map_bytes)
+        if isinstance(self._keys, mmap.mmap):
+            self._handles.append(self._keys)
+        size = len(self._keys)
+        if self._key_starts[0] != 0 or self._key_starts[-1] != size + (1 if meta["keys"] else 0):
+            raise _damaged(
+                directory / KEY_STARTS_FILE,
+                f"runs from {self._key_starts[0]} to {self._key_starts[-1]}, "
+                f"{KEYS_FILE} holds {size} bytes",
+            )
         self._anchors: list[str] | None = None
 
     @classmethod
@@ -315,24 +341,31 @@ class MentionIndex:
         for column in self._columns:
             if isinstance(column, memoryview):
                 column.release()
-        for view in (self._offsets, self._generated):
+        for view in (self._offsets, self._generated, self._key_starts):
             if isinstance(view, memoryview):
                 view.release()
         for handle in self._handles:
             handle.close()
         self._handles = []
 
-    def _key_list(self) -> list[str]:
-        keys = self._keys
-        if keys is None:
-            keys = self._load(KEYS_FILE, lambda p: read_lines(p, int(self.meta["keys"])))
-            if len(keys) != self.meta["keys"]:
-                raise _damaged(
-                    self.directory / KEYS_FILE,
-                    f"{len(keys)} keys, meta.json says {self.meta['keys']}",
-                )
-            self._keys = keys
-        return keys
+    def _find(self, key: str) -> int | None:
+        """The index of `key` in keys.txt, bisecting the mapped bytes (UTF-8 byte order is code
+        point order), or None."""
+        want = key.encode("utf-8", "surrogatepass")
+        starts, data = self._key_starts, self._keys
+        low, high = 0, len(starts) - 1
+        while low < high:
+            mid = (low + high) // 2
+            a, b = starts[mid], starts[mid + 1] - 1
+            if not 0 <= a <= b <= len(data):
+                raise _damaged(self.directory / KEY_STARTS_FILE, f"key {mid} spans bytes {a}-{b}")
+            if data[a:b] < want:
+                low = mid + 1
+            else:
+                high = mid
+        if low < len(starts) - 1 and data[starts[low] : starts[low + 1] - 1] == want:
+            return low
+        return None
 
     def _anchor_list(self) -> list[str]:
         if self._anchors is None:
@@ -342,9 +375,8 @@ class MentionIndex:
     def rows(self, key: str, cap: int = ROWS_READ) -> list[Mention]:
         """The pages that write `key` (``=token``, ``~compact``, ``/path``, ``$command``), best
         first; at most `cap` of them."""
-        keys = self._key_list()
-        i = bisect_left(keys, key)
-        if i == len(keys) or keys[i] != key:
+        i = self._find(key)
+        if i is None:
             return []
         start, end = self._offsets[i], self._offsets[i + 1]
         if not 0 <= start <= end <= self.meta["rows"]:

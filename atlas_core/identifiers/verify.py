@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from pathlib import Path
 
 from atlas_core.bundle.manifest import safe_relpath
@@ -22,6 +22,7 @@ from atlas_core.identifiers.mention_scan import PLACE_NAMES
 from atlas_core.identifiers.mentions import (
     ANCHORS_FILE,
     FILES_FILE,
+    KEY_STARTS_FILE,
     KEYS_FILE,
     MENTIONS_DIR,
     OFFSETS_FILE,
@@ -243,6 +244,11 @@ def mention_problems(directory: Path, *, rel_dir: str = MENTIONS_DIR) -> list[Pr
             t.fail(KEYS_FILE, f"has {len(keys)} keys, meta.json says {n_keys}")
         elif any(a >= b for a, b in pairwise(keys)):
             t.fail(KEYS_FILE, "keys are not sorted and unique (lookups bisect them)")
+    starts = t.npy(KEY_STARTS_FILE, n_keys + 1)
+    if starts is not None and keys is not None and len(keys) == n_keys:
+        expected = list(accumulate((len(k.encode("utf-8")) + 1 for k in keys), initial=0))
+        if list(starts) != expected:
+            t.fail(KEY_STARTS_FILE, f"does not give the byte offsets of the lines of {KEYS_FILE}")
     generated = t.npy(MENTION_GENERATED, pages)
     if generated is not None and any(v > 1 for v in generated):
         t.fail(MENTION_GENERATED, "holds a value other than 0 and 1")
