@@ -195,7 +195,9 @@ def test_a_bundle_without_mentions_serves_from_the_table(widget_bundle, tmp_path
     assert mention["fix"].startswith("rebuild it: atlas build --source local=")
 
 
-@pytest.mark.parametrize("rel", ["mentions/row_file.npy", "mentions/keys.txt"])
+@pytest.mark.parametrize(
+    "rel", ["mentions/row_file.npy", "mentions/keys.txt", "mentions/key_starts.npy"]
+)
 def test_verify_refuses_a_truncated_mention_file_naming_it(widget_bundle, tmp_path, rel):
     damaged = shutil.copytree(widget_bundle, tmp_path / "b")
     data = (damaged / rel).read_bytes()
