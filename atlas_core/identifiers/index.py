@@ -114,6 +114,7 @@ class IdentifierIndex:
         self._starts: list[int] = []
         self._mentions: MentionIndex | None = None
         self._mentions_opened = False
+        self._row_files: dict[int, str] = {}
         self._heading_kind = (
             self._kind_names.index("heading") if "heading" in self._kind_names else -1
         )
@@ -366,7 +367,11 @@ class IdentifierIndex:
         evidence: dict[str, Evidence],
     ) -> Ranked:
         """A table row ready to rank beside the pages of mentions."""
-        file = self._file_of(row)
+        file = self._row_files.get(row)
+        if file is None:
+            # A common name (`id`, `name`) has a row in hundreds of operations and schemas, and
+            # each lookup of it reads their files; remember them, one short string per row.
+            file = self._row_files[row] = self._file_of(row)
         name = self._names[row]
         page = evidence.get(file)
         heading = self._kinds[row] == self._heading_kind

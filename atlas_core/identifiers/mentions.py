@@ -54,7 +54,7 @@ NPY_DTYPES: dict[str, str] = {"i": "<i4", "B": "|u1", "q": "<i8"}
 MIN_BASE_USES = 2
 # Pages read per key: a key's rows are stored best first, so the pages that document a name are
 # among them, and a lookup of `id` stays a bounded amount of work.
-ROWS_READ = 64
+ROWS_READ = 32
 # Distinct pieces of text whose keys the builder remembers across pages.
 CACHE_PIECES = 200_000
 MAX_BASE_SEGMENTS = 3

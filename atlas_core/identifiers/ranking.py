@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from atlas_core.identifiers.mention_scan import (
@@ -220,32 +220,41 @@ def evidence_by_file(index: MentionIndex, spelling: Spelling) -> dict[str, Evide
         # `assetApi.addAsset`) is left to the table, whose definitions name owners.
         variants = name_variants(spelling.query)[:1]
         lookups.extend(("~" + key, "normalized", key) for key, _ in variants)
-        for token in spelling.tokens:
-            lookups.append(("~" + compact(token), "normalized", token))
-    out: dict[str, Evidence] = {}
+        # A token already in compact form (`offset`) has been asked as written.
+        lookups.extend(
+            ("~" + compact(token), "normalized", token)
+            for token in spelling.tokens
+            if compact(token) != token
+        )
+    # file -> (sort key, mention, match, level, strength, name) of its best row, and what the
+    # page shows per tier; Evidence objects are made once per page at the end.
+    best: dict[str, tuple[tuple[int, int, float], Mention, str, int, float, str]] = {}
     page: dict[str, list[tuple[int, float]]] = {}
     seen: set[str] = set()
     for key, match, name in lookups:
         if key in seen or len(key) < 2:
             continue
         seen.add(key)
+        tier = MATCH_TIERS[match]
         for m in index.rows(key):
-            ev = Evidence(m, match, level_of(m), strength_of(m), name)
-            mine = out.get(m.file)
-            if mine is None or _evidence_key(ev) < _evidence_key(mine):
-                out[m.file] = ev
-            shown = page.setdefault(m.file, [(0, 0.0), (0, 0.0)])
-            for tier in range(MATCH_TIERS[match], 2):
-                level, strength = shown[tier]
-                shown[tier] = (max(level, ev.level), max(strength, ev.strength))
-    return {file: replace(ev, page=tuple(page[file])) for file, ev in out.items()}
+            lv, st = level_of(m), strength_of(m)
+            order = (tier, -lv, -st)
+            mine = best.get(m.file)
+            if mine is None or order < mine[0]:
+                best[m.file] = (order, m, match, lv, st, name)
+            shown = page.get(m.file)
+            if shown is None:
+                shown = page[m.file] = [(0, 0.0), (0, 0.0)]
+            for t in range(tier, 2):
+                level, strength = shown[t]
+                shown[t] = (max(level, lv), max(strength, st))
+    return {
+        file: Evidence(m, match, lv, st, name, tuple(page[file]))
+        for file, (_, m, match, lv, st, name) in best.items()
+    }
 
 
-def _evidence_key(ev: Evidence) -> tuple[int, int, float]:
-    return (MATCH_TIERS[ev.match], -ev.level, -ev.strength)
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ranked:
     """One candidate before it becomes a `Candidate`: a table row, or a page of mentions."""
 
@@ -358,13 +367,10 @@ def style_clash(written: str, name: str) -> bool:
 def calibrated(ranked: list[Ranked]) -> list[Ranked]:
     """Confidences that mean what the ranking says: none rises above the one ranked before it.
     (A table row keeps the confidence of its match; a page of mentions has its level's.)"""
-    out: list[Ranked] = []
     ceiling = 1.0
     for item in ranked:
-        confidence = round(min(item.confidence, ceiling), 4)
-        ceiling = confidence
-        out.append(replace(item, confidence=confidence))
-    return out
+        item.confidence = ceiling = round(min(item.confidence, ceiling), 4)
+    return ranked
 
 
 def mention_candidate(item: Ranked, deprecated: Mapping[str, str]) -> Candidate:
