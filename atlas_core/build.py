@@ -218,6 +218,7 @@ def _write(
     """Stage and commit the bundle; (output, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
     write_identifier_table = _index_writer("atlas_core.identifiers.build", "write_identifier_table")
+    write_mention_index = _index_writer("atlas_core.identifiers.mentions", "write_mention_index")
     with BundleWriter(target, name=name) as writer:
         model_section = embedder.stage(writer.staging / MODEL)
         reuse_from: _Previous | None = None
@@ -238,6 +239,9 @@ def _write(
             writer.set_section(
                 "identifiers", write_identifier_table(documents, chunks, writer.staging)
             )
+        if write_mention_index is not None:
+            stage("writing the mention index")
+            writer.set_section("mentions", write_mention_index(documents, writer.staging))
 
         plan = _plan(chunks, reuse_from)
         reused = len(plan)

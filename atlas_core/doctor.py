@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,6 +171,7 @@ def _bundle_checks(explicit: list[str] | None, full: bool) -> list[Check]:
                 f"({model.get('dims', '?')} dims); manifest, files, sizes and array shapes checked",
             )
         )
+        checks.append(_mention_check(path, manifest))
         if full:
             problems = verify_bundle(path)
             if problems:
@@ -185,6 +186,31 @@ def _bundle_checks(explicit: list[str] | None, full: bool) -> list[Check]:
             else:
                 checks.append(Check(f"sha256 {path}", "OK", f"all {len(bundle.files)} files match"))
     return checks
+
+
+def _mention_check(path: Path, manifest: Mapping[str, Any]) -> Check:
+    """Whether lookups can use the mention index, and how to get it when they cannot."""
+    section = manifest.get("mentions")
+    if isinstance(section, Mapping):
+        return Check(
+            f"mentions {path}",
+            "OK",
+            f"{section.get('keys', '?')} names on {section.get('pages', '?')} pages",
+        )
+    sources = " ".join(
+        f"--source {s['kind']}={s['path']}"
+        for s in manifest.get("sources", [])
+        if isinstance(s, dict) and s.get("kind") and s.get("path")
+    )
+    return Check(
+        f"mentions {path}",
+        "MISS",
+        f"no mention index (bundle format {manifest.get('format_version')}, built before 1.1): "
+        "lookups use the identifier table alone and miss names the docs only write in tables, "
+        "examples and code",
+        f"rebuild it: atlas build {sources or '--source KIND=PATH'} --output {path} "
+        "(or download a current bundle with `atlas download`)",
+    )
 
 
 def ripgrep_path() -> str | None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.layout import KEYWORD_ARRAYS, KEYWORD_VOCAB
+from atlas_core.bundle.layout import KEYWORD_ARRAYS, KEYWORD_VOCAB, MENTIONS
 from atlas_core.bundle.manifest import CHUNKS, MIRROR, VECTORS, loads_strict
 from atlas_core.bundle.problems import Problem
 
@@ -43,6 +43,8 @@ def content_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) 
         problems += _keyword_problems(root, manifest)
     if isinstance(manifest.get("identifiers"), Mapping):
         problems += _identifier_problems(root, manifest, usable)
+    if isinstance(manifest.get(MENTIONS), Mapping):
+        problems += _mention_problems(root, manifest, usable)
     problems += _text_problems(root, manifest, usable)
     return problems
 
@@ -138,6 +140,29 @@ def _identifier_problems(
                 )
             )
     return problems
+
+
+def _mention_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) -> list[Problem]:
+    from atlas_core.identifiers.verify import mention_problems
+
+    mine = [rel for rel in manifest["files"] if rel.startswith(MENTIONS + "/")]
+    if f"{MENTIONS}/meta.json" not in mine:
+        return [Problem(f"{MENTIONS}/meta.json", "missing; the mention index is incomplete")]
+    if not usable.issuperset(mine):
+        return []  # a damaged file of the index is reported already
+    problems = mention_problems(root / MENTIONS)
+    if problems:
+        return problems
+    meta = json.loads((root / MENTIONS / "meta.json").read_bytes())
+    section = manifest[MENTIONS]
+    return [
+        Problem(
+            f"{MENTIONS}/meta.json",
+            f"says {key} {meta[key]!r}, manifest.json mentions.{key} says {section[key]!r}",
+        )
+        for key in ("keys", "rows")
+        if key in section and section[key] != meta[key]
+    ]
 
 
 def _text_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) -> list[Problem]:

@@ -35,6 +35,19 @@ OTHER_ID_ARRAYS = {
     "identifiers/keyword_postings.npy": "<i4",
 }
 ROWS_PREFIX = "identifiers/rows_"
+MENTIONS = "mentions"
+# The mention index's arrays: dtype, and which manifest count (plus how many) gives the length.
+MENTION_ARRAYS = {
+    "mentions/key_offsets.npy": ("<i8", "keys", 1),
+    "mentions/key_starts.npy": ("<i8", "keys", 1),
+    "mentions/generated.npy": ("|u1", "pages", 0),
+    "mentions/row_file.npy": ("<i4", "rows", 0),
+    "mentions/row_count.npy": ("<i4", "rows", 0),
+    "mentions/row_places.npy": ("|u1", "rows", 0),
+    "mentions/row_section.npy": ("<i4", "rows", 0),
+    "mentions/row_line.npy": ("<i4", "rows", 0),
+    "mentions/row_anchor.npy": ("<i4", "rows", 0),
+}
 
 
 def _count(value: object) -> int | None:
@@ -149,6 +162,27 @@ def identifier_problems(manifest: Mapping[str, Any]) -> list[Problem]:
     return problems
 
 
+def mention_problems(manifest: Mapping[str, Any]) -> list[Problem]:
+    """The mention index's arrays against its manifest section (optional since format 1.1: a
+    bundle without the section serves lookups from the identifier table alone)."""
+    section = manifest.get(MENTIONS)
+    if not isinstance(section, Mapping):
+        return []
+    files: Mapping[str, Any] = manifest["files"]
+    problems = _named_files(section, files, MENTIONS)
+    for rel, (dtype, key, extra) in MENTION_ARRAYS.items():
+        count = _count(section.get(key))
+        length = None if count is None else count + extra
+        why = f"mentions.{key}" + (f" + {extra}" if extra else "")
+        if rel not in files and isinstance(section.get("files"), list):
+            problems.append(Problem(rel, "missing; the mention index is incomplete"))
+            continue
+        problem = _array(files, rel, dtype, length, why)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
 def count_problems(manifest: Mapping[str, Any], names: Sequence[str]) -> list[Problem]:
     counts = manifest["counts"]
     mirror_files = _count(counts.get("mirror_files"))
@@ -175,4 +209,5 @@ def layout_problems(manifest: Mapping[str, Any], names: Sequence[str]) -> list[P
         *count_problems(manifest, names),
         *keyword_problems(manifest),
         *identifier_problems(manifest),
+        *mention_problems(manifest),
     ]

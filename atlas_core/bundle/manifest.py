@@ -26,9 +26,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 0
+FORMAT_MINOR = 1
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.parquet"
 VECTORS = "vectors.npy"

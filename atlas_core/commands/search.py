@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -169,7 +170,8 @@ def run_lookup(args: argparse.Namespace) -> int:
         _print_json([candidate_json(c) for c in candidates])
         return 0
     if not candidates:
-        print(f"{args.identifier!r} is not in the identifier table", file=sys.stderr)
+        print(f"{args.identifier!r}: not documented in this bundle", file=sys.stderr)
+        print(f"hint: try `atlas search {shlex.quote(args.identifier)}`", file=sys.stderr)
         return 0
     for i, c in enumerate(candidates, start=1):
         tag = f"[{c.bundle}] " if c.bundle else ""

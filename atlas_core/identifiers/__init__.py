@@ -1,9 +1,13 @@
 """Identifiers: what the docs define (endpoints, operations, types, JSON keys, commands, headings)
 and where, from extraction at build time to resolution at run time.
 
-- build time: `write_identifier_table` (and `extract`) over the corpus's documents;
-- on disk: the table format of ``bundle_spec/SPEC.md`` ("identifiers/"), `table`;
-- run time: `IdentifierIndex` (lookup, symbols, endpoint completion, deprecations);
+- build time: `write_identifier_table` (and `extract`) over the corpus's documents, and the
+  mention index of every code-shaped name each page writes (`mentions.write_mention_index`,
+  scanned by `mention_scan`);
+- on disk: the formats of ``bundle_spec/SPEC.md`` ("identifiers/", `table`; "mentions/",
+  `mentions`);
+- run time: `IdentifierIndex` (lookup, symbols, endpoint completion, deprecations), which ranks
+  table rows and pages of mentions in one list (`ranking`);
 - spelling: `compact`, `split_words`, `path_key`, `strip_path`, `name_variants`.
 
 Names load on first use, so the language server's cold start reads only the index it needs. The

@@ -23,15 +23,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from atlas_core.errors import BundleError
-from atlas_core.identifiers.checks import (
-    checked_record,
-    meta_problem,
-    offsets_problem,
-    postings_problem,
-)
+from atlas_core.identifiers.checks import checked_record, meta_problem, offsets_problem
+from atlas_core.identifiers.mentions import MENTIONS_DIR, MentionIndex
 from atlas_core.identifiers.normalize import (
     HTTP_METHODS,
-    QUERY_STOPWORDS,
     QUOTES,
     compact,
     looks_like_path,
@@ -39,6 +34,17 @@ from atlas_core.identifiers.normalize import (
     path_key,
     split_words,
     strip_path,
+)
+from atlas_core.identifiers.ranking import (
+    BASE_VARIANT,
+    MATCH_TIERS,
+    Evidence,
+    Ranked,
+    Spelling,
+    calibrated,
+    evidence_by_file,
+    mention_candidate,
+    style_clash,
 )
 from atlas_core.identifiers.table import (
     DEPRECATIONS_FILE,
@@ -63,13 +69,12 @@ __all__ = ["IdentifierIndex", "compact", "name_variants", "path_key", "split_wor
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-KEYWORD_POSTINGS_CAP = 2000
-# Match strength, strongest first: an exact name always answers before any other spelling.
-MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2, "keyword": 3}
 # Best rows whose file is read to spread a list over files: enough that pages naming a heading a
 # dozen times each ("Parameters" under every operation) cannot fill the list, and a bound on the
 # work for a name found hundreds of times.
 DIVERSIFY_MIN_ROWS = 100
+# Candidates tied at the top whose records are read to settle the tie.
+TIE_ROWS = 32
 SUMMARY_CHARS = 400  # a parameter's description shown as its candidate's summary
 # Rows of one name read for its definitions: `id` or `name` is a property of hundreds of schemas,
 # and no list a person reads needs more.
@@ -107,9 +112,15 @@ class IdentifierIndex:
         self._search: list[str] | None = None
         self._blob = ""
         self._starts: list[int] = []
-        self._kw: tuple[list[str], array, array] | None = None
+        self._mentions: MentionIndex | None = None
+        self._mentions_opened = False
+        self._row_files: dict[int, str] = {}
+        self._heading_kind = (
+            self._kind_names.index("heading") if "heading" in self._kind_names else -1
+        )
         self._ranking: tuple[array | None, array | None] | None = None
         self._deprecations: list[Deprecation] | None = None
+        self._deprecated: dict[str, str] | None = None
         self._records_file = self._load(directory / RECORDS_FILE, _open_binary)
         try:
             self._records: mmap.mmap | bytes = mmap.mmap(
@@ -171,6 +182,8 @@ class IdentifierIndex:
             raise _damaged(directory, str(exc)) from None
 
     def close(self) -> None:
+        if self._mentions is not None:
+            self._mentions.close()
         if isinstance(self._records, mmap.mmap):
             self._records.close()
         self._records_file.close()
@@ -293,11 +306,112 @@ class IdentifierIndex:
     # -- lookup --------------------------------------------------------------------------------
 
     def lookup(self, identifier: str, limit: int = 10) -> list[Candidate]:
-        """Resolve an identifier as written in code or prose; best candidates first."""
+        """Resolve an identifier as written in code or prose; best candidates first.
+
+        One ranking over the table's definitions and the mention index (`ranking`): match
+        strength first (exact, normalized, fuzzy), then how much each page is about the name.
+        Nothing that matches well gives an empty list: lookup never guesses from loose words."""
         limit = clamp_count(limit, "limit", MAX_LIMIT, strict=False)
         query = (identifier or "").strip()[:MAX_QUERY_CHARS]
-        if not query or not self.count:
+        if not query:
             return []
+        mentions = self.mentions()
+        spelling = Spelling.of(query, mentions.bases if mentions is not None else ())
+        found = self._table_matches(spelling, limit) if self.count else {}
+        evidence = evidence_by_file(mentions, spelling) if mentions is not None else {}
+        if not found and not evidence and self.count:
+            # A near spelling of a name; a heading is prose, and a name one edit from a
+            # heading's words ("serverModes" and "Server Modes") is not what it documents.
+            for row, confidence in self._fuzzy(query, limit):
+                if self._kinds[row] != self._heading_kind:
+                    found[row] = (confidence, "fuzzy")
+        if not found and not evidence:
+            return []
+        items = [self._row_item(row, *found[row], spelling, evidence) for row in found]
+        row_tier: dict[str, int] = {}  # each file's strongest table match
+        for item in items:
+            row_tier[item.file] = min(row_tier.get(item.file, 9), MATCH_TIERS[item.match])
+        # A page's mentions stand on their own where they match better than its table rows.
+        items.extend(
+            Ranked.of_mention(ev)
+            for file, ev in evidence.items()
+            if MATCH_TIERS[ev.match] < row_tier.get(file, 9)
+        )
+        best = heapq.nsmallest(max(limit * 4, DIVERSIFY_MIN_ROWS), items, key=Ranked.key)
+        return self._diversified(calibrated(self._schema_properties_first(best)), limit)
+
+    def _schema_properties_first(self, ranked: list[Ranked]) -> list[Ranked]:
+        """Among the leading candidates tied on all but their row, a property of a named schema
+        comes before the same field inline in one operation's body: the schema is where the
+        spec defines it, and its page lists every request that uses it. (Only a tie's records
+        are read, at most TIE_ROWS of them.)"""
+        head = ranked[0].key()[:-2] if ranked else ()
+        run = 0
+        while run < min(len(ranked), TIE_ROWS) and ranked[run].key()[:-2] == head:
+            run += 1
+        if run < 2:
+            return ranked
+
+        def inline(item: Ranked) -> bool:
+            row = item.row
+            return row is None or self.kind(row) != "property" or not self.record(row).get("owner")
+
+        return sorted(ranked[:run], key=inline) + ranked[run:]
+
+    def _row_item(
+        self,
+        row: int,
+        confidence: float,
+        match: str,
+        spelling: Spelling,
+        evidence: dict[str, Evidence],
+    ) -> Ranked:
+        """A table row ready to rank beside the pages of mentions."""
+        file = self._row_files.get(row)
+        if file is None:
+            # A common name (`id`, `name`) has a row in hundreds of operations and schemas, and
+            # each lookup of it reads their files; remember them, one short string per row.
+            file = self._row_files[row] = self._file_of(row)
+        name = self._names[row]
+        page = evidence.get(file)
+        heading = self._kinds[row] == self._heading_kind
+        written = spelling.tokens[0] if spelling.tokens else spelling.command
+        if match != "exact" and name == written:
+            confidence, match = 1.0, "exact"  # "name" quoted is the name
+        elif (
+            match == "normalized"
+            and page is not None
+            and page.match == "exact"
+            and not heading  # a heading is words, not a name
+            and compact(name) == compact(page.name)
+        ):
+            # find_assets on the page that defines findAssets: the page writes it as asked.
+            confidence, match = 1.0, "exact"
+        weights, generated = self._ranking_arrays()
+        return Ranked.of_row(
+            row,
+            file,
+            confidence,
+            match,
+            heading=heading,
+            clash=match != "exact" and style_clash(written or spelling.query, name),
+            evidence=page,
+            weight=weights[row] if weights else 0,
+            generated=bool(generated[row]) if generated else False,
+            kind_order=self._kinds[row],
+            method_rank=self._method_rank(row) if spelling.is_path else 0,
+        )
+
+    def mentions(self) -> MentionIndex | None:
+        """The bundle's mention index beside this table; None for a bundle built before it."""
+        if not self._mentions_opened:
+            self._mentions_opened = True
+            if self.directory.name == TABLE_DIR:
+                self._mentions = MentionIndex.open(self.directory.parent / MENTIONS_DIR)
+        return self._mentions
+
+    def _table_matches(self, spelling: Spelling, limit: int) -> dict[int, tuple[float, str]]:
+        """Rows whose name, alias or path matches, with confidence and match strength."""
         found: dict[int, tuple[float, str]] = {}
 
         def take(rows: Iterable[int], confidence: float, match: str) -> None:
@@ -305,39 +419,28 @@ class IdentifierIndex:
                 if row not in found or found[row][0] < confidence:
                     found[row] = (confidence, match)
 
+        query = spelling.query
         take(self._rows_named(query), 1.0, "exact")
-        is_path = looks_like_path(query)
-        if is_path:
-            method, path = strip_path(query)
+        if spelling.is_path:
+            method, path = spelling.method, spelling.path
             if method:
                 take(self._rows_named(f"{method} {path}"), 1.0, "exact")
             else:
                 take(self._rows("alias", "path:" + path), 1.0, "exact")
             self._resolve_path(method, path, take)
+            # The same path under another base the docs or specs use, both ways round.
+            for variant in spelling.path_variants[1:]:
+                if not found:
+                    take(self._rows("alias", "path:" + variant), BASE_VARIANT, "normalized")
+                    self._resolve_path(
+                        method, variant, lambda r, c, m: take(r, c * BASE_VARIANT, m)
+                    )
         else:
+            for n, token in enumerate(spelling.tokens):
+                take(self._rows_named(token), 0.9 if n else 1.0, "normalized" if n else "exact")
             for key, confidence in name_variants(query):
                 take(self._rows_compact(key), confidence, "normalized")
-        if not found:
-            for row, confidence in self._fuzzy(query, limit):
-                take((row,), confidence, "fuzzy")
-        if not found:
-            return self._keyword(query, limit)
-        weights, generated = self._ranking_arrays()
-        best = heapq.nsmallest(
-            max(limit * 4, DIVERSIFY_MIN_ROWS),
-            found.items(),
-            key=lambda kv: (
-                MATCH_TIERS[kv[1][1]],
-                -kv[1][0],
-                # A bare path means its read first; a name finds one method per operation.
-                self._method_rank(kv[0]) if is_path else 0,
-                -weights[kv[0]] if weights else 0,
-                generated[kv[0]] if generated else 0,
-                self._kinds[kv[0]],
-                kv[0],
-            ),
-        )
-        return self._diversified([(row, conf, match) for row, (conf, match) in best], limit)
+        return found
 
     def _ranking_arrays(self) -> tuple[array | None, array | None]:
         """Per-row section weight and generated-page flag; None for a table written before them
@@ -360,27 +463,30 @@ class IdentifierIndex:
             self._ranking = (arrays[0], arrays[1])
         return self._ranking
 
-    def _diversified(self, ranked: list[tuple[int, float, str]], limit: int) -> list[Candidate]:
+    def _diversified(self, ranked: list[Ranked], limit: int) -> list[Candidate]:
         """The first `limit` of `ranked` (best first) with each run of equally strong matches
         spread over files, as search does: a second row of a file already listed comes after the
         rows of files not listed yet. Runs never mix, so confidences still only go down."""
         listed: dict[str, int] = {}
-        out: list[tuple[int, float, str]] = []
-        run: list[tuple[int, int, tuple[int, float, str]]] = []
+        out: list[Ranked] = []
+        run: list[tuple[int, int, Ranked]] = []
         strength: tuple[str, float] | None = None
         for item in ranked:
-            row, confidence, match = item
-            if (match, round(confidence, 4)) != strength:
+            if (item.match, item.confidence) != strength:
                 out.extend(entry for _, _, entry in sorted(run, key=lambda r: r[:2]))
-                run, strength = [], (match, round(confidence, 4))
+                run, strength = [], (item.match, item.confidence)
                 if len(out) >= limit:
                     break
-            file = self._file_of(row)
-            earlier = listed.get(file, 0)
-            listed[file] = earlier + 1
+            earlier = listed.get(item.file, 0)
+            listed[item.file] = earlier + 1
             run.append((earlier, len(run), item))
         out.extend(entry for _, _, entry in sorted(run, key=lambda r: r[:2]))
-        return [self._candidate(row, confidence, match) for row, confidence, match in out[:limit]]
+        return [
+            self._candidate(item.row, item.confidence, item.match)
+            if item.row is not None
+            else mention_candidate(item, self._deprecated_terms())
+            for item in out[:limit]
+        ]
 
     def _method_rank(self, row: int) -> int:
         """GET before POST before the rest, so a bare path resolves to its read first."""
@@ -451,62 +557,6 @@ class IdentifierIndex:
         i = bisect_left(keys, key[0])
         j = bisect_left(keys, key[0] + "\U0010ffff", i)
         return keys[i:j], rows[i:j]  # callers check the rows they use
-
-    def _keyword(self, query: str, limit: int) -> list[Candidate]:
-        """Token overlap over names and summaries when nothing resolves; confidence <= 0.5."""
-        if self._kw is None:
-            self._kw = self._keyword_index()
-        terms, offsets, postings = self._kw
-        tokens: set[str] = set()
-        for word in {*split_words(query), compact(query)} - QUERY_STOPWORDS:
-            # Plural and singular meet without stemming the table: page/pages, item/items.
-            tokens.update((word, word + "s", word[:-1] if word.endswith("s") else word))
-        scores: dict[int, float] = {}
-        for token in tokens:
-            i = bisect_left(terms, token)
-            if i == len(terms) or terms[i] != token:
-                continue
-            start, end = offsets[i], offsets[i + 1]
-            idf = 1.0 / (1.0 + (end - start) ** 0.5)
-            # A word on thousands of rows adds little but costs a loop over all of them.
-            end = min(end, start + KEYWORD_POSTINGS_CAP)
-            for packed in postings[start:end]:
-                row, weight = divmod(packed, 4)
-                scores[row] = scores.get(row, 0.0) + idf * weight
-        if not scores:
-            return []
-        top = max(scores.values())
-        weights, generated = self._ranking_arrays()
-        best = heapq.nsmallest(
-            max(limit * 4, DIVERSIFY_MIN_ROWS),
-            scores.items(),
-            key=lambda kv: (
-                -kv[1],
-                -weights[kv[0]] if weights else 0,
-                generated[kv[0]] if generated else 0,
-                self._kinds[kv[0]],
-                kv[0],
-            ),
-        )
-        return self._diversified(
-            [(row, round(0.5 * score / top, 4), "keyword") for row, score in best], limit
-        )
-
-    def _keyword_index(self) -> tuple[list[str], array, array]:
-        terms = self._load(self.directory / "keyword_terms.txt", read_lines)
-        offsets_path = self.directory / "keyword_offsets.npy"
-        offsets = self._load(offsets_path, read_npy)
-        postings_path = self.directory / "keyword_postings.npy"
-        postings = self._load(postings_path, read_npy)
-        if len(offsets) != len(terms) + 1:
-            raise _damaged(offsets_path, f"{len(offsets)} offsets for {len(terms)} terms")
-        problem = offsets_problem(offsets, len(postings))
-        if problem:
-            raise _damaged(offsets_path, problem)
-        problem = postings_problem(postings, self.count)
-        if problem:
-            raise _damaged(postings_path, problem)
-        return terms, offsets, postings
 
     # -- parameter and property definitions ----------------------------------------------------
 
@@ -686,6 +736,12 @@ class IdentifierIndex:
         for row in rows:
             seen.setdefault(self._names[row], row)
         return [self._candidate(row, 0.9, "prefix") for row in list(seen.values())[:limit]]
+
+    def _deprecated_terms(self) -> dict[str, str]:
+        """Deprecated term -> its replacement ("" when the docs give none), for mentions."""
+        if self._deprecated is None:
+            self._deprecated = {d.term: d.replacement for d in self.deprecations()}
+        return self._deprecated
 
     def deprecations(self) -> list[Deprecation]:
         if self._deprecations is None:

@@ -42,7 +42,7 @@ _NON_ALNUM_RE = re.compile(r"[\W_]+")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _CALL_SUFFIX_RE = re.compile(r"\([^()]*\)\s*;?$")
 _GENERIC_RE = re.compile(r"<[^<>]*>")
-_BUILDER_PARTS = frozenset({"builder", "build", "newbuilder", "getinstance", "class", "new"})
+BUILDER_PARTS = frozenset({"builder", "build", "newbuilder", "getinstance", "class", "new"})
 QUOTES = "\"'`"
 _CLI_WORD_RE = re.compile(r"[a-z][a-z0-9._-]*")
 
@@ -129,7 +129,7 @@ def name_variants(raw: str) -> list[tuple[str, float]]:
         text = _CALL_SUFFIX_RE.sub("", text).rstrip()
     text = _GENERIC_RE.sub("", text).replace("::", ".").replace("#", ".")
     parts = [p for p in (s.strip() for s in text.split(".")) if p]
-    parts = [p for p in parts if compact(p) not in _BUILDER_PARTS] or parts
+    parts = [p for p in parts if compact(p) not in BUILDER_PARTS] or parts
     text = ".".join(parts)
     add(compact(text), 0.9)
     if len(parts) > 1:

@@ -88,3 +88,66 @@ def write_synthetic_table(out_dir: Path, n: int = 100_000, seed: int = 0) -> Pat
     meta["synthetic"] = {"n": n, "seed": seed}
     meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return out_dir
+
+
+def write_synthetic_mentions(
+    out_dir: Path, entries: list[IdentifierEntry], n: int = 1_000_000, seed: int = 0
+) -> Path:
+    """A synthetic mention index of about `n` (key, page) rows under ``out_dir/mentions/``:
+    every entry's name written on a few pages (its own first, as a definition), a share of names
+    only the mentions know (constants), and a few words on thousands of pages, as `id` and `name`
+    are in real docs. Reused when one with the same `n` and `seed` is there. Returns ``out_dir``."""
+    from atlas_core.identifiers.mention_scan import CODE, DEFINITION, HEADING, SPAN
+    from atlas_core.identifiers.mentions import MENTIONS_DIR, MentionBuilder
+    from atlas_core.identifiers.mentions import META_FILE as MENTION_META
+    from atlas_core.identifiers.normalize import compact, path_key
+
+    out_dir = Path(out_dir)
+    meta_path = out_dir / MENTIONS_DIR / MENTION_META
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if meta.get("synthetic") == {"n": n, "seed": seed}:
+            return out_dir
+    except (OSError, ValueError):
+        pass
+    rnd = random.Random(seed)
+    builder = MentionBuilder()
+    pages = sorted({e.file for e in entries} | {f"synthetic/extra-{i}.md" for i in range(3000)})
+    ids = {f: builder.add_file(f, f"https://docs.example.test/{f}", generated=False) for f in pages}
+    places = (CODE, SPAN, CODE | SPAN, DEFINITION, HEADING | CODE)
+    rows = 0
+
+    def write(key: str, own: str | None, spread: int) -> int:
+        chosen = {own} if own else set()
+        while len(chosen) < spread:
+            chosen.add(rnd.choice(pages))
+        for page in chosen:
+            count = rnd.randint(1, 12)
+            place = DEFINITION if page == own else rnd.choice(places)
+            line = rnd.randint(1, 400)
+            builder.add_row(key, ids[page], count, place, (min(count, 4), line, "section"))
+        return len(chosen)
+
+    for n_word, word in enumerate(("id", "name", "type", "description", "status")):
+        rows += write("=" + word, None, 2000 + 500 * n_word)
+        rows += write("~" + word, None, 2000 + 500 * n_word)
+    for e in entries:
+        if rows >= n * 0.8:
+            break
+        spread = 1 + rnd.randrange(4)
+        if e.kind == "endpoint":
+            rows += write(path_key(e.path), e.file, spread)
+        else:
+            rows += write("=" + e.name, e.file, spread)
+            rows += write("~" + compact(e.name), e.file, spread)
+    i = 0
+    while rows < n:
+        constant = f"SYNTHETIC_CONSTANT_{i}"
+        rows += write("=" + constant, None, 1 + rnd.randrange(3))
+        rows += write("~" + compact(constant), None, 1)
+        i += 1
+    builder.write(out_dir)
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["synthetic"] = {"n": n, "seed": seed}
+    meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return out_dir

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from pathlib import Path
 
+from atlas_core.bundle.manifest import safe_relpath
 from atlas_core.bundle.problems import Problem
 from atlas_core.identifiers.checks import (
     checked_record,
@@ -17,6 +18,20 @@ from atlas_core.identifiers.checks import (
     offsets_problem,
     postings_problem,
 )
+from atlas_core.identifiers.mention_scan import PLACE_NAMES
+from atlas_core.identifiers.mentions import (
+    ANCHORS_FILE,
+    FILES_FILE,
+    KEY_STARTS_FILE,
+    KEYS_FILE,
+    MENTIONS_DIR,
+    OFFSETS_FILE,
+    URLS_FILE,
+)
+from atlas_core.identifiers.mentions import GENERATED_FILE as MENTION_GENERATED
+from atlas_core.identifiers.mentions import META_FILE as MENTION_META
+from atlas_core.identifiers.mentions import ROW_ARRAYS as MENTION_ROW_ARRAYS
+from atlas_core.identifiers.mentions import meta_problem as mention_meta_problem
 from atlas_core.identifiers.table import (
     DEPRECATIONS_FILE,
     GENERATED_FILE,
@@ -195,3 +210,72 @@ def _check_keyword(t: _Table, count: int, stated: object) -> None:
     problem = postings_problem(postings, count, deep=True)
     if problem:
         t.fail("keyword_postings.npy", problem)
+
+
+def mention_problems(directory: Path, *, rel_dir: str = MENTIONS_DIR) -> list[Problem]:
+    """Every problem of the mention index in `directory` (a bundle's ``mentions/``), reading
+    each file in full: what the reader checks as it goes, and what would make it answer from the
+    wrong page (keys out of order, rows naming pages or anchors that are not there)."""
+    t = _Table(directory, rel_dir)
+    try:
+        meta = json.loads((directory / MENTION_META).read_bytes())
+    except (OSError, ValueError) as exc:
+        t.fail(MENTION_META, f"not readable JSON ({exc})")
+        return t.problems
+    problem = mention_meta_problem(meta)
+    if problem:
+        t.fail(MENTION_META, problem)
+        return t.problems
+    pages, n_keys, n_rows = meta["files"], meta["keys"], meta["rows"]
+    for name in (FILES_FILE, URLS_FILE):
+        values = t.lines(name, pages)
+        if values is not None and len(values) != pages:
+            t.fail(name, f"has {len(values)} lines, meta.json counts {pages} pages")
+        if name == FILES_FILE and values:
+            bad = next((v for v in values if not safe_relpath(v)), None)
+            if bad is not None:
+                t.fail(name, f"names {bad!r}, not a path inside the mirror")
+    anchors = t.lines(ANCHORS_FILE, 1)
+    if anchors is not None and len(anchors) != meta["anchors"]:
+        t.fail(ANCHORS_FILE, f"has {len(anchors)} anchors, meta.json says {meta['anchors']}")
+    keys = t.lines(KEYS_FILE, n_keys)
+    if keys is not None:
+        if len(keys) != n_keys:
+            t.fail(KEYS_FILE, f"has {len(keys)} keys, meta.json says {n_keys}")
+        elif any(a >= b for a, b in pairwise(keys)):
+            t.fail(KEYS_FILE, "keys are not sorted and unique (lookups bisect them)")
+    starts = t.npy(KEY_STARTS_FILE, n_keys + 1)
+    if starts is not None and keys is not None and len(keys) == n_keys:
+        expected = list(accumulate((len(k.encode("utf-8")) + 1 for k in keys), initial=0))
+        if list(starts) != expected:
+            t.fail(KEY_STARTS_FILE, f"does not give the byte offsets of the lines of {KEYS_FILE}")
+    generated = t.npy(MENTION_GENERATED, pages)
+    if generated is not None and any(v > 1 for v in generated):
+        t.fail(MENTION_GENERATED, "holds a value other than 0 and 1")
+    offsets = t.npy(OFFSETS_FILE, n_keys + 1)
+    if offsets is not None:
+        problem = offsets_problem(offsets, n_rows)
+        if problem:
+            t.fail(OFFSETS_FILE, f"{problem} (meta.json rows)")
+        elif any(a == b for a, b in pairwise(offsets)):
+            t.fail(OFFSETS_FILE, "a key has no rows")
+    columns = {name: t.npy(name, n_rows) for name in MENTION_ROW_ARRAYS}
+    limits = {
+        "row_file.npy": (0, pages - 1, "pages of files.txt"),
+        "row_count.npy": (1, None, "occurrences"),
+        "row_places.npy": (1, (1 << len(PLACE_NAMES)) - 1, "place bits"),
+        "row_section.npy": (1, None, "occurrences in a section"),
+        "row_line.npy": (1, None, "line numbers"),
+        "row_anchor.npy": (0, meta["anchors"] - 1, "anchors of anchors.txt"),
+    }
+    for name, values in columns.items():
+        low, high, what = limits[name]
+        if values is None or not values:
+            continue
+        if min(values) < low or (high is not None and max(values) > high):
+            span = f"{low} to {high}" if high is not None else f"at least {low}"
+            t.fail(name, f"holds {min(values)} to {max(values)}; {what} run {span}")
+    counts, sections = columns["row_count.npy"], columns["row_section.npy"]
+    if counts is not None and sections is not None and any(map(int.__gt__, sections, counts)):
+        t.fail("row_section.npy", "a section holds more occurrences than its page")
+    return t.problems

@@ -27,7 +27,8 @@ logger = logging.getLogger(__name__)
 ACCEPTED_MATCHES = frozenset({"exact", "normalized"})
 MAX_CANDIDATES = 6
 
-_CODE_ONLY_EXCLUDED = frozenset({"json_key", "heading"})
+# A page that merely writes a name ("mention") is not what a bare word in code refers to either.
+_CODE_ONLY_EXCLUDED = frozenset({"json_key", "heading", "mention"})
 _OWNED_KINDS = frozenset({"parameter", "property"})
 _DATA_AND_PROSE = frozenset({"json", "yaml", "markdown", "plaintext", "text", ""})
 
