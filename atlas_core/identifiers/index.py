@@ -79,6 +79,7 @@ SUMMARY_CHARS = 400  # a parameter's description shown as its candidate's summar
 # Rows of one name read for its definitions: `id` or `name` is a property of hundreds of schemas,
 # and no list a person reads needs more.
 MAX_DEFINITION_ROWS = 200
+MAX_CACHED_DEFINITIONS = 20_000  # decoded definitions kept (a few MB at most)
 
 
 class IdentifierIndex:
@@ -115,6 +116,9 @@ class IdentifierIndex:
         self._mentions: MentionIndex | None = None
         self._mentions_opened = False
         self._row_files: dict[int, str] = {}
+        # Decoded definitions by row: a hover inside a call asks for the same common names
+        # (`limit`, `offset`, `name`: up to 200 rows each) again and again.
+        self._definition_cache: dict[int, Definition] = {}
         self._heading_kind = (
             self._kind_names.index("heading") if "heading" in self._kind_names else -1
         )
@@ -608,6 +612,14 @@ class IdentifierIndex:
         return [replace(d, meaning=meaning[_meaning(d)]) for d in found[:limit]]
 
     def _definition(self, row: int) -> Definition:
+        cached = self._definition_cache.get(row)
+        if cached is None:
+            if len(self._definition_cache) >= MAX_CACHED_DEFINITIONS:
+                self._definition_cache.clear()
+            cached = self._definition_cache[row] = self._decode_definition(row)
+        return cached
+
+    def _decode_definition(self, row: int) -> Definition:
         rec = self.record(row)
         params = record_params(rec)
         p = params[0] if params else Param(self._names[row], "")

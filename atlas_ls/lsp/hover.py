@@ -44,6 +44,7 @@ _KIND_LABELS = {
     "heading": "documentation section",
     "parameter": "parameter",
     "property": "property",
+    "mention": "named on this page",
 }
 MAX_ENUM_SHOWN = 20
 MAX_OWNERS_SHOWN = 8

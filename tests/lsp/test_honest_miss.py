@@ -26,7 +26,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 PAGES = {
     "ops/server.md": "# Operations\n\n## Server Modes\n\nA server runs in one of three modes.\n\n"
-    "## Running gadgetReindex\n\nStart `gadgetReindex` after an upgrade.\n",
+    "## Running gadgetReindex\n\nStart `gadgetReindex` after an upgrade.\n\n"
+    "## Housekeeping\n\nThe nightly job calls `gadgetPurge` with the retention days.\n",
 }
 
 
@@ -52,7 +53,10 @@ async def client(
     await stop_client(lsp)
 
 
-TEXT = 'job = client.run("gadgetReindex")\nmode = client.configure("serverModeMatcher")\n'
+TEXT = (
+    'job = client.run("gadgetReindex")\nmode = client.configure("serverModeMatcher")\n'
+    'purge = client.run("gadgetPurge")\n'
+)
 
 
 async def test_no_hover_for_a_name_the_bundle_never_writes(
@@ -63,3 +67,14 @@ async def test_no_hover_for_a_name_the_bundle_never_writes(
     found = await hover_text(client, uri, position_of(TEXT, "gadgetReindex"))
     assert found is not None and "ops/server.md" in found
     assert await hover_text(client, uri, position_of(TEXT, "serverModeMatcher")) is None
+
+
+async def test_a_name_only_mentioned_hovers_the_page_that_names_it(
+    client: LanguageClient, workdir: Path
+) -> None:
+    uri = (workdir / "purge.py").as_uri()
+    open_document(client, uri, TEXT, "python")
+    found = await hover_text(client, uri, position_of(TEXT, "gadgetPurge"))
+    # No heading or table defines it: the hover says the page names it, and links the line.
+    assert found is not None and "ops/server.md" in found
+    assert "named on this page" in found and "*mention*" not in found
