@@ -157,6 +157,18 @@ class Candidate:
     bundle: str = ""
     owner: str = ""  # parameters and properties: the schema that holds it (see IdentifierEntry)
 
+    @property
+    def role(self) -> str:
+        """What the name is here: "query parameter of GET /assets", "property of AssetRequest",
+        or the kind for anything but a parameter or property."""
+        if self.kind not in ("parameter", "property"):
+            return self.kind
+        location = self.params[0].location if self.params else ""
+        return Definition(
+            self.name, self.kind, location, "", False, "", self.file, self.line,
+            owner=self.owner, method=self.method, path=self.path,
+        ).owner_label  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class Definition:

@@ -180,7 +180,7 @@ def run_lookup(args: argparse.Namespace) -> int:
             if c.deprecated
             else ""
         )
-        print(f"{i:>2}. {tag}{c.name}  [{c.kind}, {c.confidence:.2f} {c.match}]{flag}")
+        print(f"{i:>2}. {tag}{c.name}  [{c.role}, {c.confidence:.2f} {c.match}]{flag}")
         print(f"    {c.file}:{c.line}" + (f"  {c.url}" if c.url else ""))
         summary = " ".join(c.summary.split())
         if summary:
