@@ -55,6 +55,9 @@ _PATH_RE = re.compile(
     r"(?:/[\w.{}<>:$%~@-]+)+/?"
 )
 _SPAN_RE = re.compile(r"(`+)(.+?)\1")
+# A heading of at most this many words names its subject with every word; a longer one is a
+# sentence, about only the names it writes as code.
+NAMING_HEADING_WORDS = 3
 _CAMEL_RE = re.compile(r"[a-z0-9][A-Z]")
 _PROMPT_RE = re.compile(r"^(?:\$|>|%|PS[^>]*>)\s+")
 _COMMAND_START_RE = re.compile(r"^[\w./\\~-]+$")
@@ -182,7 +185,7 @@ class PageScan:
         section = 0
         starts = [s.line for s in self.sections]
         context, code = self._context, self._code_line
-        yield context(self.title, False), 1, 0, HEADING
+        yield self._heading(self.title), 1, 0, HEADING
         block_place, block_id, shell = CODE, -1, False
         for i, line in enumerate(self.lines):
             number = i + 1
@@ -205,7 +208,7 @@ class PageScan:
                 continue
             if i in self._heading_lines:
                 heading = line.lstrip("#").strip()
-                yield context(heading, False), number, section, HEADING
+                yield self._heading(heading), number, section, HEADING
                 if " " in heading:  # "pip install": a heading that names a command
                     yield tuple(_command_keys(heading.strip("`"))), number, section, HEADING
                 continue
@@ -230,6 +233,17 @@ class PageScan:
                         yield tuple(_command_keys(span)), number, section, SPAN
                 rest = _SPAN_RE.sub(" ", line)
             yield context(rest, True), number, section, PROSE
+
+    def _heading(self, text: str) -> tuple[str, ...]:
+        """The names a title or heading is about: all its words when it is short ("Assets",
+        "Paging limit"), else only what it writes as code (a span, or a code-shaped word): a
+        plain word in a sentence-like heading ("Where to get each id") is not its subject."""
+        if len(_WORD_RE.findall(text)) <= NAMING_HEADING_WORDS:
+            return self._context(text, False)
+        keys = self._context(_SPAN_RE.sub(" ", text), True)
+        for m in _SPAN_RE.finditer(text):
+            keys += self._context(m.group(2), False)
+        return keys
 
     def _context(self, text: str, prose: bool) -> tuple[str, ...]:
         # Generated pages repeat cells and lines verbatim; each distinct one is tokenised once.

@@ -61,6 +61,32 @@ def test_round_trip_keeps_place_count_section_and_line(tmp_path):
         index.close()
 
 
+def test_a_sentence_heading_is_about_its_code_not_its_plain_words(tmp_path):
+    page = (
+        "# Lookup keys\n\n"
+        "## Where to get each id for a widget\n\nText.\n\n"
+        "## How the `token` and widgetKey fields relate\n\nText.\n\n"
+        "## Widget id\n\nText.\n"
+    )
+    builder = MentionBuilder()
+    builder.add_page("keys.md", "", page, "", generated=False)
+    builder.write(tmp_path)
+    index = MentionIndex.open(tmp_path / "mentions")
+    assert index is not None
+    try:
+        # "id" in a sentence-like heading is not its subject; the short "Widget id" is.
+        (ident,) = index.rows("=id")
+        assert (ident.places, ident.line) == (HEADING, 11)
+        # A long heading is still about what it writes as code: a span, a code-shaped word.
+        assert [m.places for m in index.rows("=token")] == [HEADING]
+        assert [m.places for m in index.rows("=widgetKey")] == [HEADING]
+        assert index.rows("=relate") == [] and index.rows("=each") == []
+        # A short title or heading names its subject with every word.
+        assert [m.line for m in index.rows("=Lookup")] == [1]
+    finally:
+        index.close()
+
+
 def test_bases_are_learned_from_the_pages_and_the_specs_paths():
     builder = MentionBuilder()
     builder.add_page("a.md", "", PAGES["guide/tutorial.md"], "", generated=False)
