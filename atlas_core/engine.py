@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from atlas_core.errors import AtlasError, BundleError, ModelError, QueryError
+from atlas_core.identifiers.subjects import group_pages, one_per_subject
 from atlas_core.search.chunks import ChunkTable
 from atlas_core.search.limits import (
     CONTROL_CHARS,
@@ -493,6 +494,13 @@ class Engine:
         merged.sort(key=lambda item: (-item[1].confidence, item[0]))
         return [candidate for _, candidate in merged[:limit]]
 
+    def resolve(self, identifier: str, limit: int = 10) -> list[Candidate]:
+        """`lookup` with one candidate per subject: an endpoint documented on three pages is
+        answered once, at its best page, the other pages in `Candidate.also`."""
+        limit = clamp_count(limit, "limit", MAX_LIMIT)
+        # Pages of one subject come in runs; four times the limit leaves room to fold them.
+        return group_pages(self.lookup(identifier, min(limit * 4, MAX_LIMIT)), limit)
+
     def definitions(
         self,
         name: str,
@@ -551,11 +559,13 @@ class Engine:
         limit = clamp_count(limit, "limit", MAX_LIMIT)
         merged: list[tuple[int, Symbol]] = []
         multi = len(self._parts) > 1
+        # Room for the pages of one subject that `one_per_subject` folds away.
+        wanted = min(limit * 2, MAX_LIMIT)
         for index, part in enumerate(self._parts):
-            for symbol in part.identifiers().symbols(text, limit):
+            for symbol in part.identifiers().symbols(text, wanted):
                 merged.append((index, replace(symbol, bundle=part.name) if multi else symbol))
         merged.sort(key=lambda item: (-item[1].score, item[0]))
-        return [symbol for _, symbol in merged[:limit]]
+        return one_per_subject([symbol for _, symbol in merged], limit)
 
     def deprecations(self) -> list[Deprecation]:
         out: list[Deprecation] = []

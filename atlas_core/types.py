@@ -133,6 +133,16 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
+class PageRef:
+    """Another page documenting a candidate's subject (the spec's reference beside a guide)."""
+
+    file: str
+    line: int
+    url: str = ""
+    bundle: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """One answer of identifier resolution, best first; confidence in [0, 1]."""
 
@@ -156,6 +166,7 @@ class Candidate:
     match: str = "exact"  # "exact" | "normalized" | "fuzzy" | "keyword"
     bundle: str = ""
     owner: str = ""  # parameters and properties: the schema that holds it (see IdentifierEntry)
+    also: tuple[PageRef, ...] = ()  # other pages of the same subject (Engine.resolve), best first
 
     @property
     def role(self) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 SEARCH_MODES = ("hybrid", "vector", "keyword")
 DEFAULT_TOP_K = 10
+MAX_ALSO_SHOWN = 5  # other pages of one subject printed by `atlas lookup`
 
 
 def register(sub: Any) -> None:
@@ -165,7 +166,7 @@ def run_search(args: argparse.Namespace) -> int:
 
 def run_lookup(args: argparse.Namespace) -> int:
     with _open(args) as engine:
-        candidates = engine.lookup(args.identifier, limit=args.limit)
+        candidates = engine.resolve(args.identifier, limit=args.limit)
     if args.json:
         _print_json([candidate_json(c) for c in candidates])
         return 0
@@ -185,6 +186,10 @@ def run_lookup(args: argparse.Namespace) -> int:
         summary = " ".join(c.summary.split())
         if summary:
             print(f"    {summary[:199] + '…' if len(summary) > 200 else summary}")
+        if c.also:
+            shown = ", ".join(f"{p.file}:{p.line}" for p in c.also[:MAX_ALSO_SHOWN])
+            more = len(c.also) - MAX_ALSO_SHOWN
+            print(f"    also documented in: {shown}" + (f" and {more} more" if more > 0 else ""))
     return 0
 
 

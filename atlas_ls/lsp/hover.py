@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from atlas_core.identifiers.call_target import pick_definition
+from atlas_core.identifiers.subjects import subject_keys
 from atlas_core.types import Candidate, Definition, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, cursor_at
@@ -19,7 +20,6 @@ from atlas_ls.lsp.resolve import (
     file_uri,
     mirror_file,
     other_pages,
-    subject_keys,
 )
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas_core.errors import QueryError
-from atlas_core.identifiers.normalize import compact, path_key
+from atlas_core.identifiers.subjects import subject_keys
 from atlas_core.recognize.registry import Recognition, RecognizerSet, context_at
 from atlas_core.recognize.text_scan import normalize_language
 from atlas_core.types import Candidate
@@ -51,21 +51,6 @@ class Resolution:
     @property
     def best(self) -> Candidate:
         return self.candidates[0]
-
-
-def subject_keys(cand: Candidate) -> frozenset[str]:
-    """What a candidate documents, as keys that two pages documenting the same operation,
-    endpoint or type share: method and path template, operation id in any case style, type name."""
-    keys: set[str] = set()
-    if cand.method and cand.path:
-        keys.add(f"{cand.method.upper()} {path_key(cand.path)}")
-    if cand.operation_id:
-        keys.add("operation " + compact(cand.operation_id))
-    if cand.kind in ("schema", "type"):
-        keys.add("type " + compact(cand.name))
-    elif cand.kind != "endpoint":
-        keys.add(f"{cand.kind} " + compact(cand.name))
-    return frozenset(keys)
 
 
 def has_details(cand: Candidate) -> bool:

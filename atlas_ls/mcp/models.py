@@ -63,6 +63,13 @@ class SearchResult(BaseModel):
     note: str = ""
 
 
+class PageInfo(BaseModel):
+    file: str
+    line: int
+    url: str = ""
+    bundle: str = bundle_field()
+
+
 class ParamInfo(BaseModel):
     name: str
     location: str
@@ -127,6 +134,9 @@ class IdentifierMatch(BaseModel):
     replacement: str = ""
     owner: str = Field(default="", description="parameters and properties: the schema holding it")
     bundle: str = bundle_field()
+    also_documented_in: list[PageInfo] = Field(
+        default=[], description="other pages documenting the same subject, best first"
+    )
 
 
 class LookupResult(BaseModel):

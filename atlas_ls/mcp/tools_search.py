@@ -24,6 +24,7 @@ from atlas_ls.mcp.models import (
     IdentifierMatch,
     InjectionFlag,
     LookupResult,
+    PageInfo,
     ParameterDefinition,
     ParamInfo,
     SearchHit,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 MAX_TOP_K = 50
 MAX_LOOKUP = 20
+MAX_ALSO_PAGES = 10  # other pages of one subject listed per candidate
 # Definitions of a parameter name counted, and shown in full (`nameMatchMode` has 13, `id` hundreds).
 MAX_DEFINITIONS = 100  # the engine's MAX_LIMIT
 MAX_DEFINITIONS_SHOWN = 30
@@ -209,7 +211,7 @@ async def lookup_identifier(
     engine = await app.engine()
     note = f"limit clamped to {MAX_LOOKUP}" if limit > MAX_LOOKUP else ""
     found = await anyio.to_thread.run_sync(
-        functools.partial(engine.lookup, identifier, min(limit, MAX_LOOKUP))
+        functools.partial(engine.resolve, identifier, min(limit, MAX_LOOKUP))
     )
     matches = await anyio.to_thread.run_sync(functools.partial(_matches, engine, found))
     if not matches:
@@ -237,6 +239,9 @@ async def lookup_identifier(
             f"{' DEPRECATED' + (f' (use {m.replacement})' if m.replacement else '') if m.deprecated else ''}"
         )
         lines.append(f"  {m.file}:{m.line_start}-{m.line_end} {m.heading}  {m.url}".rstrip())
+        if m.also_documented_in:
+            pages = ", ".join(f"{p.file}:{p.line}" for p in m.also_documented_in)
+            lines.append(f"  also documented in: {pages}")
         if m.summary:
             lines.append(f"  {m.summary[:500]}")
         if m.params:
@@ -323,6 +328,10 @@ def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatc
                 replacement=c.replacement,
                 owner=c.owner,
                 bundle=c.bundle,
+                also_documented_in=[
+                    PageInfo(file=p.file, line=p.line, url=p.url, bundle=p.bundle)
+                    for p in c.also[:MAX_ALSO_PAGES]
+                ],
             )
         )
     return out

@@ -41,3 +41,24 @@ def test_a_name_never_written_is_not_documented(teapot: Path) -> None:
         "'acmeGlossarySync': not documented in this bundle",
         "hint: try `atlas search acmeGlossarySync`",
     ]
+
+
+def test_an_endpoint_is_answered_once_with_its_other_pages(teapot: Path) -> None:
+    from atlas_core.engine import Engine
+
+    with Engine.open(teapot) as engine:
+        # The spec's page and the client's page both document GET /pots: lookup finds both ...
+        assert [c.file for c in engine.lookup("GET /pots", 5) if c.name == "GET /pots"] == [
+            "teapot-api/pots.md",
+            "client/pots-api.md",
+        ]
+        # ... and the answer names it once, the other page under `also`.
+        resolved = engine.resolve("GET /pots", 5)
+        assert [c.name for c in resolved].count("GET /pots") == 1
+        assert [p.file for p in resolved[0].also] == ["client/pots-api.md"]
+        # Workspace symbols list the operation once, whatever its spelling on each page.
+        operations = [s for s in engine.symbols("findPots", 20) if s.kind == "operation"]
+        assert [s.name.replace("_", "").lower() for s in operations].count("findpots") == 1
+    out = lookup(teapot, "GET /pots")
+    assert out.stdout.count("GET /pots  [endpoint") == 1
+    assert "    also documented in: client/pots-api.md:" in out.stdout

@@ -69,3 +69,10 @@ def test_bad_identifiers_get_an_empty_parameter_view(client: McpClient) -> None:
     for identifier in ("x" * 10_000, "name\x00Match\x1fMode", "{}[]()"):
         data = structured(client.call("lookup_identifier", {"identifier": identifier}))
         assert data["definitions"] == [] or data["definitions_total"] >= len(data["definitions"])
+
+
+def test_an_endpoint_is_one_candidate_with_its_other_pages(client: McpClient) -> None:
+    data = structured(client.call("lookup_identifier", {"identifier": "GET /pots"}))
+    gets = [c for c in data["candidates"] if c["name"] == "GET /pots"]
+    assert len(gets) == 1 and gets[0]["file"] == "teapot-api/pots.md"
+    assert [p["file"] for p in gets[0]["also_documented_in"]] == ["client/pots-api.md"]
