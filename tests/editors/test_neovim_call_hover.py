@@ -17,6 +17,7 @@ import pytest
 from tests.calls_bundle import build_calls_bundle
 from tests.editors.test_neovim import CONFIG, _neovims
 from tests.lsp_support import position_of, server_env
+from tests.team_bundle import SHARED_PATH, build_team_bundle
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +48,7 @@ local ok, err = pcall(function()
     local r = request("textDocument/hover", { textDocument = { uri = uri }, position = p })
     return r.result and r.result ~= vim.NIL and r.result.contents.value or vim.NIL
   end
-  for _, name in ipairs({ "param", "body", "bulk", "relations" }) do
+  for _, name in ipairs({ "param", "body", "bulk", "relations", "team" }) do
     out.hovers[name] = hover(pos[name])
   end
   local actions = request("textDocument/codeAction", {
@@ -95,6 +96,10 @@ def relate(source, target):
 
 def remove(ids):
     return requests.delete(f"{BASE}/domains/bulk", json=ids)
+
+
+def archive(ids):
+    return session.post(BASE + "/teamAssets/archive", json=ids)
 """
 
 
@@ -103,6 +108,8 @@ def test_neovim_hovers_parameters_in_a_requests_script(
     nvim: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     bundle = build_calls_bundle(tmp_path_factory.getbasetemp())
+    # A team's own docs beside the API's: a call to its endpoint hovers the team's page.
+    team = build_team_bundle(tmp_path_factory.getbasetemp())
     project = tmp_path / "project"
     project.mkdir()
     (project / ".git").mkdir()  # the config's root marker
@@ -117,6 +124,7 @@ def test_neovim_hovers_parameters_in_a_requests_script(
         "body": position_of(SCRIPT, "businessItemType", delta=4),
         "bulk": position_of(SCRIPT, "/domains/bulk", delta=3),
         "relations": position_of(SCRIPT, "/relations", delta=3),
+        "team": position_of(SCRIPT, "/teamAssets/archive", delta=3),
         "edit": edit,
         # "post" becomes "get": one character less before the URL on that line.
         "relations_after": position_of(SCRIPT, "/relations", delta=2),
@@ -131,7 +139,7 @@ def test_neovim_hovers_parameters_in_a_requests_script(
         XDG_STATE_HOME=str(tmp_path / "xdg" / "state"),
         XDG_CACHE_HOME=str(tmp_path / "xdg" / "cache"),
     )  # fmt: skip
-    before = f"lua vim.g.atlas_bundle = [=[{bundle}]=]"
+    before = f"lua vim.g.atlas_bundle = {{ [=[{bundle}]=], [=[{team}]=] }}"
     proc = subprocess.run(
         [nvim, "--headless", "-i", "NONE", "-n", "--cmd", before, "-u", str(CONFIG),
          str(sample), "-c", f"luafile {driver}"],
@@ -155,3 +163,7 @@ def test_neovim_hovers_parameters_in_a_requests_script(
     assert hovers["relations"].startswith("**POST** `/relations`"), hovers["relations"]
     assert "Open Collibra docs for DELETE /domains/bulk" in out["actions"], out["actions"]
     assert hovers["edited"].startswith("**GET** `/relations`"), hovers["edited"]
+    # Two bundles: the team's endpoint is answered from the team bundle's page.
+    team_hover = hovers["team"]
+    assert team_hover and "/teamAssets/archive" in team_hover, team_hover
+    assert str(team / "mirror" / SHARED_PATH) in team_hover, team_hover
