@@ -80,6 +80,7 @@ SUMMARY_CHARS = 400  # a parameter's description shown as its candidate's summar
 # and no list a person reads needs more.
 MAX_DEFINITION_ROWS = 200
 MAX_CACHED_DEFINITIONS = 20_000  # decoded definitions kept (a few MB at most)
+MAX_REMEMBERED_ANSWERS = 1024  # lookup and definitions answers kept, the oldest dropped first
 
 
 class IdentifierIndex:
@@ -119,6 +120,8 @@ class IdentifierIndex:
         # Decoded definitions by row: a hover inside a call asks for the same common names
         # (`limit`, `offset`, `name`: up to 200 rows each) again and again.
         self._definition_cache: dict[int, Definition] = {}
+        # Answers of `lookup` and `definitions` by their arguments (insertion order: oldest first).
+        self._answers: dict[tuple, tuple] = {}
         self._heading_kind = (
             self._kind_names.index("heading") if "heading" in self._kind_names else -1
         )
@@ -310,6 +313,15 @@ class IdentifierIndex:
     # -- lookup --------------------------------------------------------------------------------
 
     def lookup(self, identifier: str, limit: int = 10) -> list[Candidate]:
+        """`_lookup`, remembered: an editor asks about the same few names again and again
+        (every hover inside a call looks its endpoint up), and the table never changes."""
+        key = (identifier, limit)
+        found = self._answers.get(key)
+        if found is None:
+            found = self._remember(key, self._lookup(identifier, limit))
+        return list(found)
+
+    def _lookup(self, identifier: str, limit: int = 10) -> list[Candidate]:
         """Resolve an identifier as written in code or prose; best candidates first.
 
         One ranking over the table's definitions and the mention index (`ranking`): match
@@ -565,6 +577,30 @@ class IdentifierIndex:
     # -- parameter and property definitions ----------------------------------------------------
 
     def definitions(
+        self,
+        name: str,
+        *,
+        method: str = "",
+        path: str = "",
+        schema: str = "",
+        limit: int = 50,
+    ) -> list[Definition]:
+        """`_definitions`, remembered as `lookup` is."""
+        key = ("definitions", name, method, path, schema, limit)
+        found = self._answers.get(key)
+        if found is None:
+            found = self._remember(
+                key, self._definitions(name, method=method, path=path, schema=schema, limit=limit)
+            )
+        return list(found)
+
+    def _remember(self, key: tuple, answer: list) -> tuple:
+        if len(self._answers) >= MAX_REMEMBERED_ANSWERS:
+            self._answers.pop(next(iter(self._answers)))  # the oldest
+        found = self._answers[key] = tuple(answer)
+        return found
+
+    def _definitions(
         self,
         name: str,
         *,
