@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,10 @@ MAX_DIAGNOSTICS = 500
 OPEN_DIAGNOSTICS_DELAY_MS = 100
 
 _WORD = re.compile(r"\w+")
+# One regex call holds the GIL for as long as it runs: over a 100 KB line the deprecation
+# pattern takes ~40 ms, over 5 MB seconds, and the event loop waits that long even though the scan
+# runs in a worker thread. Scanning windows of this many characters lets it in between.
+SCAN_WINDOW = 8192
 _METHOD_PREFIX = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)$")
 PROSE_LANGUAGES = frozenset({"markdown", "plaintext", "text", "restructuredtext", "asciidoc"})
 _IDENTIFIER_LIKE = re.compile(r"^(?:(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+)?[\w./{}\-:]+$")
@@ -44,7 +49,11 @@ class Finding:
     fix: str  # the text that replaces `text`, "" when the docs give no usable replacement
 
 
-_PARAM_SEGMENT = r"[^/\s\"'`?#]+"
+# A path parameter as code writes it; bounded, so every match has a known greatest length (an id
+# of more than this many characters is not an id).
+PARAM_CHARS = 256
+_PARAM_SEGMENT = rf"[^/\s\"'`?#]{{1,{PARAM_CHARS}}}"
+METHOD_GAP_CHARS = 16  # spaces between a method and its path
 
 
 def _is_path(text: str) -> bool:
@@ -103,6 +112,7 @@ class DeprecationMatcher:
         self.words: dict[str, Deprecation] = {}
         self.others: list[tuple[re.Pattern[str], Deprecation]] = []
         self._by_term: dict[str, Deprecation] = {}
+        self.max_match = 0  # the most characters one match of `pattern` can span
         alternatives: list[str] = []
         for dep in deprecations:
             term = dep.term.strip()
@@ -114,12 +124,16 @@ class DeprecationMatcher:
             self._by_term.setdefault(term, dep)
             m = _METHOD_PREFIX.match(term)
             if m or term.startswith("/"):
-                body = rf"(?:\b{m.group(1)}\s+)?" if m else ""
+                body = rf"(?:\b{m.group(1)}\s{{1,{METHOD_GAP_CHARS}}})?" if m else ""
                 body += path_pattern(m.group(2) if m else term) + r"(?![\w\-/])"
             else:
                 body = re.escape(term)
                 if dep.whole_word:
                     body = rf"(?<!\w){body}(?!\w)"
+            params = term.count("{") + term.count("<")
+            self.max_match = max(
+                self.max_match, len(term) + params * PARAM_CHARS + METHOD_GAP_CHARS
+            )
             self.others.append((re.compile(body), dep))
             alternatives.append(f"(?P<t{len(self.others) - 1}>{body})")
         self.pattern = re.compile("|".join(alternatives)) if alternatives else None
@@ -158,7 +172,7 @@ class DeprecationMatcher:
                     if len(found) >= limit:
                         break
         if self.pattern is not None:
-            for m in self.pattern.finditer(text):
+            for m in windowed_finditer(self.pattern, text, self.max_match):
                 index = int((m.lastgroup or "t0")[1:])
                 dep = self.others[index][1]
                 found.append(
@@ -168,6 +182,27 @@ class DeprecationMatcher:
                     break
         found.sort(key=lambda f: f.start)
         return found[:limit]
+
+
+def windowed_finditer(
+    pattern: re.Pattern[str], text: str, max_match: int, window: int = SCAN_WINDOW
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern none of whose matches spans more than `max_match`
+    characters, run over windows of `window` characters (each read `max_match` further) so that
+    no single regex call runs long. A match that starts in a window lies wholly in what that call
+    reads, so the matches are exactly those of one scan of the whole text."""
+    pos, size = 0, len(text)
+    while pos < size:
+        limit = pos + window
+        # One character more: the pattern's look-ahead after a match.
+        end = min(size, limit + max_match + 1)
+        last = pos
+        for m in pattern.finditer(text, pos, end):
+            if m.start() >= limit and end < size:
+                break  # the next window finds it, read whole
+            yield m
+            last = m.end()
+        pos = max(limit, last) if end < size else size
 
 
 def _message(finding: Finding) -> str:
