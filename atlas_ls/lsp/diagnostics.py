@@ -113,6 +113,9 @@ class DeprecationMatcher:
         self.others: list[tuple[re.Pattern[str], Deprecation]] = []
         self._by_term: dict[str, Deprecation] = {}
         self.max_match = 0  # the most characters one match of `pattern` can span
+        # Text each match of a term must hold ("" for a path of parameters only): a text holding
+        # none of them needs no scan by `pattern`, the slow part over a large document.
+        self._literals: set[str] = set()
         alternatives: list[str] = []
         for dep in deprecations:
             term = dep.term.strip()
@@ -124,12 +127,16 @@ class DeprecationMatcher:
             self._by_term.setdefault(term, dep)
             m = _METHOD_PREFIX.match(term)
             if m or term.startswith("/"):
+                path = m.group(2) if m else term
                 body = rf"(?:\b{m.group(1)}\s{{1,{METHOD_GAP_CHARS}}})?" if m else ""
-                body += path_pattern(m.group(2) if m else term) + r"(?![\w\-/])"
+                body += path_pattern(path) + r"(?![\w\-/])"
+                literals = [s for s in path.split("/") if s and not s.startswith(("{", "<"))]
+                self._literals.add(max(literals, key=len) if literals else "")
             else:
                 body = re.escape(term)
                 if dep.whole_word:
                     body = rf"(?<!\w){body}(?!\w)"
+                self._literals.add(term)
             params = term.count("{") + term.count("<")
             self.max_match = max(
                 self.max_match, len(term) + params * PARAM_CHARS + METHOD_GAP_CHARS
@@ -171,7 +178,7 @@ class DeprecationMatcher:
                     )
                     if len(found) >= limit:
                         break
-        if self.pattern is not None:
+        if self.pattern is not None and any(literal in text for literal in self._literals):
             for m in windowed_finditer(self.pattern, text, self.max_match):
                 index = int((m.lastgroup or "t0")[1:])
                 dep = self.others[index][1]

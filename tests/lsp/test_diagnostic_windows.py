@@ -60,3 +60,14 @@ def test_a_match_across_a_window_edge_is_found_whole() -> None:
     text = "a" * 95 + "/old/domains" + "b" * 200 + "/old/domains"
     found = [(m.start(), m.group()) for m in windowed_finditer(pattern, text, 12, 100)]
     assert found == [(95, "/old/domains"), (307, "/old/domains")]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_find_reports_what_one_scan_finds_and_skips_texts_without_a_term(seed: int) -> None:
+    matcher = DeprecationMatcher(TERMS)
+    assert matcher.pattern is not None
+    text = _text(seed)
+    whole = sorted(m.start() for m in matcher.pattern.finditer(text))
+    assert [f.start for f in matcher.find(text, limit=10**6)] == whole
+    # No literal of any term ("legacy", "domains", "Data Dictionary"): nothing, without a scan.
+    assert matcher.find("x = [" + ",".join(map(str, range(20_000))) + "]") == []
