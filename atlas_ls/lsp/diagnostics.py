@@ -162,7 +162,9 @@ class DeprecationMatcher:
         """Deprecated terms in `text`. Plain-English terms (`code_only`, such as ``Term``) count
         only where they are code: quoted, a key, inline code; never in a comment or a sentence."""
         found: list[Finding] = []
-        if self.words:
+        # Every token of the text is looked at below, in Python: ~0.2 s over 5 MB of minified
+        # JSON, which a text naming none of the words (one C-speed search each) can skip.
+        if self.words and any(word in text for word in self.words):
             words = self.words
             for m in _WORD.finditer(text):
                 dep = words.get(m.group())
