@@ -67,6 +67,10 @@ def test_pyright_reports_no_errors() -> None:
             "-m",
             "pyright",
             "--outputjson",
+            # This project's settings, even where a pyrightconfig.json sits in a folder above
+            # the checkout (pyright prefers one there to the project's own pyproject.toml).
+            "--project",
+            str(ROOT / "pyproject.toml"),
             "--pythonpath",
             sys.executable,
             *PACKAGES,
