@@ -126,25 +126,14 @@ class JavaScriptCalls(TreeReader):
         name = self._key_name(key)
         span = self._content_span(key)
         keys = tuple(dict.fromkeys(k for k in map(self._key_name, self._keys(obj)) if k))
-        if context.http is not None:
-            return self.site(
-                method=context.http.method,
-                url=self._url(context.http),
-                role=context.role,
-                name=name,
-                span=span,
-                client=HTTP,
-                keys=keys,
-            )
-        return self.site(
-            method="",
-            url="",
-            role=context.role,
-            name=name,
-            span=span,
-            client=SDK,
+        http = context.http
+        return self.key_site(
+            context.role,
+            name,
+            span,
+            keys,
+            http=(http.method, self._url(http)) if http is not None else None,
             operation=context.operation,
-            keys=keys,
         )
 
     def _on_callee(self, call: Node, name: Node) -> CallSite | None:

@@ -25,7 +25,6 @@ from atlas_core.recognize.calls.site import (
 from atlas_core.recognize.calls.syntax import ancestors, is_field
 from atlas_core.recognize.calls.syntax import field as child
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH, TreeReader
-from atlas_core.recognize.text_scan import find_path, method_hint
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -160,23 +159,7 @@ class JavaCalls(TreeReader):
         return self.url_site(node, http.method, self._url(http), literal=literal, leftmost=leftmost)
 
     def _loose_string(self, string: Node) -> CallSite | None:
-        content = self._literal(string)
-        match = find_path(content)
-        if match is None or ("/" not in match.raw[1:] and "rest" not in content):
-            return None
-        line = self.document.line(self.line)
-        start, _ = self.columns(string.start_byte, string.end_byte)
-        method = method_hint([line[:start]], line[start:], line)
-        return self.site(
-            method=method,
-            url=content,
-            role=ENDPOINT,
-            name="",
-            span=self._content_span(string),
-            client=HTTP,
-        )
-
-    # --- URLs ----------------------------------------------------------------------------
+        return self.loose_string_site(self._literal(string), self._content_span(string), string)
 
     def _url_root(self, node: Node) -> Node:
         while node.parent is not None:

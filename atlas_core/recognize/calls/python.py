@@ -30,7 +30,6 @@ from atlas_core.recognize.calls.site import (
 from atlas_core.recognize.calls.syntax import field as child
 from atlas_core.recognize.calls.syntax import is_field
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
-from atlas_core.recognize.text_scan import find_path, method_hint
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -209,47 +208,22 @@ class PythonCalls(PythonNames):
         )
 
     def _loose_string(self, string: Node) -> CallSite | None:
-        """A code string holding a REST path that no recognised call takes: the text reader's
-        answer, for clients written in ways this reader does not know."""
-        content = self._string_value(string)
-        match = find_path(content)
-        if match is None or ("/" not in match.raw[1:] and "rest" not in content):
-            return None
-        line = self.document.line(self.line)
-        start_col, _ = self.columns(string.start_byte, string.end_byte)
-        method = method_hint([line[:start_col]], line[start_col:], line)
-        return self.site(
-            method=method,
-            url=content,
-            role=ENDPOINT,
-            name="",
-            span=self._content_span(string),
-            client=HTTP,
+        return self.loose_string_site(
+            self._string_value(string), self._content_span(string), string
         )
 
     def _key_site(
         self, context: _Context, name: str, key: Node | None, keys: tuple[str, ...]
     ) -> CallSite:
         span = self._content_span(key) if key is not None else (0, 0)
-        if context.http is not None:
-            return self.site(
-                method=context.http.method,
-                url=self._call_url(context.http),
-                role=context.role,
-                name=name,
-                span=span,
-                client=HTTP,
-                keys=keys,
-            )
-        return self.site(
-            method="",
-            url="",
-            role=context.role,
-            name=name,
-            span=span,
-            client=SDK,
+        http = context.http
+        return self.key_site(
+            context.role,
+            name,
+            span,
+            keys,
+            http=(http.method, self._call_url(http)) if http is not None else None,
             operation=context.operation,
-            keys=keys,
         )
 
     # --- from a key to its call ----------------------------------------------------------

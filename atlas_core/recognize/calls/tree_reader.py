@@ -11,12 +11,14 @@ from atlas_core.recognize.calls.site import (
     HTTP,
     PATH,
     QUERY,
+    SDK,
     CallSite,
     Document,
     query_key_at,
     tidy_url,
 )
 from atlas_core.recognize.calls.syntax import occurrences
+from atlas_core.recognize.text_scan import find_path, method_hint
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -78,6 +80,47 @@ class TreeReader:
             operation=operation,
             path_keys=keys,
         )
+
+    def key_site(
+        self,
+        role: str,
+        name: str,
+        span: tuple[int, int],
+        keys: tuple[str, ...],
+        *,
+        http: tuple[str, str] | None,
+        operation: str,
+    ) -> CallSite:
+        """A key of a call's query or body: of an HTTP call (`http`: its method and URL), else of
+        the client method `operation`."""
+        if http is not None:
+            method, url = http
+            return self.site(
+                method=method, url=url, role=role, name=name, span=span, client=HTTP, keys=keys
+            )
+        return self.site(
+            method="",
+            url="",
+            role=role,
+            name=name,
+            span=span,
+            client=SDK,
+            operation=operation,
+            keys=keys,
+        )
+
+    def loose_string_site(
+        self, content: str, span: tuple[int, int], string: Node
+    ) -> CallSite | None:
+        """A code string (its `content`, at `span`) holding a REST path that no recognised call
+        takes: the text reader's answer, for clients written in ways this reader does not know."""
+        match = find_path(content)
+        if match is None or ("/" not in match.raw[1:] and "rest" not in content):
+            return None
+        line = self.document.line(self.line)
+        start, _ = self.columns(string.start_byte, string.end_byte)
+        method = method_hint([line[:start]], line[start:], line)
+        return self.site(method=method, url=content, role=ENDPOINT, name="", span=span, client=HTTP)
 
     def url_site(
         self,
