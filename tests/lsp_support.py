@@ -21,6 +21,8 @@ from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient, LanguageClientProtocol, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
+from tests.fixture_builds import build_fixture_bundle
+
 ROOT = Path(__file__).resolve().parent.parent
 LSP_FIXTURES = ROOT / "tests" / "fixtures" / "lsp"
 CLIENTS = ("neovim", "visual-studio-code")
@@ -29,33 +31,11 @@ CLIENTS = ("neovim", "visual-studio-code")
 @functools.cache
 def build_lsp_bundle(base: Path) -> Path:
     """Build the LSP fixture bundle once per test session (several modules ask for it)."""
-    from atlas_core.build import build_bundle
-
     out = base / "lsp-fixture-bundle"
     if (out / "manifest.json").is_file():
         return out
-    home = base / "lsp-build-home"
-    saved = {k: os.environ.get(k) for k in ("ATLAS_CONFIG", "ATLAS_DATA_DIR", "ATLAS_CACHE_DIR")}
-    os.environ.update(
-        ATLAS_CONFIG=str(home / "atlas.toml"),
-        ATLAS_DATA_DIR=str(home / "data"),
-        ATLAS_CACHE_DIR=str(home / "cache"),
-    )
-    try:
-        build_bundle(
-            [f"local={LSP_FIXTURES / 'docs'}", f"openapi={LSP_FIXTURES / 'bulk-api.yaml'}"],
-            out,
-            model="hash",
-            progress=False,
-            name="lsp-fixture",
-        )
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    return out
+    sources = [f"local={LSP_FIXTURES / 'docs'}", f"openapi={LSP_FIXTURES / 'bulk-api.yaml'}"]
+    return build_fixture_bundle(sources, out, base / "lsp-build-home", name="lsp-fixture")
 
 
 def server_env(home: Path, **extra: str) -> dict[str, str]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from tests.fixture_builds import build_fixture_bundle
 
 MATCH_MODE = {
     "name": "nameMatchMode",
@@ -247,28 +248,11 @@ def write_pages(directory: Path) -> Path:
 @functools.cache
 def build_teapot_bundle(base: Path) -> Path:
     """The spec and the pages built with the hash embedder, once per session."""
-    from atlas_core.build import build_bundle
-
     out = base / "teapot-bundle"
     if (out / "manifest.json").is_file():
         return out
     spec = write_spec(base / "teapot-src")
     docs = write_pages(base / "teapot-docs")
-    home = base / "teapot-build-home"
-    saved = {k: os.environ.get(k) for k in ("ATLAS_CONFIG", "ATLAS_DATA_DIR", "ATLAS_CACHE_DIR")}
-    os.environ.update(
-        ATLAS_CONFIG=str(home / "atlas.toml"),
-        ATLAS_DATA_DIR=str(home / "data"),
-        ATLAS_CACHE_DIR=str(home / "cache"),
+    return build_fixture_bundle(
+        [f"local={docs}", f"openapi={spec}"], out, base / "teapot-build-home", name="teapot"
     )
-    try:
-        build_bundle(
-            [f"local={docs}", f"openapi={spec}"], out, model="hash", progress=False, name="teapot"
-        )
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    return out

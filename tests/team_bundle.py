@@ -9,8 +9,9 @@ here. A host that mixes the two bundles up shows the wrong page, or none.
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
+
+from tests.fixture_builds import build_fixture_bundle
 
 TEAM_NAME = "fixture-2"  # the engine's name for it: its manifest says "fixture", as the first's
 TEAM_ENDPOINT = "/rest/2.0/teamAssets/archive"
@@ -46,26 +47,9 @@ Request a catalog account and a {TEAM_WORD} badge from the service desk.
 @functools.cache
 def build_team_bundle(base: Path) -> Path:
     """Write the team's markdown under `base` and build its bundle there (once per session)."""
-    from atlas_core.build import build_bundle
-
     docs = base / "team-docs"
     for rel, text in PAGES.items():
         (docs / rel).parent.mkdir(parents=True, exist_ok=True)
         (docs / rel).write_text(text, encoding="utf-8")
     out = base / "team-bundle"
-    home = base / "team-build-home"
-    saved = {k: os.environ.get(k) for k in ("ATLAS_CONFIG", "ATLAS_DATA_DIR", "ATLAS_CACHE_DIR")}
-    os.environ.update(
-        ATLAS_CONFIG=str(home / "atlas.toml"),
-        ATLAS_DATA_DIR=str(home / "data"),
-        ATLAS_CACHE_DIR=str(home / "cache"),
-    )
-    try:
-        build_bundle([f"local={docs}"], out, model="hash", progress=False, name="fixture")
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    return out
+    return build_fixture_bundle([f"local={docs}"], out, base / "team-build-home", name="fixture")
