@@ -43,3 +43,15 @@ def neovims() -> list[object]:
         if (0, 7) <= version < (0, 11):
             params.append(pytest.param(system, id=f"nvim-{version[0]}.{version[1]}"))
     return params
+
+
+def run_neovim(
+    nvim: str, before: str, sample: Path, driver: Path, cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Neovim headless with the shipped config (`before` runs first), `sample` open and the Lua
+    `driver` run once it is: the driver writes what it saw where the test reads it."""
+    return subprocess.run(
+        [nvim, "--headless", "-i", "NONE", "-n", "--cmd", before, "-u", str(CONFIG),
+         str(sample), "-c", f"luafile {driver}"],
+        cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip

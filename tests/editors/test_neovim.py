@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.editors.neovim_support import CONFIG, neovims
+from tests.editors.neovim_support import neovims, run_neovim
 from tests.lsp_support import build_lsp_bundle, position_of, server_env
 
 pytestmark = pytest.mark.slow
@@ -134,12 +133,7 @@ def test_neovim_with_the_shipped_config(
         f"lua vim.g.atlas_bundle = vim.json.decode([=[{bundles}]=]); "
         "vim.g.atlas_settings = { workspaceSymbols = { maxResults = 7 } }"
     )
-    proc = subprocess.run(
-        [nvim, "--headless", "-i", "NONE", "-n", "--cmd", before, "-u", str(CONFIG),
-         str(sample), "-c", f"luafile {driver}"],
-        cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
+    proc = run_neovim(nvim, before, sample, driver, project, env)
     assert result_file.is_file(), f"nvim wrote no result (rc={proc.returncode}): {proc.stderr}"
     assert "Error detected" not in proc.stderr and "E5107" not in proc.stderr, proc.stderr
     out = json.loads(result_file.read_text())

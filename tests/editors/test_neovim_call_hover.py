@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.calls_bundle import build_calls_bundle
-from tests.editors.neovim_support import CONFIG, neovims
+from tests.editors.neovim_support import neovims, run_neovim
 from tests.lsp_support import position_of, server_env
 from tests.team_bundle import SHARED_PATH, build_team_bundle
 
@@ -137,12 +136,7 @@ def test_neovim_hovers_parameters_in_a_requests_script(
         **xdg_dirs,
     )  # fmt: skip
     before = f"lua vim.g.atlas_bundle = {{ [=[{bundle}]=], [=[{team}]=] }}"
-    proc = subprocess.run(
-        [nvim, "--headless", "-i", "NONE", "-n", "--cmd", before, "-u", str(CONFIG),
-         str(sample), "-c", f"luafile {driver}"],
-        cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
+    proc = run_neovim(nvim, before, sample, driver, project, env)
     assert result_file.is_file(), f"nvim wrote no result (rc={proc.returncode}): {proc.stderr}"
     out = json.loads(result_file.read_text())
     assert out["ok"], out["error"]
