@@ -175,10 +175,7 @@ class Candidate:
         if self.kind not in ("parameter", "property"):
             return self.kind
         location = self.params[0].location if self.params else ""
-        return Definition(
-            self.name, self.kind, location, "", False, "", self.file, self.line,
-            owner=self.owner, method=self.method, path=self.path,
-        ).owner_label  # fmt: skip
+        return owner_label(self.kind, location, self.owner, self.method, self.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,15 +212,20 @@ class Definition:
     def owner_label(self) -> str:
         """ "query parameter of GET /assets", "property of AssetRequest", "request body property
         of POST /assets"."""
-        operation = f"{self.method} {self.path}".strip()
-        if self.kind == "parameter":
-            return f"{self.location} parameter of {operation}".strip()
-        if self.owner:
-            return f"property of {self.owner}"
-        if not operation:
-            return "property"  # a table of fields no operation or type on its page owns
-        body = "response body" if self.location == "response" else "request body"
-        return f"{body} property of {operation}"
+        return owner_label(self.kind, self.location, self.owner, self.method, self.path)
+
+
+def owner_label(kind: str, location: str, owner: str, method: str, path: str) -> str:
+    """Whose parameter or property a name is, in words (`Definition.owner_label`)."""
+    operation = f"{method} {path}".strip()
+    if kind == "parameter":
+        return f"{location} parameter of {operation}".strip()
+    if owner:
+        return f"property of {owner}"
+    if not operation:
+        return "property"  # a table of fields no operation or type on its page owns
+    body = "response body" if location == "response" else "request body"
+    return f"{body} property of {operation}"
 
 
 @dataclass(frozen=True, slots=True)
