@@ -22,7 +22,7 @@ import stat
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -42,6 +42,7 @@ from atlas_core.search.limits import (
     make_snippet,
 )
 from atlas_core.types import (
+    ApiFinding,
     BundleInfo,
     Candidate,
     Chunk,
@@ -57,6 +58,7 @@ from atlas_core.types import (
 if TYPE_CHECKING:
     import numpy as np
 
+    from atlas_core.apicheck import ApiModel
     from atlas_core.bundle.reader import Bundle
     from atlas_core.identifiers.call_target import CallTarget
     from atlas_core.identifiers.index import IdentifierIndex
@@ -272,6 +274,7 @@ class Engine:
         self.settings = settings or SearchSettings()
         self.reranker_dir = reranker_dir
         self._reranker: Reranker | None = None
+        self._api: ApiModel | None = None
         self._lock = threading.Lock()
 
     # -- opening -------------------------------------------------------------------------------
@@ -550,6 +553,76 @@ class Engine:
         from atlas_core.identifiers.call_target import resolve_call
 
         return resolve_call(self.lookup, site, self.definitions if define else None)
+
+    # -- checking API calls --------------------------------------------------------------------
+
+    def api_model(self) -> ApiModel:
+        """The operations the bundles' specs and docs describe, built on first use."""
+        if self._api is None:
+            with self._lock:
+                if self._api is None:
+                    self._api = self._build_api_model()
+        return self._api
+
+    def _build_api_model(self) -> ApiModel:
+        from atlas_core.apicheck import ApiModel, build_model
+
+        specs: list[Any] = []
+        operations: list[Any] = []
+        for part in self._parts:
+            ids = part.identifiers()
+
+            def page_url(relpath: str, part: _Part = part) -> str:
+                try:
+                    return self.mirror_path(part.name, relpath).as_uri() if relpath else ""
+                except (AtlasError, ValueError):
+                    return ""
+
+            found = build_model(
+                part.name, part.bundle.manifest, ids.endpoint_rows(), ids.schema_params, page_url
+            )
+            specs.extend(found[0])
+            known = {(op.method, op.segments) for op in operations}
+            operations.extend(op for op in found[1] if (op.method, op.segments) not in known)
+        return ApiModel(tuple(specs), operations)
+
+    def check_code(self, text: str, language: str) -> list[ApiFinding]:
+        """What is wrong with the API calls in a document: unknown endpoints, methods a path
+        does not take, unknown or missing keys, values outside an enum, deprecated operations
+        and parameters (see `atlas_core.apicheck`). Nothing for calls it cannot see whole."""
+        from atlas_core.apicheck import check_located
+        from atlas_core.recognize.calls.scan import scan_calls
+
+        if not isinstance(text, str) or not isinstance(language, str):
+            raise QueryError("check_code takes the document text and its language id")
+        model = self.api_model()
+        if not model:
+            return []
+        lines = text.split("\n")
+        sites = scan_calls(text, language)
+        return check_located(model, sites, lambda n: lines[n] if 0 <= n < len(lines) else "")
+
+    def check_request(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+    ) -> list[ApiFinding]:
+        """What is wrong with one request (`method`, `path` with or without the ``/rest/2.0``
+        base, query `params`, JSON `body`) by the specs in the bundles."""
+        from atlas_core.apicheck import check_request
+
+        if not isinstance(method, str) or not isinstance(path, str) or not path.strip():
+            raise QueryError(
+                "a request needs a method and a path",
+                hint="pass e.g. method='GET', path='/rest/2.0/assets'",
+            )
+        if params is not None and not isinstance(params, Mapping):
+            raise QueryError("params must be an object of query parameter names to values")
+        text = CONTROL_CHARS.sub("", path).strip()[:MAX_QUERY_CHARS]
+        verb = CONTROL_CHARS.sub("", method).strip().upper()[:16]
+        return check_request(self.api_model(), verb, text, params, body)[1]
 
     def symbols(self, query: str, limit: int = 50) -> list[Symbol]:
         """Workspace-symbol search: identifiers and headings fuzzy-matched, best first."""

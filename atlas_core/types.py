@@ -42,6 +42,7 @@ class Param:
     format: str = ""  # the schema's format: "uuid", "int64", "date-time", ...
     enum: tuple[str, ...] = ()  # the allowed values, as the spec writes them
     default: str = ""  # the default value as JSON text ("ANYWHERE" is written ANYWHERE)
+    deprecated: bool = False  # the spec marks this parameter or property deprecated
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,3 +305,31 @@ class Section:
     heading: str  # "H1 > H2"; "" before the first heading or when the page cannot be read
     line_start: int
     line_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ApiFinding:
+    """One problem with an API call as the specs and docs describe the API (`Engine.check_code`,
+    `Engine.check_request`).
+
+    `check` is one of ``unknown-endpoint``, ``method-not-allowed``, ``unknown-param``,
+    ``missing-required``, ``bad-value``, ``deprecated``; `severity` ``error``, ``warning`` or
+    ``information``. `line`, `start` and `end` place it in the checked code (0-based line,
+    code-point columns; all 0 for `check_request`), `target` names what it is about in a request
+    (``path``, ``params.nameMatchMode``, ``body.name``). `fixes` are texts that may replace the
+    range, best first; `href` links the page that documents the rule and `rule` says where it
+    comes from (the spec file, or the docs page). `deprecated` asks editors to strike it through.
+    """
+
+    check: str
+    severity: str
+    message: str
+    line: int = 0
+    start: int = 0
+    end: int = 0
+    fixes: tuple[str, ...] = ()
+    href: str = ""
+    rule: str = ""
+    deprecated: bool = False
+    endpoint: str = ""  # the operation the call was matched to, "GET /assets"
+    target: str = ""

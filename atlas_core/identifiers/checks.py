@@ -61,6 +61,7 @@ def _details(d: object) -> bool:
         and type(d.get("default", "")) is str
         and type(d.get("enum", [])) is list
         and all(type(v) is str for v in d.get("enum", []))
+        and type(d.get("deprecated", False)) is bool
     )
 
 

@@ -16,7 +16,7 @@ import mmap
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from itertools import accumulate
 from pathlib import Path
@@ -763,6 +763,35 @@ class IdentifierIndex:
             container=rec.get("publication", "") or rec.get("file", ""),
         )
 
+    # -- the API model -------------------------------------------------------------------------
+
+    def endpoint_rows(self) -> Iterator[tuple[str, dict[str, Any], tuple[Param, ...]]]:
+        """(name, record, params) of every endpoint row, in table order (`apicheck`)."""
+        if "endpoint" not in self._kind_names:
+            return
+        kind = self._kind_names.index("endpoint")
+        for row in range(self.count):
+            if self._kinds[row] == kind:
+                rec = self.record(row)
+                yield self._names[row], rec, record_params(rec)
+
+    def schema_params(self, name: str, publication: str = "") -> tuple[Param, ...] | None:
+        """The properties of the schema `name` (from `publication` when several have one), or
+        None when the table has no such schema."""
+        if "schema" not in self._kind_names:
+            return None
+        kind = self._kind_names.index("schema")
+        found = None
+        for row in self._rows_named(name):
+            if self._kinds[row] != kind:
+                continue
+            rec = self.record(row)
+            if found is None or rec.get("publication") == publication:
+                found = record_params(rec)
+                if rec.get("publication") == publication:
+                    break
+        return found
+
     # -- completion and deprecations -----------------------------------------------------------
 
     def endpoints(self, prefix: str, limit: int = 50) -> list[Candidate]:
@@ -825,6 +854,7 @@ def record_params(rec: dict[str, Any]) -> tuple[Param, ...]:
             format=d.get("format", ""),
             enum=tuple(d.get("enum", ())),
             default=d.get("default", ""),
+            deprecated=d.get("deprecated", False),
         )
         for p, d in zip(raw, details, strict=True)
     )

@@ -159,6 +159,8 @@ def _param_details(p: Param) -> dict[str, Any]:
         details["enum"] = list(p.enum)
     if p.default:
         details["default"] = p.default
+    if p.deprecated:
+        details["deprecated"] = True
     return details
 
 

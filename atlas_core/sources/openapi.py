@@ -156,6 +156,7 @@ def _params(resolver: Resolver, raw: list[Any]) -> list[Param]:
             type=resolver.type_name(schema) if schema is not None else "",
             required=bool(param.get("required", location == "path")),
             description=_described(resolver, param),
+            deprecated=param.get("deprecated") is True,
             **_details(resolver, schema),
         )
     return list(merged.values())
@@ -186,6 +187,7 @@ def _properties(
             resolver.type_name(prop),
             name in required,
             _described(resolver, prop),
+            deprecated=isinstance(prop, dict) and prop.get("deprecated") is True,
             **_details(resolver, prop),
         )
         for name, (prop, where) in props.items()

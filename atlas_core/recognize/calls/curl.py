@@ -7,8 +7,9 @@ splits them (quotes, escapes), each character remembering its line and column, s
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from atlas_core.recognize.calls.site import (
     BODY,
@@ -325,13 +326,14 @@ class _Answer:
             found = json_key_at(text, index)
             if found is None:
                 return None
-            start, end, keys = found
-            return self.make(
+            start, end, keys, nested = found
+            site = self.make(
                 BODY if option != "data-urlencode" else role,
                 text[start:end],
                 *self.span(word, start, end),
                 keys,
             )
+            return replace(site, nested=nested, complete=not nested and _is_json(text))
         if text.startswith("@"):
             return None
         start = max(text.rfind("&", 0, index), -1) + 1
@@ -347,12 +349,21 @@ class _Answer:
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
-def json_key_at(text: str, index: int) -> tuple[int, int, tuple[str, ...]] | None:
-    """(start, end, keys of the same object) of the JSON key `index` is on, or None."""
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def json_key_at(text: str, index: int) -> tuple[int, int, tuple[str, ...], bool] | None:
+    """(start, end, keys of the same object, whether that object is inside another) of the JSON
+    key `index` is on, or None."""
     stack: list[int] = []
     objects = 0
     keys: dict[int, list[str]] = {}
-    hit: tuple[int, int, int] | None = None
+    hit: tuple[int, int, int, bool] | None = None
     i = 0
     while i < len(text):
         ch = text[i]
@@ -363,7 +374,7 @@ def json_key_at(text: str, index: int) -> tuple[int, int, tuple[str, ...]] | Non
             if after.startswith(":") and stack:
                 keys.setdefault(stack[-1], []).append(text[i + 1 : end - 1])
                 if i <= index < end:
-                    hit = (i + 1, end - 1, stack[-1])
+                    hit = (i + 1, end - 1, stack[-1], len(stack) > 1)
             i = end
             continue
         if ch == "{":
@@ -374,5 +385,5 @@ def json_key_at(text: str, index: int) -> tuple[int, int, tuple[str, ...]] | Non
         i += 1
     if hit is None:
         return None
-    start, end, owner = hit
-    return start, end, tuple(dict.fromkeys(keys.get(owner, [])))
+    start, end, owner, nested = hit
+    return start, end, tuple(dict.fromkeys(keys.get(owner, []))), nested

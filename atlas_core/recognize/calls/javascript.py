@@ -90,6 +90,8 @@ class _Context:
     role: str
     http: _Http | None = None
     operation: str = ""
+    nested: int = 0  # objects passed through below the body's or params' own
+    direct: bool = True  # the object is written in the call, not reached through a name
 
 
 class JavaScriptCalls(TreeReader):
@@ -126,6 +128,13 @@ class JavaScriptCalls(TreeReader):
         name = self._key_name(key)
         span = self._content_span(key)
         keys = tuple(dict.fromkeys(k for k in map(self._key_name, self._keys(obj)) if k))
+        written = [c for c in obj.named_children if c.type != "comment"]
+        complete = (
+            context.direct
+            and not context.nested
+            and all(c.type in ("pair", "shorthand_property_identifier") for c in written)
+            and len(keys) == len(written)
+        )
         http = context.http
         return self.key_site(
             context.role,
@@ -134,6 +143,8 @@ class JavaScriptCalls(TreeReader):
             keys,
             http=(http.method, self._url(http)) if http is not None else None,
             operation=context.operation,
+            nested=context.nested > 0,
+            complete=complete,
         )
 
     def _on_callee(self, call: Node, name: Node) -> CallSite | None:
@@ -225,6 +236,7 @@ class JavaScriptCalls(TreeReader):
             else:
                 found = self._container(use, path, encoded, depth + 1)
             if found is not None:
+                found.direct = False
                 return found
         return None
 
@@ -237,7 +249,7 @@ class JavaScriptCalls(TreeReader):
             return _Context(BODY if path else QUERY, operation=operation)
         if http.style == "axios" and http.verb in _WITH_BODY:
             if index == 1:
-                return _Context(BODY, http)
+                return _Context(BODY, http, nested=len(path))
             options = 2
         else:
             options = 0 if http.style == "config" else 1
@@ -246,7 +258,7 @@ class JavaScriptCalls(TreeReader):
         role = _OPTION_ROLES.get(path[0])
         if http.style == "fetch" and path[0] not in ("body", "headers"):
             return None
-        return _Context(role, http) if role else None
+        return _Context(role, http, nested=len(path) - 1) if role else None
 
     # --- from a URL part to its call -------------------------------------------------------
 
@@ -440,10 +452,9 @@ class JavaScriptCalls(TreeReader):
     def _uses(self, name: str, declaration: Node) -> list[Node]:
         scope = self._function_of(declaration)
         end = scope.end_byte if scope is not None else self.root.end_byte
-        accept = lambda n: n.type in ("identifier", "shorthand_property_identifier")  # noqa: E731
         return [
             use
-            for use in self.named_nodes(name, declaration.end_byte, end, accept)
+            for use in self.named_nodes(name, declaration.end_byte, end, _is_use)
             if not (
                 use.parent and use.parent.type == "variable_declarator" and is_field(use, "name")
             )
@@ -513,3 +524,7 @@ class JavaScriptCalls(TreeReader):
 
 def _is_identifier(node: Node) -> bool:
     return node.type == "identifier"
+
+
+def _is_use(node: Node) -> bool:
+    return node.type in ("identifier", "shorthand_property_identifier")

@@ -80,6 +80,8 @@ class _Context:
     role: str
     http: _Http | None = None
     operation: str = ""
+    nested: int = 0  # objects passed through on the way up: 0 for the body's own keys
+    direct: bool = False  # the dict is written in the call itself, not through a name
 
 
 class PythonCalls(PythonNames):
@@ -129,11 +131,29 @@ class PythonCalls(PythonNames):
     def _on_key(self, key: Node, dictionary: Node | None) -> CallSite | None:
         if dictionary is None:
             return None
+        if self.memo is None:
+            found = self._dict_context(dictionary)
+        else:  # the keys of one dict share their call: found out once per dict in a scan
+            found = self.memo.remember(
+                ("dict", dictionary.id), lambda: self._dict_context(dictionary)
+            )
+        if found is None:
+            return None
+        context, keys, complete = found
+        return self._key_site(context, self._string_value(key), key, keys, complete=complete)
+
+    def _dict_context(self, dictionary: Node) -> tuple[_Context, tuple[str, ...], bool] | None:
         context = self._container(dictionary, 0)
         if context is None:
             return None
         keys = self._dict_keys(dictionary)
-        return self._key_site(context, self._string_value(key), key, keys)
+        complete = (
+            context.direct
+            and not context.nested
+            and all(p.type in ("pair", "comment") for p in dictionary.named_children)
+            and len(keys) == sum(p.type == "pair" for p in dictionary.named_children)
+        )
+        return context, keys, complete
 
     def _on_subscript_key(self, subscript: Node, key: Node) -> CallSite | None:
         target = child(subscript, "value")
@@ -142,7 +162,7 @@ class PythonCalls(PythonNames):
             return None
         if assignment.type != "assignment" or not is_field(subscript, "left"):
             return None
-        context = self._var_container(self.text(target), assignment, 0)
+        context = self._var_container(self.text(target), assignment, 0, 0)
         if context is None:
             return None
         keys = self._var_keys(self.text(target), assignment)
@@ -213,7 +233,13 @@ class PythonCalls(PythonNames):
         )
 
     def _key_site(
-        self, context: _Context, name: str, key: Node | None, keys: tuple[str, ...]
+        self,
+        context: _Context,
+        name: str,
+        key: Node | None,
+        keys: tuple[str, ...],
+        *,
+        complete: bool = False,
     ) -> CallSite:
         span = self._content_span(key) if key is not None else (0, 0)
         http = context.http
@@ -224,12 +250,15 @@ class PythonCalls(PythonNames):
             keys,
             http=(http.method, self._call_url(http)) if http is not None else None,
             operation=context.operation,
+            nested=context.nested > 0,
+            complete=complete,
         )
 
     # --- from a key to its call ----------------------------------------------------------
 
-    def _container(self, node: Node, depth: int) -> _Context | None:
-        """The call a dict (or a name for one) ends up in, and as what."""
+    def _container(self, node: Node, depth: int, nested: int = 0) -> _Context | None:
+        """The call a dict (or a name for one) ends up in, and as what; `nested` counts the
+        objects it sits in below the call's own (a value of ``"attributes": {...}``)."""
         while depth <= MAX_DEPTH:
             parent = node.parent
             if parent is None:
@@ -239,6 +268,7 @@ class PythonCalls(PythonNames):
                 up = parent if kind != "pair" else parent.parent
                 if up is None:
                     return None
+                nested += kind == "pair"
                 node = up
                 continue
             if kind == "argument_list":
@@ -256,8 +286,8 @@ class PythonCalls(PythonNames):
                         and receiver is not None
                         and receiver.type == "identifier"
                     ):
-                        return self._var_container(self.text(receiver), call, depth + 1)
-                return self._argument_context(call, node)
+                        return self._var_container(self.text(receiver), call, depth + 1, nested)
+                return _placed(self._argument_context(call, node), nested)
             if kind == "keyword_argument":
                 call = parent.parent.parent if parent.parent else None
                 if call is None:
@@ -265,25 +295,28 @@ class PythonCalls(PythonNames):
                 if self._callee_name(call) in _TRANSPARENT_CALLS:
                     node = call
                     continue
-                return self._keyword_context(call, self.text(child(parent, "name")))
+                keyword = self.text(child(parent, "name"))
+                return _placed(self._keyword_context(call, keyword), nested)
             if kind == "assignment" and is_field(node, "right"):
                 target = child(parent, "left")
                 if target is None:
                     return None
                 if target.type == "identifier":
-                    return self._var_container(self.text(target), parent, depth + 1)
+                    return self._var_container(self.text(target), parent, depth + 1, nested)
                 if target.type == "subscript":
                     holder = child(target, "value")
                     if holder is not None and holder.type == "identifier":
-                        return self._var_container(self.text(holder), parent, depth + 1)
+                        name = self.text(holder)
+                        return self._var_container(name, parent, depth + 1, nested + 1)
                 return None
             return None
         return None
 
-    def _var_container(self, name: str, after: Node, depth: int) -> _Context | None:
+    def _var_container(self, name: str, after: Node, depth: int, nested: int) -> _Context | None:
         for use in self._uses(name, after):
-            found = self._container(use, depth)
+            found = self._container(use, depth, nested)
             if found is not None:
+                found.direct = False
                 return found
         return None
 
@@ -356,6 +389,11 @@ class PythonCalls(PythonNames):
         return None
 
     def _call_url(self, http: _Http) -> str:
+        if self.memo is None:
+            return self._read_call_url(http)
+        return self.memo.remember(("url", id(http)), lambda: self._read_call_url(http))
+
+    def _read_call_url(self, http: _Http) -> str:
         if http.wrap is not None:
             return join_base(http.base, self._value(http.wrap, 0, http.bind))
         if http.url is None:
@@ -382,6 +420,11 @@ class PythonCalls(PythonNames):
     # --- which calls are HTTP calls --------------------------------------------------------
 
     def _http(self, call: Node) -> _Http | None:
+        if self.memo is None:
+            return self._read_http(call)
+        return self.memo.remember(("http", call.id), lambda: self._read_http(call))
+
+    def _read_http(self, call: Node) -> _Http | None:
         if call.type != "call" or (call.parent is not None and call.parent.type == "decorator"):
             return None  # `@app.get("/assets")` declares a server route
         function = child(call, "function")
@@ -478,3 +521,10 @@ class PythonCalls(PythonNames):
                 base = child(keyword, "value")
                 return self._value(base, 0, {}) if base is not None else ""
         return ""
+
+
+def _placed(context: _Context | None, nested: int) -> _Context | None:
+    """A call's context for a dict written right in it, `nested` objects deep."""
+    if context is not None:
+        context.nested, context.direct = nested, True
+    return context

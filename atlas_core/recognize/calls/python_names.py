@@ -87,11 +87,11 @@ class PythonNames(TreeReader):
             return self._self_definition(self.text(child(node, "attribute")), node)
         name = self.text(node)
         scope = self._function_of(node)
-        for ident in self.named_nodes(name, 0, node.start_byte, _is_identifier, reverse=True):
+        for ident in self.named_nodes(name, 0, node.start_byte, _is_binding, reverse=True):
             parent = ident.parent
             if parent is None:
                 continue
-            if parent.type in ("parameters", "default_parameter", "typed_parameter"):
+            if parent.type in _PARAMETER_PARENTS:
                 if self._function_of(parent) == scope:
                     return None  # a parameter: its value is the caller's
                 continue
@@ -281,3 +281,19 @@ class PythonNames(TreeReader):
 
 def _is_identifier(node: Node) -> bool:
     return node.type == "identifier"
+
+
+_PARAMETER_PARENTS = frozenset({"parameters", "default_parameter", "typed_parameter"})
+
+
+def _is_binding(node: Node) -> bool:
+    """A name that a parameter or an assignment binds (what `_definition` looks for)."""
+    parent = node.parent
+    return (
+        node.type == "identifier"
+        and parent is not None
+        and (
+            parent.type in _PARAMETER_PARENTS
+            or (parent.type == "assignment" and is_field(node, "left"))
+        )
+    )

@@ -35,7 +35,10 @@ class CallSite:
     endpoint only the operation name tells. `name` is the key, parameter, builder method or
     client method under the cursor ("" for the endpoint itself); `start`/`end` are its columns
     (code points) on the cursor's line, or the URL literal's. `path_keys` are all keys written in
-    the same params/body literal (the hovered one included), for "missing required" checks.
+    the same params/body literal (the hovered one included), for "missing required" checks;
+    `complete` says they are all its keys (one literal, no spread, no key added elsewhere), and
+    `nested` that the key is inside an object that is itself a value of the body or params (an
+    ``attributes`` map), not one of their own keys.
     """
 
     method: str
@@ -48,6 +51,9 @@ class CallSite:
     language: str
     operation: str = ""
     path_keys: tuple[str, ...] = ()
+    nested: bool = False
+    complete: bool = False
+    loose: bool = False  # a REST path in a string no recognised call takes: not a call
 
 
 @dataclass(slots=True)

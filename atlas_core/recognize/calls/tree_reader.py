@@ -3,8 +3,10 @@ finding a name's definitions and uses by text first and by tree second."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from atlas_core.recognize.calls.site import (
     ENDPOINT,
@@ -23,6 +25,8 @@ from atlas_core.recognize.text_scan import find_path, method_hint
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+T = TypeVar("T")
+
 # How far a value is followed through names (`url = f"{API}/x"`, `API = BASE + "/rest/2.0"`, ...).
 MAX_DEPTH = 8
 
@@ -31,8 +35,16 @@ class TreeReader:
     """One read of one cursor position. Subclasses know one language's node types."""
 
     def __init__(
-        self, document: Document, root: Node, language: str, line: int, offset: int
+        self,
+        document: Document,
+        root: Node,
+        language: str,
+        line: int,
+        offset: int,
+        *,
+        memo: NameMemo | None = None,
     ) -> None:
+        self.memo = memo
         self.document = document
         self.language = language
         self.root = root
@@ -66,6 +78,8 @@ class TreeReader:
         client: str,
         operation: str = "",
         keys: tuple[str, ...] = (),
+        nested: bool = False,
+        complete: bool = False,
     ) -> CallSite:
         start, end = self.columns(*span)
         return CallSite(
@@ -79,6 +93,8 @@ class TreeReader:
             language=self.language,
             operation=operation,
             path_keys=keys,
+            nested=nested,
+            complete=complete,
         )
 
     def key_site(
@@ -90,13 +106,23 @@ class TreeReader:
         *,
         http: tuple[str, str] | None,
         operation: str,
+        nested: bool = False,
+        complete: bool = False,
     ) -> CallSite:
         """A key of a call's query or body: of an HTTP call (`http`: its method and URL), else of
         the client method `operation`."""
         if http is not None:
             method, url = http
             return self.site(
-                method=method, url=url, role=role, name=name, span=span, client=HTTP, keys=keys
+                method=method,
+                url=url,
+                role=role,
+                name=name,
+                span=span,
+                client=HTTP,
+                keys=keys,
+                nested=nested,
+                complete=complete,
             )
         return self.site(
             method="",
@@ -120,7 +146,8 @@ class TreeReader:
         line = self.document.line(self.line)
         start, _ = self.columns(string.start_byte, string.end_byte)
         method = method_hint([line[:start]], line[start:], line)
-        return self.site(method=method, url=content, role=ENDPOINT, name="", span=span, client=HTTP)
+        site = self.site(method=method, url=content, role=ENDPOINT, name="", span=span, client=HTTP)
+        return replace(site, loose=True)
 
     def url_site(
         self,
@@ -166,7 +193,58 @@ class TreeReader:
     ) -> Iterator[Node]:
         """Nodes spelling `name` in ``[start, end)`` that `accept` takes, nearest first when
         `reverse`."""
+        if self.memo is not None:
+            yield from self.memo.nodes(self, name, accept, start, end, reverse, limit)
+            return
         for pos in occurrences(self.data, name, start, end, reverse=reverse, limit=limit):
             node = self.root.named_descendant_for_byte_range(pos, pos + len(name.encode()))
             if node is not None and node.start_byte == pos and accept(node):
                 yield node
+
+
+class NameMemo:
+    """Where each name occurs in one version of a document, for many reads of it in a row (a
+    whole-document scan): the first search for a name lists the nodes `accept` takes in the whole
+    text, every later one is a bisection. Hover reads one cursor and needs none."""
+
+    def __init__(self) -> None:
+        self._found: dict[tuple[str, Callable[[Node], bool]], tuple[list[int], list[Node]]] = {}
+        self._values: dict[tuple[str, int], Any] = {}
+
+    def remember(self, key: tuple[str, int], read: Callable[[], T]) -> T:
+        """`read()`, once per `key` (what a reader found out about one node) in this scan."""
+        if key in self._values:
+            return self._values[key]
+        value = self._values[key] = read()
+        return value
+
+    def nodes(
+        self,
+        reader: TreeReader,
+        name: str,
+        accept: Callable[[Node], bool],
+        start: int,
+        end: int,
+        reverse: bool,
+        limit: int,
+    ) -> Iterator[Node]:
+        key = (name, accept)
+        found = self._found.get(key)
+        if found is None:
+            starts: list[int] = []
+            nodes: list[Node] = []
+            size = len(reader.data)
+            for pos in occurrences(reader.data, name, 0, size, limit=size):
+                node = reader.root.named_descendant_for_byte_range(pos, pos + len(name.encode()))
+                if node is not None and node.start_byte == pos and accept(node):
+                    starts.append(pos)
+                    nodes.append(node)
+            found = self._found[key] = (starts, nodes)
+        starts, nodes = found
+        first = bisect.bisect_left(starts, start)
+        last = bisect.bisect_left(starts, end - len(name.encode()) + 1) if end > start else first
+        chosen = range(last - 1, first - 1, -1) if reverse else range(first, last)
+        for count, index in enumerate(chosen):
+            if count >= limit:
+                return
+            yield nodes[index]

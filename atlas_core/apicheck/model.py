@@ -1,0 +1,205 @@
+"""The API as the specs in a bundle describe it: operations by method and path template, their
+parameters, request-body properties, values and deprecations (`ApiModel`).
+
+Built once per engine from the identifier table's endpoint and schema rows. Only operations a
+spec in the bundle documents are checked for their keys: a docs page's parameter table may list
+some of them, and a check that warns on the rest would be wrong. Paths any page documents count
+as existing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from atlas_core.identifiers.normalize import path_key
+from atlas_core.types import Param
+
+_ARRAY_OF = re.compile(r"^(?:array|list)\[(.+)\]$")
+_SCHEMA_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+# What a deprecation note says when the thing will stop working, not merely is discouraged.
+_REMOVED = re.compile(
+    r"(?i)\b(?:will be removed|is removed|been removed|no longer (?:works|supported)|removed in)"
+)
+WILDCARD = "{}"
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """One OpenAPI source of the bundle, as its manifest describes it."""
+
+    publication: str
+    title: str
+    file: str  # the spec's file name, e.g. dgc-rest.json
+    base_path: str  # e.g. /rest/2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One documented operation. `params` are its path, query and header parameters; `body`
+    the top-level properties of its request body (None when unknown: no key of it is
+    checked); `spec` is the spec that documents it (None: only docs pages do, so only the
+    path and method are checked)."""
+
+    method: str
+    path: str
+    segments: tuple[str, ...]  # the path key's segments, parameters as "{}"
+    params: tuple[Param, ...] = ()
+    body: tuple[Param, ...] | None = None
+    body_schema: str = ""
+    summary: str = ""
+    deprecated: bool = False
+    replacement: str = ""
+    file: str = ""
+    line: int = 0
+    url: str = ""
+    spec: Spec | None = None
+    bundle: str = ""
+
+    @property
+    def endpoint(self) -> str:
+        return f"{self.method} {self.path}"
+
+    @property
+    def removed(self) -> bool:
+        """Whether the docs say this deprecated operation is or will be removed."""
+        return self.deprecated and bool(_REMOVED.search(self.summary))
+
+    def query_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.location == "query")
+
+
+@dataclass
+class ApiModel:
+    """Operations of one or more bundles, looked up by method and path."""
+
+    specs: tuple[Spec, ...] = ()
+    operations: list[Operation] = field(default_factory=list)
+    _by_length: dict[int, list[Operation]] = field(default_factory=dict)
+    _first: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        for op in self.operations:
+            self._by_length.setdefault(len(op.segments), []).append(op)
+            if op.segments and op.segments[0] != WILDCARD:
+                self._first.add(op.segments[0])
+
+    def __bool__(self) -> bool:
+        return bool(self.operations)
+
+    @property
+    def bases(self) -> tuple[str, ...]:
+        """The base paths the specs declare, longest first."""
+        return tuple(
+            sorted({s.base_path for s in self.specs if s.base_path}, key=len, reverse=True)
+        )
+
+    def knows_resource(self, segment: str) -> bool:
+        """Whether some documented path starts with this segment (``assets``)."""
+        return segment in self._first
+
+    def matching(self, segments: tuple[str, ...]) -> list[tuple[tuple[int, int], Operation]]:
+        """Operations whose template fits `segments` (``{}`` in the code fits any segment, a
+        template parameter any literal), each scored by how many literal segments agree and
+        then how many unknown ones meet a parameter (an id the code computes is more likely
+        ``{communityId}`` than ``bulk``)."""
+        out = []
+        for op in self._by_length.get(len(segments), ()):
+            literal = unknown = 0
+            for code, template in zip(segments, op.segments, strict=True):
+                if code == WILDCARD:
+                    unknown += template == WILDCARD
+                    continue
+                if template == WILDCARD:
+                    continue
+                if code != template:
+                    break
+                literal += 1
+            else:
+                out.append(((literal, unknown), op))
+        return out
+
+    def templates(self) -> Iterable[Operation]:
+        return self.operations
+
+
+def build_model(
+    bundle: str,
+    manifest: Mapping[str, Any],
+    endpoints: Iterable[tuple[str, dict[str, Any], tuple[Param, ...]]],
+    schema_params: Any,
+    page_url: Any,
+) -> tuple[tuple[Spec, ...], list[Operation]]:
+    """The specs and operations of one bundle from its manifest and endpoint rows.
+
+    `endpoints` yields (name, record, params) per endpoint row; `schema_params(name,
+    publication)` gives a schema's properties (None when the table has no such schema);
+    `page_url(file)` a link for a page that has no web URL."""
+    specs = tuple(
+        Spec(
+            publication=str(s.get("publication", "")),
+            title=str(s.get("title", "")),
+            file=PurePosixPath(str(s.get("path", ""))).name,
+            base_path=str(s.get("base_path", "") or ""),
+        )
+        for s in manifest.get("sources", ())
+        if isinstance(s, Mapping) and s.get("kind") == "openapi"
+    )
+    by_publication = {s.publication: s for s in specs if s.publication}
+    rows: dict[tuple[str, str], list[tuple[dict[str, Any], tuple[Param, ...]]]] = {}
+    for _name, rec, params in endpoints:
+        method, path = str(rec.get("method", "")).upper(), str(rec.get("path", ""))
+        if method and path.startswith("/"):
+            rows.setdefault((method, path_key(path)), []).append((rec, params))
+    operations = []
+    for (method, key), found in rows.items():
+        spec_rows = [(r, p) for r, p in found if r.get("publication") in by_publication]
+        rec, params = (spec_rows or found)[0]
+        spec = by_publication.get(rec.get("publication", "")) if spec_rows else None
+        url = rec.get("url") or next((r.get("url") for r, _ in found if r.get("url")), "")
+        deprecated = any(r.get("deprecated") for r, _ in found)
+        replacement = next((r.get("replacement") for r, _ in found if r.get("replacement")), "")
+        body: tuple[Param, ...] | None = None
+        body_schema = str(rec.get("request_schema", ""))
+        if spec is not None:
+            body = _body(params, body_schema, rec.get("publication", ""), schema_params)
+        operations.append(
+            Operation(
+                method=method,
+                path=str(rec.get("path", "")),
+                segments=tuple(s for s in key.split("/") if s),
+                params=tuple(p for p in params if p.location != "body"),
+                body=body,
+                body_schema=body_schema,
+                summary=str(rec.get("summary", "")),
+                deprecated=deprecated,
+                replacement=str(replacement or ""),
+                file=str(rec.get("file", "")),
+                line=int(rec.get("line", 0) or 0),
+                url=url or page_url(str(rec.get("file", ""))),
+                spec=spec,
+                bundle=bundle,
+            )
+        )
+    return specs, operations
+
+
+def _body(
+    params: tuple[Param, ...], schema: str, publication: str, schema_params: Any
+) -> tuple[Param, ...] | None:
+    """The top-level keys a request body may have: an inline object's fields (the body params),
+    a named schema's properties (an array's item schema for bulk calls); None when unknown."""
+    inline = tuple(p for p in params if p.location == "body" and p.name != "body")
+    if inline:
+        return inline
+    if not schema:
+        return () if not any(p.location == "body" for p in params) else None
+    m = _ARRAY_OF.match(schema)
+    name = m.group(1) if m else schema
+    if not _SCHEMA_NAME.match(name):
+        return None  # a list of ids, a string: no keys to check
+    found = schema_params(name, publication)
+    return tuple(found) if found else None

@@ -1,0 +1,239 @@
+"""Every API call in a whole document: the call reader asked at each place a call could show.
+
+`scan_calls` is what whole-document checks start from. Instead of a second reader that would
+have to agree with the hover one on every call shape, it asks the same readers at each string
+that could be a URL or a request key (found by a tree-sitter query, in C) and keeps what they
+answer for real HTTP calls: an endpoint (a URL literal of a call, with the call's method) or a
+query or body key (with its value when the value is a literal on the same line). Strings no
+recognised call takes, comments, docstrings and generated-client calls give nothing: a check
+that cannot see the call does not guess.
+
+One scan shares a `NameMemo`, so following ``BASE`` or ``session`` back to their assignments
+costs one search of the document per name instead of one per call.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.curl import read_curl
+from atlas_core.recognize.calls.javascript import JavaScriptCalls
+from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
+from atlas_core.recognize.calls.python import PythonCalls
+from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, CallSite, Document
+from atlas_core.recognize.calls.syntax import load_language, parse_once
+from atlas_core.recognize.calls.tree_reader import NameMemo, TreeReader
+from atlas_core.recognize.text_scan import normalize_language
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# A whole-document scan gives up (keeping what it found) past this many seconds or sites.
+SCAN_BUDGET_S = 1.0
+MAX_SITES = 5000
+# Fenced blocks in markdown are scanned one by one; a block longer than this is skipped.
+MAX_BLOCK_CHARS = 64 * 1024
+
+_READERS: dict[str, type[TreeReader]] = {
+    "python": PythonCalls,
+    "javascript": JavaScriptCalls,
+    "typescript": JavaScriptCalls,
+    "java": JavaCalls,
+    "groovy": GroovyCalls,
+}
+# The nodes worth asking about: strings (a URL, a quoted key) and unquoted object keys.
+_QUERIES = {
+    "python": "(string) @s",
+    "javascript": "(string) @s (template_string) @s (pair key: (property_identifier) @s)",
+    "typescript": "(string) @s (template_string) @s (pair key: (property_identifier) @s)",
+    "java": "(string_literal) @s",
+    "groovy": "(string_literal) @s (map_item key: (identifier) @s)",
+}
+_KEY_PARENTS = frozenset({"pair", "subscript", "map_item"})
+_CONTENT = frozenset({"string_content", "string_fragment", "multiline_string_fragment"})
+_QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
+# What follows a key's name on its line: the closing quote, ``:`` or ``=`` (``=>``), and a quoted
+# value (group 2, its quote group 1). A query-string key's value runs to the next ``&``.
+_VALUE_AFTER = re.compile(r"""["'`]?\s*(?::|=>?)\s*(["'`])((?:(?!\1)[^\\\n]){0,200})\1""")
+_QUERY_VALUE = re.compile(r"=([^&#\"'`\s{}$]{0,200})")
+_FENCE_LANGUAGES = {
+    "py": "python",
+    "python": "python",
+    "js": "javascript",
+    "javascript": "javascript",
+    "ts": "typescript",
+    "typescript": "typescript",
+    "java": "java",
+    "groovy": "groovy",
+    "bash": "shell",
+    "sh": "shell",
+    "shell": "shell",
+    "zsh": "shell",
+    "console": "shell",
+    "curl": "shell",
+}
+_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)$", re.MULTILINE)
+_CURL_WORD = re.compile(r"(?:^|[\s;|&(])curl\s")
+_CURL_URL = re.compile(r"""(?:https?://|/rest/|\$\{?\w+\}?/)[^\s'"\\]*""")
+_JSON_KEY = re.compile(r'"([^"\\\n]{1,200})"\s*:')
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A call site and the line it is on; for a key, the literal value written for it there."""
+
+    line: int
+    site: CallSite
+    value: str = ""
+    value_start: int = 0  # columns of `value` on `line` (0, 0 when there is none)
+    value_end: int = 0
+
+
+def scan_calls(
+    text: str, language: str, *, budget_s: float = SCAN_BUDGET_S, limit: int = MAX_SITES
+) -> list[Located]:
+    """The HTTP call endpoints and keys of a document, in text order."""
+    deadline = time.monotonic() + budget_s
+    lang = normalize_language(language)
+    if lang == "markdown":
+        return _scan_markdown(text, deadline, limit)
+    if lang == "shell":
+        return _scan_shell(Document(text), deadline, limit)
+    if lang in _READERS:
+        return _scan_tree(text, lang, deadline, limit)
+    return []
+
+
+def _scan_tree(text: str, language: str, deadline: float, limit: int) -> list[Located]:
+    document, tree = parse_once(text, language)
+    grammar = load_language(language)
+    if tree is None or grammar is None:
+        return []
+    from tree_sitter import Query, QueryCursor
+
+    nodes = QueryCursor(Query(grammar, _QUERIES[language])).captures(tree.root_node).get("s", [])
+    nodes.sort(key=lambda n: n.start_byte)
+    reader = _READERS[language]
+    memo = NameMemo()
+    found: dict[tuple[int, int, int, str, str], Located] = {}
+    for node in nodes:
+        if len(found) >= limit or time.monotonic() > deadline:
+            break
+        for offset in _probes(document, node):
+            line, _ = document.position(offset)
+            site = reader(document, tree.root_node, language, line, offset, memo=memo).read()
+            _keep(found, document, line, site)
+    return sorted(found.values(), key=lambda f: (f.line, f.site.start))
+
+
+def _probes(document: Document, node: Node) -> list[int]:
+    """Byte offsets to ask about in one captured node: its first character of content; in a
+    URL with a query string, each key of it too."""
+    parent = node.parent
+    is_key = parent is not None and parent.type in _KEY_PARENTS
+    if node.type in ("property_identifier", "identifier"):
+        return [node.start_byte]
+    content = next((c for c in node.children if c.type in _CONTENT), None)
+    start = content.start_byte if content is not None else node.start_byte + 1
+    if is_key:
+        return [start]
+    text = document.text_between(node.start_byte, node.end_byte)
+    if "/" not in text:
+        return []
+    probes = [start]
+    if "?" in text:
+        base = document.data.find(text.encode("utf-8", "surrogatepass"), node.start_byte)
+        if base == node.start_byte:
+            probes += [base + len(text[: m.start(1)].encode()) for m in _QUERY_KEY.finditer(text)]
+    return probes
+
+
+def _keep(
+    found: dict[tuple[int, int, int, str, str], Located],
+    document: Document,
+    line: int,
+    site: CallSite | None,
+) -> None:
+    if (
+        site is None
+        or site.loose
+        or site.client != HTTP
+        or site.role not in (ENDPOINT, QUERY, BODY)
+    ):
+        return
+    key = (line, site.start, site.end, site.role, site.name)
+    if key in found:
+        return
+    found[key] = _with_value(document.line(line), line, site)
+
+
+def _with_value(text: str, line: int, site: CallSite) -> Located:
+    if site.role == ENDPOINT or not site.name:
+        return Located(line, site)
+    after = text[site.end : site.end + 400]
+    m = _QUERY_VALUE.match(after) if text[site.start - 1 : site.start] in "?&" else None
+    if m is not None and site.role == QUERY:
+        return Located(line, site, m.group(1), site.end + m.start(1), site.end + m.end(1))
+    m = _VALUE_AFTER.match(after)
+    if m is None:
+        return Located(line, site)
+    return Located(line, site, m.group(2), site.end + m.start(2), site.end + m.end(2))
+
+
+# --- shell and markdown ----------------------------------------------------------------------
+
+
+def _scan_shell(document: Document, deadline: float, limit: int) -> list[Located]:
+    found: dict[tuple[int, int, int, str, str], Located] = {}
+    text = document.text
+    if "curl" not in text:
+        return []
+    for line in range(document.line_count):
+        if len(found) >= limit or time.monotonic() > deadline:
+            break
+        content = document.line(line)
+        if not _CURL_WORD.search(content) and not _continues(document, line):
+            continue
+        columns = [m.start() + 1 for m in _CURL_URL.finditer(content)]
+        columns += [m.start(1) for m in _JSON_KEY.finditer(content)]
+        columns += [m.start(1) for m in _QUERY_KEY.finditer(content)]
+        for column in columns:
+            _keep(found, document, line, read_curl(document, line, column, "shell"))
+    return sorted(found.values(), key=lambda f: (f.line, f.site.start))
+
+
+def _continues(document: Document, line: int) -> bool:
+    """Whether `line` belongs to a command started above (the line before ends in ``\\``)."""
+    return line > 0 and document.line(line - 1).rstrip().endswith("\\")
+
+
+def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
+    found: list[Located] = []
+    opener: re.Match[str] | None = None
+    for match in _FENCE.finditer(text):
+        if opener is None:
+            opener = match
+            continue
+        fence, rest = match.group(1), match.group(2).strip()
+        if fence[0] != opener.group(1)[0] or len(fence) < len(opener.group(1)) or rest:
+            continue
+        body_start = opener.end() + 1
+        body = text[body_start : match.start()]
+        info = opener.group(2).strip().split()
+        word = info[0].lower().strip("{}.") if info else ""
+        language = _FENCE_LANGUAGES.get(word, "")
+        if not language and body.lstrip().startswith(("curl ", "$ curl ")):
+            language = "shell"
+        opener = None
+        remaining = deadline - time.monotonic()
+        if not language or len(body) > MAX_BLOCK_CHARS or remaining <= 0:
+            continue
+        first = text.count("\n", 0, body_start)
+        for item in scan_calls(body, language, budget_s=remaining, limit=limit - len(found)):
+            found.append(
+                Located(item.line + first, item.site, item.value, item.value_start, item.value_end)
+            )
+    return found
