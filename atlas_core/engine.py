@@ -58,7 +58,7 @@ from atlas_core.types import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from atlas_core.apicheck import ApiModel
+    from atlas_core.apicheck import ApiModel, Operation
     from atlas_core.bundle.reader import Bundle
     from atlas_core.identifiers.call_target import CallTarget
     from atlas_core.identifiers.index import IdentifierIndex
@@ -585,6 +585,17 @@ class Engine:
             known = {(op.method, op.segments) for op in operations}
             operations.extend(op for op in found[1] if (op.method, op.segments) not in known)
         return ApiModel(tuple(specs), operations)
+
+    def api_operation(self, method: str, url: str) -> Operation | None:
+        """The documented operation a call's method and URL (as the call reader spells it:
+        unknown parts ``{}``) name, or None when the URL is not the API's or no operation fits."""
+        from atlas_core.apicheck.check import locate, resolve
+
+        model = self.api_model()
+        where = locate(model, url) if model else None
+        if where is None:
+            return None
+        return resolve(model, method, where.segments).operation
 
     def check_code(self, text: str, language: str) -> list[ApiFinding]:
         """What is wrong with the API calls in a document: unknown endpoints, methods a path
