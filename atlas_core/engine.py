@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from atlas_core.identifiers.index import IdentifierIndex
     from atlas_core.markdown.outline import Outline
     from atlas_core.recognize.calls import CallSite
+    from atlas_core.recognize.calls.scan import Located
     from atlas_core.search.dense import DenseIndex
     from atlas_core.search.keyword import KeywordIndex
     from atlas_core.search.rerank import Reranker
@@ -597,10 +598,14 @@ class Engine:
             return None
         return resolve(model, method, where.segments).operation
 
-    def check_code(self, text: str, language: str) -> list[ApiFinding]:
+    def check_code(
+        self, text: str, language: str, *, sites: Sequence[Located] | None = None
+    ) -> list[ApiFinding]:
         """What is wrong with the API calls in a document: unknown endpoints, methods a path
         does not take, unknown or missing keys, values outside an enum, deprecated operations
-        and parameters (see `atlas_core.apicheck`). Nothing for calls it cannot see whole."""
+        and parameters (see `atlas_core.apicheck`). Nothing for calls it cannot see whole.
+        `sites` are the document's calls when the caller has scanned them already
+        (`CallReader.scan`, over a tree it keeps)."""
         from atlas_core.apicheck import check_located
         from atlas_core.recognize.calls.scan import scan_calls
 
@@ -610,8 +615,8 @@ class Engine:
         if not model:
             return []
         lines = text.split("\n")
-        sites = scan_calls(text, language)
-        return check_located(model, sites, lambda n: lines[n] if 0 <= n < len(lines) else "")
+        found = list(sites) if sites is not None else scan_calls(text, language)
+        return check_located(model, found, lambda n: lines[n] if 0 <= n < len(lines) else "")
 
     def check_request(
         self,

@@ -27,6 +27,11 @@ _REMOVED = re.compile(
 WILDCARD = "{}"
 
 
+def says_removed(note: str) -> bool:
+    """Whether a deprecation note says the thing is or will be removed (not merely discouraged)."""
+    return bool(_REMOVED.search(note))
+
+
 @dataclass(frozen=True, slots=True)
 class Spec:
     """One OpenAPI source of the bundle, as its manifest describes it."""
@@ -66,7 +71,7 @@ class Operation:
     @property
     def removed(self) -> bool:
         """Whether the docs say this deprecated operation is or will be removed."""
-        return self.deprecated and bool(_REMOVED.search(self.summary))
+        return self.deprecated and says_removed(self.summary)
 
     def query_params(self) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.location == "query")

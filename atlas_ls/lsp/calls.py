@@ -20,6 +20,8 @@ from atlas_core.recognize.text_scan import normalize_language
 from atlas_ls.lsp.documents import language_from_path
 
 if TYPE_CHECKING:
+    from atlas_core.engine import Engine
+    from atlas_core.types import ApiFinding
     from atlas_ls.lsp.documents import Snapshot
     from atlas_ls.lsp.server import AtlasLanguageServer
 
@@ -84,6 +86,15 @@ class CallTrees:
             logger.exception("parsing %s for calls failed", uri[:200])
         finally:
             self._parsing.pop(uri, None)
+
+    def check(self, engine: Engine, snap: Snapshot) -> list[ApiFinding]:
+        """The API check findings of a document's calls (blocking: run it on a worker thread),
+        over the tree kept for it; none in data files."""
+        language = normalize_language(snap.language_id)
+        if language in DATA_LANGUAGES:
+            return []
+        sites = self._reader.scan(snap.uri, snap.text, snap.version, language)
+        return engine.check_code(snap.text, language, sites=sites)
 
     async def site_at(self, snap: Snapshot, line: int, column: int) -> CallSite | None:
         """The call the cursor is in, from the snapshot's own text; None in data files."""

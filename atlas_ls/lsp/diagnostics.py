@@ -11,23 +11,37 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from atlas_core.apicheck.model import says_removed
+from atlas_core.errors import AtlasError
 from atlas_core.recognize.code_context import is_code_occurrence
-from atlas_core.types import Deprecation
+from atlas_core.types import ApiFinding, Deprecation
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.documents import Snapshot, column_to_client, line_starts
 
 if TYPE_CHECKING:
+    from atlas_core.engine import Engine
     from atlas_ls.lsp.server import AtlasLanguageServer
+    from atlas_ls.lsp.settings import Settings
 
 SOURCE = "atlas"
 CODE = "deprecated"
 MAX_DIAGNOSTICS = 500
+MAX_FIXES = 4  # quick fixes offered per diagnostic
+INFORMATION, WARNING = "information", "warning"
+_SEVERITIES = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+# ``# atlas: ignore`` or ``// atlas: ignore[unknown-param, bad-value]`` silences a line.
+IGNORE_COMMENT = re.compile(r"atlas:\s*ignore(?:\[([\w\s,\-]*)\])?")
 OPEN_DIAGNOSTICS_DELAY_MS = 100
 
 _WORD = re.compile(r"\w+")
@@ -58,6 +72,19 @@ METHOD_GAP_CHARS = 16  # spaces between a method and its path
 
 def _is_path(text: str) -> bool:
     return text.startswith("/") or bool(_METHOD_PREFIX.match(text))
+
+
+def checked_as_call(engine: Engine, dep: Deprecation) -> bool:
+    """Whether a deprecated endpoint is one the API checks know (they judge its calls)."""
+    term = dep.term.strip()
+    m = _METHOD_PREFIX.match(term)
+    if m is None and not term.startswith("/"):
+        return False
+    method, path = (m.group(1), m.group(2)) if m else ("", term)
+    try:
+        return engine.api_operation(method, path) is not None
+    except AtlasError:
+        return False
 
 
 def quick_fix_text(dep: Deprecation, matched: str) -> str:
@@ -226,9 +253,30 @@ def _message(finding: Finding) -> str:
 
 
 def diagnostics_for(
-    snapshot: Snapshot, matcher: DeprecationMatcher, encoding: str
+    snapshot: Snapshot,
+    matcher: DeprecationMatcher,
+    encoding: str,
+    api: Sequence[ApiFinding] = (),
+    settings: Settings | None = None,
 ) -> list[types.Diagnostic]:
-    if not matcher:
+    """The deprecated terms `matcher` finds in the snapshot and the `api` findings of its calls,
+    as LSP diagnostics: severities as the settings set them, lines that silence a check
+    (``# atlas: ignore[unknown-param]``) left out."""
+    levels = dict(settings.check_severity) if settings is not None else {}
+    out = _deprecation_diagnostics(snapshot, matcher, encoding, levels)
+    out += _api_diagnostics(snapshot, api, encoding, levels)
+    if not out:
+        return out
+    lines = snapshot.lines
+    kept = [d for d in out if not _silenced(lines, d)]
+    kept.sort(key=lambda d: (d.range.start.line, d.range.start.character))
+    return kept[:MAX_DIAGNOSTICS]
+
+
+def _deprecation_diagnostics(
+    snapshot: Snapshot, matcher: DeprecationMatcher, encoding: str, levels: dict[str, str]
+) -> list[types.Diagnostic]:
+    if not matcher or levels.get(CODE) == "off":
         return []
     prose = snapshot.language_id.lower() in PROSE_LANGUAGES
     findings = matcher.find(snapshot.text, prose_file=prose)
@@ -244,16 +292,14 @@ def diagnostics_for(
         start = types.Position(line, column_to_client(text_line, col, encoding))
         end = types.Position(line, column_to_client(text_line, col + len(f.text), encoding))
         dep = f.deprecation
+        # Deprecated but still working is a heads-up, struck through; a warning only where the
+        # docs say it is or will be removed.
+        default = WARNING if says_removed(dep.note) else INFORMATION
         out.append(
             types.Diagnostic(
                 range=types.Range(start=start, end=end),
-                message=_message(f),
-                # A named replacement is something to act on; a bare "deprecated" is a heads-up.
-                severity=(
-                    types.DiagnosticSeverity.Warning
-                    if dep.replacement
-                    else types.DiagnosticSeverity.Information
-                ),
+                message=_message(f) + (f" (docs page {dep.file})" if dep.file else ""),
+                severity=_SEVERITIES[levels.get(CODE, default)],
                 code=CODE,
                 code_description=types.CodeDescription(href=dep.url) if dep.url else None,
                 source=SOURCE,
@@ -264,13 +310,60 @@ def diagnostics_for(
     return out
 
 
+def _api_diagnostics(
+    snapshot: Snapshot, api: Sequence[ApiFinding], encoding: str, levels: dict[str, str]
+) -> list[types.Diagnostic]:
+    lines = snapshot.lines
+    out = []
+    for f in api:
+        level = levels.get(f.check, f.severity)
+        if level == "off" or not 0 <= f.line < len(lines):
+            continue
+        text_line = lines[f.line]
+        start = types.Position(f.line, column_to_client(text_line, f.start, encoding))
+        end = types.Position(f.line, column_to_client(text_line, f.end, encoding))
+        out.append(
+            types.Diagnostic(
+                range=types.Range(start=start, end=end),
+                message=f"{f.message} ({f.rule})" if f.rule else f.message,
+                severity=_SEVERITIES[level],
+                code=f.check,
+                code_description=types.CodeDescription(href=f.href) if f.href else None,
+                source=SOURCE,
+                tags=[types.DiagnosticTag.Deprecated] if f.deprecated else None,
+                data={"check": f.check, "fixes": list(f.fixes), "endpoint": f.endpoint},
+            )
+        )
+    return out
+
+
+def _silenced(lines: list[str], diag: types.Diagnostic) -> bool:
+    """Whether the diagnostic's line carries ``atlas: ignore`` (every check) or
+    ``atlas: ignore[check, ...]`` naming its check."""
+    line = diag.range.start.line
+    text = lines[line] if 0 <= line < len(lines) else ""
+    if "atlas" not in text:
+        return False
+    for m in IGNORE_COMMENT.finditer(text):
+        named = m.group(1)
+        if named is None or str(diag.code) in {n.strip() for n in named.split(",")}:
+            return True
+    return False
+
+
 def quick_fixes(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
-    """A "Replace X with Y" action per Atlas deprecation diagnostic that has a usable fix."""
+    """A "Replace X with Y" action per Atlas diagnostic that has a usable fix: a deprecated
+    term's replacement, the documented path, parameter or value an API check suggests."""
     actions = []
     for diag in diagnostics:
-        if diag.source != SOURCE or diag.code != CODE:
+        if diag.source != SOURCE:
             continue
         data: Any = diag.data if isinstance(diag.data, dict) else {}
+        if data.get("check"):
+            actions.extend(_api_fixes(uri, diag, data))
+            continue
+        if diag.code != CODE:
+            continue
         fix = data.get("fix") or ""
         term = data.get("term") or ""
         if not fix:
@@ -281,6 +374,26 @@ def quick_fixes(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.Cod
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diag],
                 is_preferred=True,
+                edit=types.WorkspaceEdit(
+                    changes={uri: [types.TextEdit(range=diag.range, new_text=fix)]}
+                ),
+            )
+        )
+    return actions
+
+
+def _api_fixes(uri: str, diag: types.Diagnostic, data: dict[str, Any]) -> list[types.CodeAction]:
+    fixes = data.get("fixes")
+    if not isinstance(fixes, list):
+        return []
+    actions = []
+    for index, fix in enumerate(f for f in fixes[:MAX_FIXES] if isinstance(f, str) and f):
+        actions.append(
+            types.CodeAction(
+                title=f"Atlas: change to '{fix}'",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag],
+                is_preferred=index == 0,
                 edit=types.WorkspaceEdit(
                     changes={uri: [types.TextEdit(range=diag.range, new_text=fix)]}
                 ),

@@ -34,7 +34,10 @@ class DiagnosticsScheduler:
         cached = self._matcher
         if cached is not None and cached[0] is engine:
             return cached[1]
-        matcher = diagnostics.DeprecationMatcher(engine.deprecations())
+        # Deprecated endpoints the specs describe are the API checks' to judge, call by call and
+        # method-aware; as text they would match prose and other methods' calls.
+        kept = [d for d in engine.deprecations() if not diagnostics.checked_as_call(engine, d)]
+        matcher = diagnostics.DeprecationMatcher(kept)
         self._matcher = (engine, matcher)
         return matcher
 
@@ -86,10 +89,15 @@ class DiagnosticsScheduler:
                     self._publish(uri, [], None)
                 return
             encoding = ls.position_encoding
-            # The matcher too: building it reads the bundle's whole deprecation list.
-            found = await asyncio.to_thread(
-                lambda: diagnostics.diagnostics_for(snap, self.matcher(engine), encoding)
-            )
+            settings = ls.settings
+
+            def diagnose() -> list[types.Diagnostic]:
+                # The matcher too: building it reads the bundle's whole deprecation list.
+                matcher = self.matcher(engine)
+                api = ls.calls.check(engine, snap) if settings.api_checks_enabled else []
+                return diagnostics.diagnostics_for(snap, matcher, encoding, api, settings)
+
+            found = await asyncio.to_thread(diagnose)
             if not ls.is_current(snap):
                 return  # the document changed meanwhile; its own run will publish
             self._publish(uri, found, snap.version)

@@ -43,6 +43,10 @@ class Settings:
     recognizers_enabled: frozenset[str] | None = None  # None: every recogniser
     diagnostics_enabled: bool = True
     diagnostics_debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    api_checks_enabled: bool = True  # atlas.diagnostics.api
+    # atlas.diagnostics.severity: a check's name -> "error" | "warning" | "information" | "hint"
+    # | "off"; checks not named keep the severity the docs give them.
+    check_severity: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +175,21 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
                     problems.append(
                         f"atlas.diagnostics.enabled must be true or false, got {_show(value)}"
                     )
+            if "api" in diagnostics:
+                value = diagnostics["api"]
+                if isinstance(value, bool):
+                    settings = replace(settings, api_checks_enabled=value)
+                else:
+                    problems.append(
+                        f"atlas.diagnostics.api must be true or false, got {_show(value)}"
+                    )
+            if "severity" in diagnostics:
+                value = diagnostics["severity"]
+                severities, wrong = _severities(value)
+                if wrong:
+                    problems.append(wrong)
+                else:
+                    settings = replace(settings, check_severity=severities)
             if "debounceMs" in diagnostics:
                 value = diagnostics["debounceMs"]
                 if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000:
@@ -181,6 +200,38 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
                         f"from 0 to 10000, got {_show(value)}"
                     )
     return ParsedSettings(settings, tuple(problems))
+
+
+# Checks a severity can be set for: the API checks and the deprecated-term scan.
+CHECK_NAMES = (
+    "unknown-endpoint",
+    "method-not-allowed",
+    "unknown-param",
+    "missing-required",
+    "bad-value",
+    "deprecated",
+)
+SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
+
+
+def _severities(value: Any) -> tuple[tuple[tuple[str, str], ...], str]:
+    """atlas.diagnostics.severity as (check, severity) pairs, or the problem with it."""
+    if not isinstance(value, dict):
+        return (), f"atlas.diagnostics.severity must be an object, got {_show(value)}"
+    pairs = []
+    for check, level in value.items():
+        if check not in CHECK_NAMES:
+            return (), (
+                f"atlas.diagnostics.severity has no check {_show(check)}; checks: "
+                + ", ".join(CHECK_NAMES)
+            )
+        if level not in SEVERITY_NAMES:
+            return (), (
+                f"atlas.diagnostics.severity.{check} must be one of "
+                f"{', '.join(SEVERITY_NAMES)}, got {_show(level)}"
+            )
+        pairs.append((check, level))
+    return tuple(sorted(pairs)), ""
 
 
 _SHOW = reprlib.Repr()
@@ -242,7 +293,11 @@ def install(ls: AtlasLanguageServer, settings: Settings) -> None:
     ls.recognizers.enabled = enabled
     if old.bundle != settings.bundle:
         ls.bundles.request()
-    if old.diagnostics_enabled != settings.diagnostics_enabled:
+    if (
+        old.diagnostics_enabled,
+        old.api_checks_enabled,
+        old.check_severity,
+    ) != (settings.diagnostics_enabled, settings.api_checks_enabled, settings.check_severity):
         ls.diagnostics.refresh_all()
 
 

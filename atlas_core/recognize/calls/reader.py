@@ -11,6 +11,7 @@ from atlas_core.recognize.calls.javascript import JavaScriptCalls
 from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
 from atlas_core.recognize.calls.markdown import fenced_block_at
 from atlas_core.recognize.calls.python import PythonCalls
+from atlas_core.recognize.calls.scan import Located, scan_calls
 from atlas_core.recognize.calls.site import CallSite, Document
 from atlas_core.recognize.calls.syntax import (
     PARSE_BUDGET_S,
@@ -81,6 +82,18 @@ class CallReader:
             self._trees.update(uri, text, version, lang)
             if has_grammar(lang):
                 self._trees.tree(uri)
+
+    def scan(self, uri: str, text: str, version: int | None, language: str) -> list[Located]:
+        """Every API call endpoint and key in `text` (`scan.scan_calls`), over the tree kept for
+        `uri` (brought up to date incrementally first); the scan itself runs outside the lock,
+        so hovers in other documents do not wait for it."""
+        lang = normalize_language(language)
+        parsed = None
+        if has_grammar(lang):
+            with self._lock:
+                document = self._trees.update(uri, text, version, lang)
+                parsed = (document, self._trees.tree(uri))
+        return scan_calls(text, lang, parsed=parsed)
 
     def is_ready(self, uri: str, text: str) -> bool:
         """Whether a read of `text` needs no parse: the text recorded for `uri` is this very

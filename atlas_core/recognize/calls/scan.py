@@ -29,7 +29,7 @@ from atlas_core.recognize.calls.tree_reader import NameMemo, TreeReader
 from atlas_core.recognize.text_scan import normalize_language
 
 if TYPE_CHECKING:
-    from tree_sitter import Node
+    from tree_sitter import Node, Tree
 
 # A whole-document scan gives up (keeping what it found) past this many seconds or sites.
 SCAN_BUDGET_S = 1.0
@@ -93,9 +93,15 @@ class Located:
 
 
 def scan_calls(
-    text: str, language: str, *, budget_s: float = SCAN_BUDGET_S, limit: int = MAX_SITES
+    text: str,
+    language: str,
+    *,
+    budget_s: float = SCAN_BUDGET_S,
+    limit: int = MAX_SITES,
+    parsed: tuple[Document, Tree | None] | None = None,
 ) -> list[Located]:
-    """The HTTP call endpoints and keys of a document, in text order."""
+    """The HTTP call endpoints and keys of a document, in text order. `parsed` is the text's
+    document and syntax tree when the caller keeps one up to date (`CallReader.scan`)."""
     deadline = time.monotonic() + budget_s
     lang = normalize_language(language)
     if lang == "markdown":
@@ -103,12 +109,14 @@ def scan_calls(
     if lang == "shell":
         return _scan_shell(Document(text), deadline, limit)
     if lang in _READERS:
-        return _scan_tree(text, lang, deadline, limit)
+        document, tree = parsed if parsed is not None else parse_once(text, lang)
+        return _scan_tree(document, tree, lang, deadline, limit)
     return []
 
 
-def _scan_tree(text: str, language: str, deadline: float, limit: int) -> list[Located]:
-    document, tree = parse_once(text, language)
+def _scan_tree(
+    document: Document, tree: Tree | None, language: str, deadline: float, limit: int
+) -> list[Located]:
     grammar = load_language(language)
     if tree is None or grammar is None:
         return []
