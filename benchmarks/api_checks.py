@@ -13,8 +13,8 @@ and overall: tp, fp, fn, precision = tp / (tp + fp), recall = tp / (tp + fn).
 
 Docs (``--docs``): every fenced code block whose info string names a code language (python, py,
 javascript, js, typescript, ts, java, groovy, bash, sh, shell, curl), or that has none and starts
-with ``curl``, is checked with `check_code(block, language)`. Reported: the blocks, those that
-call the API (the text holds ``/rest/``), every diagnostic with its file and line, and the
+with ``curl``, is checked with `check_code(block, language)`. Reported: the blocks, those where the call
+scanner (`scan_calls`, what `check_code` reads) sees at least one HTTP endpoint, every diagnostic with its file and line, and the
 unexpected ones: all but ``deprecated`` (the issue asks for none except where the docs mark
 the call deprecated).
 """
@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from atlas_core.engine import Engine  # noqa: E402
+from atlas_core.recognize.calls.scan import scan_calls  # noqa: E402
 
 CHECKS = (
     "unknown-endpoint",
@@ -205,7 +206,7 @@ def run_docs(engine: Engine, docs: Path) -> dict[str, Any]:
     for path in sorted(docs.rglob("*.md")):
         for start, language, body in code_blocks(path.read_text(encoding="utf-8")):
             blocks += 1
-            with_calls += "/rest/" in body
+            with_calls += any(item.site.role == "endpoint" for item in scan_calls(body, language))
             for finding in engine.check_code(body, language):
                 diagnostics.append(
                     {
@@ -261,7 +262,7 @@ def _rows(result: dict[str, Any]) -> Iterable[str]:
     if "docs_blocks" in result:
         yield (
             f"\ndocs: {result['docs_blocks']} code blocks, {result['docs_blocks_with_calls']} "
-            f"with /rest/ calls, {len(result['docs_diagnostics'])} diagnostics, "
+            f"with API calls, {len(result['docs_diagnostics'])} diagnostics, "
             f"{len(result['docs_unexpected'])} unexpected"
         )
         for d in result["docs_diagnostics"]:

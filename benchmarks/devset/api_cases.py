@@ -24,7 +24,9 @@ Method (the same inputs and seed give a byte-identical file):
      of its values (`EXACT` -> `EXACTLY`, a plural, underscores dropped, a dropped letter) that the
      enum does not hold in any case;
    - missing-required: (operation, required top-level property of a JSON object body), left out of
-     the body literal written in the call, every other required one present;
+     the body literal written in the call, every other required one present and at least one
+     other key written (nobody writes `json={}`); an `id` the path already carries
+     (`PATCH /assets/{assetId}`) is never the one left out;
    - deprecated: operations with `deprecated: true`, deprecated query parameters and deprecated
      top-level body properties (strata: operation, parameter, property).
    A unit whose mistake cannot be planted cleanly (every candidate misspelling names something
@@ -52,8 +54,11 @@ Method (the same inputs and seed give a byte-identical file):
 Each case: `id`, `shape`, `language` (as `Engine.check_code` takes it), `code`, `operation`
 (`METHOD /path` as the spec names what the code means to call; the written method for
 method-not-allowed), `planted` (null, or `check`, `line` 0-based and `text`: the substring of that
-line the finding should cover: the misspelt segment, key or value; the deprecated key; for a wrong
-method, a missing property or a deprecated operation the last literal segment of the URL).
+line the finding should cover). The text is the misspelt segment, key or value, or the deprecated
+key; for a wrong method or a deprecated operation the path from its first literal segment to its
+last (a concatenated URL's pieces in between included, since a finding about the whole URL may
+mark any one of them); for a missing property the first key of the body literal, where the
+literal starts.
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ from benchmarks.devset.apicases import jvm_shapes, python_shapes, web_shapes
 from benchmarks.devset.apicases.plants import (
     CHECKS,
     Unit,
+    mark_path,
     planted_request,
     populations,
     request_for,
@@ -126,8 +132,8 @@ def _fits(shape: str, unit: Unit, req: Request) -> bool:
 
 
 def _prose(op: ApiOp, ops: list[ApiOp], rng: random.Random) -> str:
-    other = rng.choice([o for o in ops if o.key != op.key])
-    old = rng.choice([o for o in ops if o.deprecated])
+    other = rng.choice([o for o in ops if o.key != op.key] or [op])
+    old = rng.choice([o for o in ops if o.deprecated] or [other])
     return rng.choice(
         [
             f"Calls {op.method} {op.path}; see {other.method} {other.path} for the related call.",
@@ -162,8 +168,7 @@ def _forced_request(
     elif kind == "segment":
         req.segments[0] = mark(arg)
     elif check == "deprecated":
-        last = max(i for i, s in enumerate(req.segments) if not s.startswith("{"))
-        req.segments[last] = mark(req.segments[last])
+        mark_path(req)
     return req
 
 
@@ -238,6 +243,8 @@ def build_cases(shared: Path, seed: int) -> tuple[list[dict[str, Any]], list[dic
             }
         )
     for check, key, shape, how in FORCED:
+        if key not in by_key:
+            continue  # specs without the issue's operations (the tests' small spec)
         rng = random.Random(f"{seed}:forced:{check}:{key}")
         req = _forced_request(check, by_key[key], how, ops, rng)
         cases.append(_case(check, shape, req, key, rng))

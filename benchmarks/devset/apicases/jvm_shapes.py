@@ -80,7 +80,11 @@ def groovy_url(req: Request, rng: random.Random) -> list[str]:
 
 
 def java_httpclient(req: Request, rng: random.Random) -> list[str]:
-    publisher = "HttpRequest.BodyPublishers.ofString(json)"
+    publisher = (
+        "HttpRequest.BodyPublishers.ofString(json)"
+        if req.sends_body
+        else "HttpRequest.BodyPublishers.noBody()"
+    )
     body = [f"        String json = {_json_body(req)};"] if req.sends_body else []
     if req.method in ("GET", "DELETE") and not req.sends_body:
         verb = f".{req.method}()"
@@ -116,7 +120,7 @@ def java_httpclient(req: Request, rng: random.Random) -> list[str]:
 def java_resttemplate(req: Request, rng: random.Random) -> list[str]:
     url = _url_expr(req)
     body = [f"        String json = {_json_body(req)};"] if req.sends_body else []
-    entity = "new HttpEntity<>(json, headers)"
+    entity = "new HttpEntity<>(json, headers)" if req.sends_body else "null"
     m = req.method
     if m == "GET":
         call = f"        return rest.getForObject({url}, String.class);"
@@ -125,10 +129,7 @@ def java_resttemplate(req: Request, rng: random.Random) -> list[str]:
     elif m == "PATCH":
         call = f"        return rest.patchForObject({url}, {entity}, String.class);"
     else:
-        arg = entity if req.sends_body else "null"
-        call = (
-            f"        return rest.exchange({url}, HttpMethod.{m}, {arg}, String.class).getBody();"
-        )
+        call = f"        return rest.exchange({url}, HttpMethod.{m}, {entity}, String.class).getBody();"
     cls = class_name(req.op, "Sync")
     return [
         "import org.springframework.http.HttpEntity;",

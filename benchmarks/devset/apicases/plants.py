@@ -6,7 +6,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from benchmarks.devset.apicases.request import Request, mark, value
+from benchmarks.devset.apicases.request import CLOSE, OPEN, Request, mark, value
 from benchmarks.devset.apicases.spec import ApiOp, Field, matches
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -258,9 +258,13 @@ def _body_fields(req: Request) -> dict[str, object]:
     return req.body if isinstance(req.body, dict) else {}
 
 
-def _mark_last_literal(req: Request) -> None:
-    last = max(i for i, s in enumerate(req.segments) if not s.startswith("{"))
-    req.segments[last] = mark(req.segments[last])
+def mark_path(req: Request) -> None:
+    """Marks the path from its first literal segment to its last: the URL a finding about the
+    whole request covers, whichever piece of a concatenated URL it marks."""
+    literal = [i for i, s in enumerate(req.segments) if not s.startswith("{")]
+    first, last = literal[0], literal[-1]
+    req.segments[first] = OPEN + req.segments[first]
+    req.segments[last] = req.segments[last] + CLOSE
 
 
 def planted_request(unit: Unit, ops: list[ApiOp], rng: random.Random) -> Request | None:
@@ -279,15 +283,19 @@ def planted_request(unit: Unit, ops: list[ApiOp], rng: random.Random) -> Request
         return None
     if unit.check == "method-not-allowed":
         req = Request(op, unit.detail, list(op.segments))
-        _mark_last_literal(req)
+        mark_path(req)
         return req
     if unit.check == "missing-required":
         req = request_for(op, rng, leave_out=unit.detail)
-        _mark_last_literal(req)
+        if not req.body:
+            return None
+        # A literal-level finding sits where the literal starts: on its first key.
+        first = next(iter(req.body))
+        req.body = {(mark(k) if k == first else k): v for k, v in req.body.items()}
         return req
     if unit.check == "deprecated" and unit.stratum == "operation":
         req = request_for(op, rng)
-        _mark_last_literal(req)
+        mark_path(req)
         return req
     req = request_for(op, rng)
     role, _, name = unit.detail.partition(":")
