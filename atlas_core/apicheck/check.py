@@ -16,8 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from atlas_core.apicheck.model import WILDCARD, ApiModel, Operation
-from atlas_core.identifiers.normalize import path_key
+from atlas_core.apicheck.model import WILDCARD, ApiModel, Operation, segments_of
 from atlas_core.recognize.calls.scan import Located
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, QUERY, UNKNOWN
 from atlas_core.types import ApiFinding, Param
@@ -93,8 +92,7 @@ def locate(model: ApiModel, url: str) -> ApiPath | None:
             path = path[len(UNKNOWN) :]
         elif not path.startswith("/"):
             return None
-    key = path_key(path) if path else "/"
-    segments = tuple(s for s in key.split("/") if s)
+    segments = segments_of(path)
     if not segments or all(s == WILDCARD for s in segments):
         return None
     if not evidence:
@@ -115,7 +113,11 @@ class Resolution:
     suggestions: tuple[Operation, ...] = ()  # for UNKNOWN_ENDPOINT
 
 
-def resolve(model: ApiModel, method: str, segments: tuple[str, ...]) -> Resolution:
+def resolve(
+    model: ApiModel, method: str, segments: tuple[str, ...], *, ids: bool = False
+) -> Resolution:
+    """The operation `method` and `segments` name. `ids`: every unknown segment is an id the
+    code computes (``+ relationId``), so it stands for a parameter, never a literal segment."""
     method = method.upper()
     fits = model.matching(segments)
     if not fits:
@@ -127,7 +129,7 @@ def resolve(model: ApiModel, method: str, segments: tuple[str, ...]) -> Resoluti
     for op in top:
         if op.method == method:
             return Resolution(operation=op, path=op.path)
-    if WILDCARD in segments:
+    if WILDCARD in segments and not ids:
         # An unknown segment may be a literal another template has: any fit with the method is it.
         for _score, op in sorted(fits, key=lambda item: (-item[0][0], -item[0][1])):
             if op.method == method:
@@ -200,13 +202,14 @@ def _finding(
 
 
 def check_endpoint(
-    model: ApiModel, method: str, url: str, place: Place
+    model: ApiModel, method: str, url: str, place: Place, *, ids: bool = False
 ) -> tuple[Operation | None, list[ApiFinding]]:
-    """The operation a call's method and URL name, and what is wrong with them."""
+    """The operation a call's method and URL name, and what is wrong with them (`ids`: see
+    `resolve`)."""
     where = locate(model, url)
     if where is None:
         return None, []
-    found = resolve(model, method, where.segments)
+    found = resolve(model, method, where.segments, ids=ids)
     severity = ERROR if where.evidence == COLLIBRA else WARNING
     shown = "/" + "/".join(where.segments)
     if found.problem == UNKNOWN_ENDPOINT:
@@ -260,7 +263,7 @@ def _deprecated_operation(op: Operation, place: Place) -> ApiFinding:
     fixes: list[str] = []
     m = _ENDPOINT_TEXT.match(op.replacement.strip())
     if m and m.group(1) == op.method and place.text:
-        replacement = tuple(s for s in path_key(m.group(2)).split("/") if s)
+        replacement = segments_of(m.group(2))
         fixes.append(_path_fix(place.text, op.segments, replacement))
     severity = WARNING if op.removed else INFORMATION
     return _finding(
@@ -399,14 +402,25 @@ def check_located(model: ApiModel, sites: list[Located], line_text: Any) -> list
     findings: list[ApiFinding] = []
     endpoints: dict[tuple[str, str], Operation | None] = {}
     required_seen: set[tuple[str, str, tuple[str, ...], int]] = set()
+    reported: set[tuple[str, str, int]] = set()
     for item in sites:
         site = item.site
         text = line_text(item.line)
         place = Place(item.line, site.start, site.end, text[site.start : site.end])
         if site.role == ENDPOINT:
-            op, found = check_endpoint(model, site.method, site.url, place)
+            # One report per call: on the literal that writes its path, not on a base constant
+            # the call joins it to, nor again on a later piece of the same URL.
+            if (
+                not _writes_path(model, place.text)
+                or (site.method, site.url, item.line) in reported
+            ):
+                place = Place()
+            ids = _unknowns_are_ids(text, site.start, site.end)
+            op, found = check_endpoint(model, site.method, site.url, place, ids=ids)
             endpoints[(site.method, site.url)] = op
-            findings.extend(found)
+            if place.text:
+                reported.add((site.method, site.url, item.line))
+                findings.extend(found)
             continue
         key = (site.method, site.url)
         if key not in endpoints:
@@ -426,6 +440,32 @@ def check_located(model: ApiModel, sites: list[Located], line_text: Any) -> list
                 required_seen.add(seen)
                 findings.extend(check_required(op, site.role, site.path_keys, place))
     return findings
+
+
+_PLACEHOLDER = re.compile(r"\$?\{[^{}]*\}")
+_INTERPOLATED = re.compile(r"\$?\{\s*([A-Za-z_][\w.]*)\s*\}")
+_CONCATENATED = re.compile(r"""^["'`]?\s*\+\s*([A-Za-z_][\w.]*)""")
+_ID_NAME = re.compile(r"(?i)(?:^|[a-z_.])(?:id|ids|uuid)$")
+
+
+def _unknowns_are_ids(line: str, start: int, end: int) -> bool:
+    """Whether the names a URL literal interpolates, or the one concatenated right after it,
+    are all ids (``{relation_id}``, ``+ statusId``): then they are parameter values."""
+    # A name the literal starts with is its base URL, not a segment.
+    names = [m.group(1) for m in _INTERPOLATED.finditer(line[start:end]) if m.start() > 0]
+    after = _CONCATENATED.match(line[end : end + 80])
+    if after is not None:
+        names.append(after.group(1))
+    return bool(names) and all(_ID_NAME.search(n) for n in names)
+
+
+def _writes_path(model: ApiModel, literal: str) -> bool:
+    """Whether a URL literal writes some of the path after the base: not just a host, a base
+    path or placeholders (``"https://x.collibra.com/rest/2.0"``, ``f"{BASE}"``)."""
+    rest = _PLACEHOLDER.sub("", _SCHEME_HOST.sub("", literal.split("?", 1)[0]))
+    for base in model.bases:
+        rest = rest.replace(base, "")
+    return any(ch.isalnum() for ch in rest)
 
 
 def check_request(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from atlas_core.identifiers.normalize import path_key
+from atlas_core.identifiers.normalize import is_param_segment
 from atlas_core.types import Param
 
 _ARRAY_OF = re.compile(r"^(?:array|list)\[(.+)\]$")
@@ -25,6 +25,12 @@ _REMOVED = re.compile(
     r"(?i)\b(?:will be removed|is removed|been removed|no longer (?:works|supported)|removed in)"
 )
 WILDCARD = "{}"
+
+
+def segments_of(path: str) -> tuple[str, ...]:
+    """A path's segments as written (paths are case-sensitive), every parameter spelling
+    (``{id}``, ``:id``, a UUID, a number) as ``{}``."""
+    return tuple(WILDCARD if is_param_segment(s) else s for s in path.split("/") if s)
 
 
 def says_removed(note: str) -> bool:
@@ -158,7 +164,7 @@ def build_model(
     for _name, rec, params in endpoints:
         method, path = str(rec.get("method", "")).upper(), str(rec.get("path", ""))
         if method and path.startswith("/"):
-            rows.setdefault((method, path_key(path)), []).append((rec, params))
+            rows.setdefault((method, "/".join(segments_of(path))), []).append((rec, params))
     operations = []
     for (method, key), found in rows.items():
         spec_rows = [(r, p) for r, p in found if r.get("publication") in by_publication]
@@ -175,7 +181,7 @@ def build_model(
             Operation(
                 method=method,
                 path=str(rec.get("path", "")),
-                segments=tuple(s for s in key.split("/") if s),
+                segments=tuple(key.split("/")) if key else (),
                 params=tuple(p for p in params if p.location != "body"),
                 body=body,
                 body_schema=body_schema,

@@ -89,16 +89,14 @@ def strip_path(raw: str) -> tuple[str, str]:
     return method, text
 
 
+def is_param_segment(seg: str) -> bool:
+    """Whether a path segment stands for a value: ``{id}``, ``:id``, ``<id>``, a UUID, a number."""
+    return bool(_PARAM_SEG_RE.match(seg) or _UUID_RE.match(seg) or _NUMBER_RE.match(seg))
+
+
 def path_key(path: str) -> str:
     """The normalised form of a path template or a concrete path: params become {}."""
-    segments = []
-    for seg in path.split("/"):
-        if not seg:
-            continue
-        if _PARAM_SEG_RE.match(seg) or _UUID_RE.match(seg) or _NUMBER_RE.match(seg):
-            segments.append("{}")
-        else:
-            segments.append(seg.lower())
+    segments = ["{}" if is_param_segment(seg) else seg.lower() for seg in path.split("/") if seg]
     return "/" + "/".join(segments)
 
 

@@ -256,3 +256,24 @@ def test_check_request_for_agents(engine: Engine) -> None:
         engine.check_request("GET", "")
     with pytest.raises(QueryError):
         engine.check_request("GET", "/assets", params=["nameMatchMode"])  # type: ignore[arg-type]
+
+
+def test_an_id_the_code_computes_is_a_parameter_value(engine: Engine) -> None:
+    # POST goes to /communities/removalJobs; a community id in its place is a mistake.
+    code = (
+        "import requests\n"
+        f'BASE = "{BASE}"\n'
+        'requests.post(BASE + "/communities/" + community_id)\n'
+        'requests.post(BASE + "/communities/" + action)\n'
+        'requests.post(f"{BASE}/communities/{cid}")\n'
+    )
+    found = engine.check_code(code, "python")
+    # One report per call, on the path, never on the BASE constant the call joins it to.
+    assert _checks(found) == [(2, "method-not-allowed"), (4, "method-not-allowed")]
+    assert "it takes GET, DELETE" in found[0].message
+
+
+def test_paths_are_case_sensitive(engine: Engine) -> None:
+    code = f'import requests\nrequests.get("{BASE}/Assets")\n'
+    [found] = engine.check_code(code, "python")
+    assert found.check == "unknown-endpoint" and found.fixes == (f"{BASE}/assets",)

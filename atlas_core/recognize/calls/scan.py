@@ -56,8 +56,9 @@ _KEY_PARENTS = frozenset({"pair", "subscript", "map_item"})
 _CONTENT = frozenset({"string_content", "string_fragment", "multiline_string_fragment"})
 _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 # What follows a key's name on its line: the closing quote, ``:`` or ``=`` (``=>``), and a quoted
-# value (group 2, its quote group 1). A query-string key's value runs to the next ``&``.
-_VALUE_AFTER = re.compile(r"""["'`]?\s*(?::|=>?)\s*(["'`])((?:(?!\1)[^\\\n]){0,200})\1""")
+# value (group 2, its quote group 1), or the first of a list of them. A query-string key's value
+# runs to the next ``&``.
+_VALUE_AFTER = re.compile(r"""["'`]?\s*(?::|=>?)\s*(?:\[\s*)?(["'`])((?:(?!\1)[^\\\n]){0,200})\1""")
 _QUERY_VALUE = re.compile(r"=([^&#\"'`\s{}$]{0,200})")
 _FENCE_LANGUAGES = {
     "py": "python",
