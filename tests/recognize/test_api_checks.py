@@ -1,29 +1,24 @@
 """API checks of client code (`Engine.check_code`) and of single requests (`Engine.check_request`)
-against a small spec, `tests/fixtures/apicheck/api.yaml`, built once per module with the hash
-embedder: endpoints, methods, keys, values, required keys and deprecations, in the call shapes
+against the small spec of `tests/apicheck_bundle.py`: endpoints, methods, keys, values, required keys and deprecations, in the call shapes
 users write, and the code that must give nothing (prose, other APIs, nested maps, junk)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from atlas_core.engine import Engine
 from atlas_core.errors import QueryError
 from atlas_core.types import ApiFinding
-from tests.fixture_builds import build_fixture_bundle
+from tests.apicheck_bundle import build_apicheck_bundle
 
-SPEC = Path(__file__).resolve().parent.parent / "fixtures" / "apicheck" / "api.yaml"
 BASE = "https://acme.collibra.com/rest/2.0"
 
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    base = tmp_path_factory.mktemp("apicheck")
-    out = build_fixture_bundle([f"openapi={SPEC}"], base / "bundle", base / "home", name="apicheck")
-    with Engine.open(out) as opened:
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:
         yield opened
 
 
