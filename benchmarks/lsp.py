@@ -197,6 +197,9 @@ class Client:
         self.proc = proc
         self._next = 0
         self._waiting: dict[int, asyncio.Future[Any]] = {}
+        # Notifications from the server as (arrival time from perf_counter, message), for
+        # benchmarks that time them (publishDiagnostics).
+        self.notifications: list[tuple[float, dict[str, Any]]] = []
         self._reader = asyncio.ensure_future(self._read())
 
     async def _read(self) -> None:
@@ -218,6 +221,8 @@ class Client:
                 self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
             elif "id" in message and message["id"] in self._waiting:
                 self._waiting.pop(message["id"]).set_result(message)
+            elif "method" in message:
+                self.notifications.append((time.perf_counter(), message))
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None

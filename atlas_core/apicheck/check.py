@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from atlas_core.apicheck.model import WILDCARD, ApiModel, Operation, segments_of
@@ -117,8 +117,16 @@ def resolve(
     model: ApiModel, method: str, segments: tuple[str, ...], *, ids: bool = False
 ) -> Resolution:
     """The operation `method` and `segments` name. `ids`: every unknown segment is an id the
-    code computes (``+ relationId``), so it stands for a parameter, never a literal segment."""
-    method = method.upper()
+    code computes (``+ relationId``), so it stands for a parameter, never a literal segment.
+    Remembered per model: a document calls the same endpoints again and again."""
+    key = (method.upper(), segments, ids)
+    found = model.remembered(key)
+    if found is None:
+        found = model.remember(key, _resolve(model, key[0], segments, ids))
+    return found
+
+
+def _resolve(model: ApiModel, method: str, segments: tuple[str, ...], ids: bool) -> Resolution:
     fits = model.matching(segments)
     if not fits:
         return Resolution(problem=UNKNOWN_ENDPOINT, suggestions=_similar(model, method, segments))
@@ -416,7 +424,7 @@ def check_located(model: ApiModel, sites: list[Located], line_text: Any) -> list
             ):
                 place = Place()
             ids = _unknowns_are_ids(text, site.start, site.end)
-            op, found = check_endpoint(model, site.method, site.url, place, ids=ids)
+            op, found = _endpoint_findings(model, site.method, site.url, place, ids)
             endpoints[(site.method, site.url)] = op
             if place.text:
                 reported.add((site.method, site.url, item.line))
@@ -433,13 +441,47 @@ def check_located(model: ApiModel, sites: list[Located], line_text: Any) -> list
         if item.value_end > item.value_start:
             value = item.value
             value_place = Place(item.line, item.value_start, item.value_end, item.value)
-        findings.extend(check_key(op, site.role, site.name, place, value, value_place))
+        findings.extend(_key_findings(model, op, site.role, site.name, place, value, value_place))
         if site.complete and site.path_keys and site.name == site.path_keys[0]:
             seen = (op.endpoint, site.role, site.path_keys, item.line)
             if seen not in required_seen:
                 required_seen.add(seen)
                 findings.extend(check_required(op, site.role, site.path_keys, place))
     return findings
+
+
+def _endpoint_findings(
+    model: ApiModel, method: str, url: str, place: Place, ids: bool
+) -> tuple[Operation | None, list[ApiFinding]]:
+    """`check_endpoint`, remembered by everything but the line: a re-check after an edit costs
+    a lookup for each call the edit did not touch."""
+    key = ("endpoint", method, url, ids, place.start, place.end, place.text)
+    found = model.remembered(key)
+    if found is None:
+        op, findings = check_endpoint(model, method, url, replace(place, line=0), ids=ids)
+        found = model.remember(key, (op, findings))
+    op, findings = found
+    return op, [replace(f, line=place.line) for f in findings]
+
+
+def _key_findings(
+    model: ApiModel,
+    op: Operation,
+    role: str,
+    name: str,
+    place: Place,
+    value: str | None,
+    value_place: Place | None,
+) -> list[ApiFinding]:
+    """`check_key`, remembered as `_endpoint_findings` is."""
+    where = (value_place.start, value_place.end) if value_place is not None else None
+    key = ("key", op.endpoint, role, name, place.start, place.end, value, where)
+    found = model.remembered(key)
+    if found is None:
+        at = replace(place, line=0)
+        value_at = replace(value_place, line=0) if value_place is not None else None
+        found = model.remember(key, check_key(op, role, name, at, value, value_at))
+    return [replace(f, line=place.line) for f in found]
 
 
 _PLACEHOLDER = re.compile(r"\$?\{[^{}]*\}")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from atlas_core.identifiers.normalize import is_param_segment
 from atlas_core.types import Param
@@ -25,6 +25,8 @@ _REMOVED = re.compile(
     r"(?i)\b(?:will be removed|is removed|been removed|no longer (?:works|supported)|removed in)"
 )
 WILDCARD = "{}"
+MAX_ANSWERS = 32_768  # resolutions and per-call findings remembered per model
+T = TypeVar("T")
 
 
 def segments_of(path: str) -> tuple[str, ...]:
@@ -91,6 +93,7 @@ class ApiModel:
     operations: list[Operation] = field(default_factory=list)
     _by_length: dict[int, list[Operation]] = field(default_factory=dict)
     _first: set[str] = field(default_factory=set)
+    _answers: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for op in self.operations:
@@ -107,6 +110,17 @@ class ApiModel:
         return tuple(
             sorted({s.base_path for s in self.specs if s.base_path}, key=len, reverse=True)
         )
+
+    def remembered(self, key: tuple[Any, ...]) -> Any:
+        """An answer `remember` kept for `key`, or None."""
+        return self._answers.get(key)
+
+    def remember(self, key: tuple[Any, ...], answer: T) -> T:
+        """Keep `answer` for `key` (at most `MAX_ANSWERS`, oldest dropped first)."""
+        if len(self._answers) >= MAX_ANSWERS:
+            self._answers.pop(next(iter(self._answers)))
+        self._answers[key] = answer
+        return answer
 
     def knows_resource(self, segment: str) -> bool:
         """Whether some documented path starts with this segment (``assets``)."""

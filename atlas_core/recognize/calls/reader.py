@@ -11,7 +11,7 @@ from atlas_core.recognize.calls.javascript import JavaScriptCalls
 from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
 from atlas_core.recognize.calls.markdown import fenced_block_at
 from atlas_core.recognize.calls.python import PythonCalls
-from atlas_core.recognize.calls.scan import Located, scan_calls
+from atlas_core.recognize.calls.scan import Located, ScanCache, scan_calls
 from atlas_core.recognize.calls.site import CallSite, Document
 from atlas_core.recognize.calls.syntax import (
     PARSE_BUDGET_S,
@@ -59,6 +59,7 @@ class CallReader:
 
     def __init__(self, capacity: int = 32, parse_budget_s: float = PARSE_BUDGET_S) -> None:
         self._trees = SyntaxTrees(capacity, parse_budget_s)
+        self._scans: dict[str, ScanCache] = {}  # per open document: what its last scan found
         self._lock = threading.Lock()
 
     def read(
@@ -89,11 +90,13 @@ class CallReader:
         so hovers in other documents do not wait for it."""
         lang = normalize_language(language)
         parsed = None
+        cache = None
         if has_grammar(lang):
             with self._lock:
                 document = self._trees.update(uri, text, version, lang)
                 parsed = (document, self._trees.tree(uri))
-        return scan_calls(text, lang, parsed=parsed)
+                cache = self._scans.setdefault(uri, ScanCache())
+        return scan_calls(text, lang, parsed=parsed, cache=cache)
 
     def is_ready(self, uri: str, text: str) -> bool:
         """Whether a read of `text` needs no parse: the text recorded for `uri` is this very
@@ -114,6 +117,7 @@ class CallReader:
         """Drop the tree of a closed document."""
         with self._lock:
             self._trees.forget(uri)
+            self._scans.pop(uri, None)
 
     @property
     def last_parse_s(self) -> float:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.curl import read_curl
 from atlas_core.recognize.calls.javascript import JavaScriptCalls
@@ -52,6 +52,7 @@ _QUERIES = {
     "java": "(string_literal) @s",
     "groovy": "(string_literal) @s (map_item key: (identifier) @s)",
 }
+_QUERY_CACHE: dict[str, Any] = {}  # compiled queries by language
 _KEY_PARENTS = frozenset({"pair", "subscript", "map_item"})
 _CONTENT = frozenset({"string_content", "string_fragment", "multiline_string_fragment"})
 _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
@@ -100,9 +101,11 @@ def scan_calls(
     budget_s: float = SCAN_BUDGET_S,
     limit: int = MAX_SITES,
     parsed: tuple[Document, Tree | None] | None = None,
+    cache: ScanCache | None = None,
 ) -> list[Located]:
     """The HTTP call endpoints and keys of a document, in text order. `parsed` is the text's
-    document and syntax tree when the caller keeps one up to date (`CallReader.scan`)."""
+    document and syntax tree when the caller keeps one up to date (`CallReader.scan`), `cache`
+    what the scan of its previous version found (only changed definitions are read again)."""
     deadline = time.monotonic() + budget_s
     lang = normalize_language(language)
     if lang == "markdown":
@@ -111,30 +114,106 @@ def scan_calls(
         return _scan_shell(Document(text), deadline, limit)
     if lang in _READERS:
         document, tree = parsed if parsed is not None else parse_once(text, lang)
-        return _scan_tree(document, tree, lang, deadline, limit)
+        return _scan_tree(document, tree, lang, deadline, limit, cache)
     return []
 
 
+class ScanCache:
+    """What the last scan of one document found per top-level statement, so that the next scan
+    after an edit reads again only the statements that changed.
+
+    A call's reading depends on its own statement (a function, a class with its base URL and
+    wrapper methods) and on the module's top-level assignments (``BASE = ...``,
+    ``session = requests.Session()``), so a statement's sites are reused when its text and the
+    text of those assignments are unchanged. Sites are kept with lines relative to the
+    statement."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[tuple[str, bytes, bytes], list[Located]] = {}
+
+    def take(self, key: tuple[str, bytes, bytes]) -> list[Located] | None:
+        return self._blocks.get(key)
+
+    def keep(self, blocks: dict[tuple[str, bytes, bytes], list[Located]]) -> None:
+        self._blocks = blocks  # only the current version's blocks: the cache never grows
+
+
+# Top-level statements that give names values other statements' calls may read (``BASE = ...``,
+# ``const api = axios.create(...)``): the module's context, which every cached block depends on.
+_DEFINING = {
+    "python": frozenset({"assignment", "augmented_assignment"}),
+    "javascript": frozenset({"lexical_declaration", "variable_declaration"}),
+    "typescript": frozenset({"lexical_declaration", "variable_declaration"}),
+    "java": frozenset({"field_declaration", "local_variable_declaration"}),
+    "groovy": frozenset({"local_variable_declaration", "assignment_expression"}),
+}
+_MAX_CONTEXT_BYTES = 1 << 16  # past this, the module's context is not worth comparing
+
+
+def _defines(node: Node, kinds: frozenset[str]) -> bool:
+    if node.type in kinds:
+        return True
+    # ``BASE = "..."`` is an expression statement holding the assignment.
+    return node.type == "expression_statement" and any(c.type in kinds for c in node.named_children)
+
+
 def _scan_tree(
-    document: Document, tree: Tree | None, language: str, deadline: float, limit: int
+    document: Document,
+    tree: Tree | None,
+    language: str,
+    deadline: float,
+    limit: int,
+    cache: ScanCache | None = None,
 ) -> list[Located]:
     grammar = load_language(language)
     if tree is None or grammar is None:
         return []
     from tree_sitter import Query, QueryCursor
 
-    nodes = QueryCursor(Query(grammar, _QUERIES[language])).captures(tree.root_node).get("s", [])
-    nodes.sort(key=lambda n: n.start_byte)
+    root = tree.root_node
+    query = _QUERY_CACHE.get(language)
+    if query is None:
+        query = _QUERY_CACHE[language] = Query(grammar, _QUERIES[language])
+    blocks = root.named_children
+    kinds = _DEFINING[language]
+    context = b"\0".join(
+        document.data[b.start_byte : b.end_byte] for b in blocks if _defines(b, kinds)
+    )
+    if len(context) > _MAX_CONTEXT_BYTES:
+        cache = None
     reader = _READERS[language]
     memo = NameMemo()
     found: dict[tuple[int, int, int, str, str], Located] = {}
-    for node in nodes:
-        if len(found) >= limit or time.monotonic() > deadline:
-            break
-        for offset in _probes(document, node):
-            line, _ = document.position(offset)
-            site = reader(document, tree.root_node, language, line, offset, memo=memo).read()
-            _keep(found, document, line, site)
+    kept: dict[tuple[str, bytes, bytes], list[Located]] = {}
+    for block in blocks:
+        first_line = block.start_point[0]
+        key = (language, document.data[block.start_byte : block.end_byte], context)
+        reused = cache.take(key) if cache is not None else None
+        if reused is not None:
+            kept[key] = reused
+            for item in reused:
+                moved = replace(item, line=item.line + first_line)
+                site = moved.site
+                found[(moved.line, site.start, site.end, site.role, site.name)] = moved
+            continue
+        block_found: list[Located] = []
+        complete = True
+        nodes = QueryCursor(query).captures(block).get("s", [])
+        nodes.sort(key=lambda n: n.start_byte)
+        for node in nodes:
+            if len(found) >= limit or time.monotonic() > deadline:
+                complete = False
+                break
+            for offset in _probes(document, node):
+                line, _ = document.position(offset)
+                site = reader(document, root, language, line, offset, memo=memo).read()
+                item = _keep(found, document, line, site)
+                if item is not None:
+                    block_found.append(replace(item, line=item.line - first_line))
+        if complete:
+            kept[key] = block_found
+    if cache is not None:
+        cache.keep(kept)
     return sorted(found.values(), key=lambda f: (f.line, f.site.start))
 
 
@@ -165,18 +244,20 @@ def _keep(
     document: Document,
     line: int,
     site: CallSite | None,
-) -> None:
+) -> Located | None:
+    """Record a site the reader answered, when it is a real HTTP call's and new."""
     if (
         site is None
         or site.loose
         or site.client != HTTP
         or site.role not in (ENDPOINT, QUERY, BODY)
     ):
-        return
+        return None
     key = (line, site.start, site.end, site.role, site.name)
     if key in found:
-        return
-    found[key] = _with_value(document.line(line), line, site)
+        return None
+    item = found[key] = _with_value(document.line(line), line, site)
+    return item
 
 
 def _with_value(text: str, line: int, site: CallSite) -> Located:
