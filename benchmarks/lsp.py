@@ -31,11 +31,17 @@ Writes (or reuses, with --workdir) a bundle whose identifier table holds N synth
                            line, and on a normal document between them (< 50 ms), once the
                            server has read the didOpen message
   workspace_symbol_p95_ms  workspace/symbol for prefixes, camel humps and misspellings
+  api_completion_p50_ms / _p95_ms  textDocument/completion while typing in a 10,000-line
+                           Python client (`api_client_document`): at each of 40 places a key of
+                           a params or body dict, a value of nameMatchMode or a REST path is
+                           typed one character at a time (didChange, then completion, timed);
+                           api_completion_found counts the answers with items (on the synthetic
+                           bundle the Collibra endpoints are unknown, so few: use --bundle)
   rss_mb                   the server's resident memory after all of that
   onnxruntime_loaded       whether the server process mapped libonnxruntime (must be false)
 
 Targets (issue 4): hover p95 < 10 ms, workspace symbol p95 < 30 ms, definition p95 < 10 ms,
-cold start < 800 ms. Not a test: it prints numbers and asserts nothing; run it once.
+cold start < 800 ms; (issue 13) completion p95 < 20 ms. Not a test: it prints numbers and asserts nothing; run it once.
 """
 
 from __future__ import annotations
@@ -416,6 +422,64 @@ def cold_start_summary(runs: list[dict[str, Any]], prefix: str) -> dict[str, Any
     }
 
 
+# One function of a client: three calls whose params, body and URL the benchmark types into.
+_CLIENT_FUNCTION = """\
+def find_{n}(session, name):
+    found = session.get(BASE + "/assets", params={{"name": name, "nameMatchMode": "EXACT", }})
+    added = session.post(BASE + "/assets", json={{"name": name, }})
+    jobs = session.post(BASE + "/rest/2.0/")
+    return found, added, jobs
+
+"""
+_TYPED = (  # (line of the function, text before the cursor on it, characters typed)
+    (1, '"EXACT", ', '"li'),
+    (1, '"nameMatchMode": "', "EX"),
+    (2, '"name": name, ', '"do'),
+    (3, '"/rest/2.0/', "work"),
+)
+
+
+def api_client_document(lines: int = 10_000) -> tuple[str, list[tuple[int, int, str]]]:
+    """A Python client of `lines` lines and 40 places (line, column, text to type) spread over
+    it."""
+    header = 'import requests\n\nBASE = "https://example.collibra.com/rest/2.0"\n\n'
+    functions = (lines - 4) // 6
+    text = header + "".join(_CLIENT_FUNCTION.format(n=n) for n in range(functions))
+    template = _CLIENT_FUNCTION.format(n=0).split("\n")
+    places = []
+    for index, n in enumerate(range(0, functions, max(1, functions // 40))):
+        line_in, before, typed = _TYPED[index % len(_TYPED)]
+        line = 4 + 6 * n + line_in
+        places.append((line, template[line_in].index(before) + len(before), typed))
+    return text, places[:40]
+
+
+async def api_completions(client: Client, home: Path) -> dict[str, Any]:
+    """Completion while typing keys, values and paths into a 10,000-line client."""
+    text, places = api_client_document()
+    uri = (home / "client_10k.py").as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "python", "version": 1, "text": text}})  # fmt: skip
+    version, times, found = 1, [], 0
+    for line, column, typed in places:
+        for offset, char in enumerate(typed):
+            version += 1
+            at = {"line": line, "character": column + offset}
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": at, "end": at}, "text": char}]})  # fmt: skip
+            position = {"line": line, "character": column + offset + 1}
+            params = {"textDocument": {"uri": uri}, "position": position}
+            ms, result = await client.timed("textDocument/completion", params)
+            times.append(ms)
+            found += bool(result and result.get("items"))
+    return {
+        "api_completion_p50_ms": percentile(times, 0.5),
+        "api_completion_p95_ms": percentile(times, 0.95),
+        "api_completion_found": f"{found}/{len(times)}",
+    }
+
+
 async def measure(
     bundle: Path, text: str, positions: list[dict[str, int]], home: Path
 ) -> dict[str, Any]:
@@ -433,6 +497,7 @@ async def measure(
             definition_ms.append(ms)
         calls = await call_hovers(client, home)
         huge_ms = await huge_hovers(client, home, uri, positions[0])
+        completions = await api_completions(client, home)
         for _ in range(4):
             for query in SYMBOL_QUERIES:
                 ms, _ = await client.timed("workspace/symbol", {"query": query})
@@ -456,6 +521,7 @@ async def measure(
         "hover_misses": misses,
         **calls,
         "huge_hover_max_ms": huge_ms,
+        **completions,
         "definition_p50_ms": percentile(definition_ms, 0.5),
         "definition_p95_ms": percentile(definition_ms, 0.95),
         "workspace_symbol_p50_ms": percentile(symbol_ms, 0.5),

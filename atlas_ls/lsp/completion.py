@@ -1,30 +1,49 @@
-"""textDocument/completion: endpoint templates inside string literals that start like a REST path.
+"""textDocument/completion: what the API takes, where the code is writing a request.
 
-``"/rest/2.0/as`` offers ``/rest/2.0/assets`` and ``/rest/2.0/assets/{assetId}``, one item per
-path with its methods as detail and their summaries as documentation. The prefix is kept as typed:
-a user who writes ``/rest/2.0`` gets it, one who writes ``/assets`` (after a base URL variable)
-does not.
+- A key of a call's params or body (``params={"na``, ``json={`` then a new line): the query
+  parameters or request-body properties of the operation the call's method and URL name, required
+  ones first, those already written left out.
+- A value of an enum parameter or property (``"nameMatchMode": "``): its values.
+- A string that starts like a REST path: endpoint templates (``"/rest/2.0/as`` offers
+  ``/rest/2.0/assets`` and ``/rest/2.0/assets/{assetId}``), one item per path with its methods as
+  detail and their summaries as documentation; inside a call whose method is known, only the
+  paths that take it. The prefix is kept as typed: a user who writes ``/rest/2.0`` gets it, one
+  who writes ``/assets`` (after a base URL variable) does not.
+
+Where the call is half-typed, `typed_call` reads it; where no operation fits, there is no item.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from atlas_core.recognize.calls.site import QUERY
 from atlas_core.recognize.registry import MAX_LINE_WINDOW
 from atlas_core.recognize.text_scan import string_at
-from atlas_core.types import Candidate
+from atlas_core.search.limits import MAX_LIMIT
+from atlas_core.types import Candidate, Param
 from atlas_ls.lsp import handlers
-from atlas_ls.lsp.cursor import code_point_position
+from atlas_ls.lsp.cursor import client_range, code_point_position
 from atlas_ls.lsp.documents import Snapshot, column_to_client
+from atlas_ls.lsp.typed_call import KEY, TypedCall, TypedCalls
 
 if TYPE_CHECKING:
+    from atlas_core.apicheck.model import Operation
     from atlas_core.engine import Engine
+    from atlas_core.recognize.calls import CallSite
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 MAX_ITEMS = 100
+MAX_ENUM_SHOWN = 30
+MAX_DESCRIPTION_CHARS = 1500
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+# `fetch(url)` sends GET, but while its URL is typed the options that may change that are not
+# written yet: its method is trusted only once an option names one.
+_FETCH_OPEN = re.compile(r"\bfetch\s*\(\s*$")
 REST_PREFIX = "/rest/2.0"
 _BASE = re.compile(
     r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/\s\"'`]*|(?:\$\{[^{}]*\}|\{[^{}]*\}|\$[A-Za-z_]\w*)+)"
@@ -53,15 +72,8 @@ def _documentation(cands: list[Candidate]) -> str:
     return "\n\n".join(parts)
 
 
-def completion_items(
-    engine: Engine,
-    snapshot: Snapshot,
-    line: int,
-    column: int,
-    encoding: str,
-    *,
-    deprecated_tag: bool = False,
-) -> types.CompletionList | None:
+def typed_path(snapshot: Snapshot, line: int, column: int) -> str | None:
+    """The REST path typed so far in the string literal the cursor is in, or None."""
     if line >= len(snapshot.lines):
         return None
     text = snapshot.lines[line]
@@ -71,11 +83,28 @@ def completion_items(
     span = string_at(text[offset : column + MAX_LINE_WINDOW], column - offset, snapshot.language_id)
     if span is None or not span.start <= column - offset <= span.end:
         return None
-    typed = text[offset + span.start : column]
-    prefix = path_prefix(typed)
+    return path_prefix(text[offset + span.start : column])
+
+
+def completion_items(
+    engine: Engine,
+    snapshot: Snapshot,
+    line: int,
+    column: int,
+    encoding: str,
+    *,
+    deprecated_tag: bool = False,
+    method: str = "",
+) -> types.CompletionList | None:
+    """Endpoint templates for the REST path typed at the cursor; with `method`, only the paths
+    that take it."""
+    prefix = typed_path(snapshot, line, column)
     if prefix is None:
         return None
-    candidates = engine.endpoints(prefix, limit=MAX_ITEMS)
+    text = snapshot.lines[line]
+    limit = MAX_LIMIT if method else MAX_ITEMS
+    found = engine.endpoints(prefix, limit=limit)
+    candidates = [c for c in found if c.method == method] if method else found
     if not candidates:
         return None
     keep_prefix = prefix.startswith(REST_PREFIX) or REST_PREFIX.startswith(prefix.rstrip("/"))
@@ -94,7 +123,7 @@ def completion_items(
         end=types.Position(line, column_to_client(text, column, encoding)),
     )
     items = []
-    for index, (template, cands) in enumerate(by_path.items()):
+    for index, (template, cands) in enumerate(list(by_path.items())[:MAX_ITEMS]):
         insert = (REST_PREFIX + template) if keep_prefix else template
         methods = ", ".join(c.method for c in cands if c.method)
         items.append(
@@ -115,10 +144,144 @@ def completion_items(
                 ),
             )
         )
-    return types.CompletionList(is_incomplete=len(candidates) >= MAX_ITEMS, items=items)
+    incomplete = len(found) >= limit or len(by_path) > MAX_ITEMS
+    return types.CompletionList(is_incomplete=incomplete, items=items)
+
+
+# --- keys and values of a call's params and body ------------------------------------------------
+
+
+def operation_keys(op: Operation, site: CallSite) -> tuple[Param, ...]:
+    """The keys the call's params (query parameters) or body (top-level properties) may have."""
+    if site.role == QUERY:
+        return op.query_params()
+    return op.body or ()
+
+
+def type_label(param: Param) -> str:
+    return param.type or "any"
+
+
+def param_markdown(param: Param) -> str:
+    """A parameter's documentation: description, values, default, deprecation."""
+    parts = []
+    description = param.description.strip()
+    if len(description) > MAX_DESCRIPTION_CHARS:
+        description = description[: MAX_DESCRIPTION_CHARS - 1] + "…"
+    if description:
+        parts.append(description)
+    fmt = param.format if param.format and param.format not in param.type else ""
+    facts = [f"Type: `{type_label(param)}`" + (f" ({fmt})" if fmt else "")]
+    facts[0] += " · required" if param.required else " · optional"
+    if param.enum:
+        shown = ", ".join(f"`{v}`" for v in param.enum[:MAX_ENUM_SHOWN])
+        more = len(param.enum) - MAX_ENUM_SHOWN
+        facts.append("Values: " + shown + (f" and {more} more" if more > 0 else ""))
+    if param.default:
+        facts.append(f"Default: `{param.default}`")
+    if param.deprecated:
+        facts.append("**Deprecated.**")
+    parts.append("\n\n".join(facts))
+    return "\n\n".join(parts)
+
+
+def _quoted(value: str, language: str) -> str:
+    return json.dumps(value) if language == "python" or not _IDENTIFIER.fullmatch(value) else value
+
+
+def key_items(
+    op: Operation,
+    typed: TypedCall,
+    snapshot: Snapshot,
+    encoding: str,
+    *,
+    deprecated_tag: bool,
+) -> types.CompletionList | None:
+    """The keys of the operation's params or body not yet written, required ones first."""
+    site, typing = typed.site, typed.typing
+    written = set(site.path_keys)
+    keys = [(index, p) for index, p in enumerate(operation_keys(op, site)) if p.name not in written]
+    if not keys:
+        return None
+    keys.sort(key=lambda pair: (not pair[1].required, pair[0]))
+    if typing.quote:
+        # Inside the quotes: the word and a closing quote, which an unclosed key gets here.
+        edit_range = client_range(snapshot, typing.line, typing.start, typing.word_end, encoding)
+    else:
+        edit_range = client_range(snapshot, typing.line, typing.start, typing.end, encoding)
+    kind = (
+        types.CompletionItemKind.Field if site.role == QUERY else types.CompletionItemKind.Property
+    )
+    items = []
+    for rank, (_index, param) in enumerate(keys):
+        name, struck = param.name, param.deprecated
+        new_text = name + typing.quote if typing.quote else _quoted(name, site.language)
+        items.append(
+            types.CompletionItem(
+                label=name,
+                kind=kind,
+                detail=type_label(param) + (" (required)" if param.required else ""),
+                documentation=types.MarkupContent(
+                    kind=types.MarkupKind.Markdown, value=param_markdown(param)
+                ),
+                filter_text=name,
+                sort_text=f"{rank:04d}",
+                text_edit=types.TextEdit(range=edit_range, new_text=new_text),
+                tags=[types.CompletionItemTag.Deprecated] if struck and deprecated_tag else None,
+                deprecated=True if struck and not deprecated_tag else None,
+            )
+        )
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+def value_items(
+    op: Operation, typed: TypedCall, snapshot: Snapshot, encoding: str
+) -> types.CompletionList | None:
+    """The values of the enum parameter or property whose value the cursor is writing."""
+    site, typing = typed.site, typed.typing
+    param = next((p for p in operation_keys(op, site) if p.name == typing.key), None)
+    if param is None or not param.enum:
+        return None
+    edit_range = client_range(
+        snapshot,
+        typing.line,
+        typing.start,
+        typing.word_end if typing.quote else typing.end,
+        encoding,
+    )
+    documentation = types.MarkupContent(kind=types.MarkupKind.Markdown, value=param_markdown(param))
+    items = []
+    for rank, value in enumerate(param.enum[:MAX_ITEMS]):
+        new_text = value + typing.quote if typing.quote else json.dumps(value)
+        items.append(
+            types.CompletionItem(
+                label=value,
+                kind=types.CompletionItemKind.EnumMember,
+                detail=f"{param.name}" + (" (default)" if value == param.default else ""),
+                documentation=documentation,
+                filter_text=value,
+                sort_text=f"{rank:04d}",
+                text_edit=types.TextEdit(range=edit_range, new_text=new_text),
+            )
+        )
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+def trusted_method(site: CallSite, snapshot: Snapshot, line: int, column: int) -> str:
+    """The method of the call whose URL the cursor is typing, when the code says it."""
+    if site.language in ("javascript", "typescript"):
+        text = snapshot.lines[line]
+        span = string_at(text, column, site.language) if len(text) <= MAX_LINE_WINDOW else None
+        if span is not None and _FETCH_OPEN.search(text[: span.quote_start]):
+            rest = text[span.end :]
+            if "method" not in rest:
+                return ""
+    return site.method
 
 
 def register(server: AtlasLanguageServer) -> None:
+    typed_calls = TypedCalls(server)
+
     @handlers.request(
         server,
         types.TEXT_DOCUMENT_COMPLETION,
@@ -136,9 +299,22 @@ def register(server: AtlasLanguageServer) -> None:
         where = code_point_position(snap, params.position, encoding)
         if where is None:
             return None
+        line, column = where
         caps = ls.client_capabilities.text_document
         item_caps = caps.completion.completion_item if caps and caps.completion else None
         tag_support = bool(item_caps and item_caps.tag_support)
+        typed = await typed_calls.at(snap, line, column)
+        if typed is not None:
+            op = engine.api_operation(typed.site.method, typed.site.url)
+            if op is None:
+                return None
+            if typed.typing.kind == KEY:
+                return key_items(op, typed, snap, encoding, deprecated_tag=tag_support)
+            return value_items(op, typed, snap, encoding)
+        method = ""
+        if typed_path(snap, line, column) is not None:
+            site = await typed_calls.endpoint(snap, line, column)
+            method = trusted_method(site, snap, line, column) if site is not None else ""
         return completion_items(
-            engine, snap, where[0], where[1], encoding, deprecated_tag=tag_support
+            engine, snap, line, column, encoding, deprecated_tag=tag_support, method=method
         )

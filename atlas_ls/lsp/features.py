@@ -21,6 +21,7 @@ from atlas_ls.lsp import (
     hover,
     lifecycle,
     settings,
+    signature,
     workspace_symbol,
 )
 from atlas_ls.lsp.server import AtlasLanguageServer
@@ -37,6 +38,7 @@ FEATURES = (
     workspace_symbol,
     code_actions,
     completion,
+    signature,
     commands,
 )
 
