@@ -275,12 +275,59 @@ class TypedCalls:
     async def _read_probe(
         self, snap: Snapshot, line: int, probe_line: str, column: int, language: str
     ) -> CallSite | None:
-        lines = snap.lines
+        lines = probe_window(snap.lines, line, language)
         text = "\n".join([*lines[:line], probe_line, *lines[line + 1 :]])
         args = (f"probe:{snap.uri}", text, None, language, line, column)
         if len(text) <= INLINE_PROBE_CHARS:
             return self._probes.read(*args)
         return await asyncio.to_thread(self._probes.read, *args)
+
+
+# A line that starts a top-level statement, and one that gives a module-level name a value.
+_TOP_LEVEL = re.compile(r"^[^\s)\]}#/*]")
+_MODULE_VALUE = {
+    "python": re.compile(r"^(?:import\s|from\s|[A-Za-z_][\w.]*\s*(?::[^=]*)?=[^=])"),
+    "javascript": re.compile(r"^(?:import\s|(?:export\s+)?(?:const|let|var)\s)"),
+    "typescript": re.compile(r"^(?:import\s|(?:export\s+)?(?:const|let|var)\s)"),
+}
+MIN_WINDOW_LINES = 400  # shorter texts are probed whole
+
+
+def probe_window(lines: list[str], line: int, language: str) -> list[str]:
+    """The lines a probe needs: the top-level statement the cursor is in and the module's
+    top-level assignments and imports (``BASE = ...``, ``const api = axios.create(...)``), each
+    with the lines that continue it; every other line blank, so line numbers hold and parsing a
+    probe of a 10,000-line file costs what parsing one function does."""
+    if len(lines) < MIN_WINDOW_LINES:
+        return lines
+    start = line
+    while start > 0 and not _TOP_LEVEL.match(lines[start]):
+        start -= 1
+    end = line + 1
+    while end < len(lines) and not _TOP_LEVEL.match(lines[end]):
+        end += 1
+    # A decorator, or a closing bracket that ends the statement, belongs to it.
+    while start > 0 and lines[start - 1].startswith("@"):
+        start -= 1
+    while end < len(lines) and lines[end][:1] in (")", "]", "}"):
+        end += 1
+    window = [""] * len(lines)
+    window[start:end] = lines[start:end]
+    values = _MODULE_VALUE.get(language)
+    index = 0
+    while values is not None and index < len(lines):
+        if start <= index < end or not values.match(lines[index]):
+            index += 1
+            continue
+        window[index] = lines[index]
+        index += 1
+        while index < len(lines) and lines[index] and not _TOP_LEVEL.match(lines[index]):
+            window[index] = lines[index]  # the assignment's continuation lines
+            index += 1
+        while index < len(lines) and lines[index][:1] in (")", "]", "}"):
+            window[index] = lines[index]
+            index += 1
+    return window
 
 
 def _is_call_site(site: CallSite | None) -> bool:
