@@ -154,6 +154,29 @@ class LookupResult(BaseModel):
     note: str = ""
 
 
+class RequestFinding(BaseModel):
+    """One problem check_api_call found with a request."""
+
+    check: str = Field(
+        description="unknown-endpoint | method-not-allowed | unknown-param | missing-required | "
+        "bad-value | deprecated"
+    )
+    severity: str = Field(description="error | warning | information")
+    message: str
+    target: str = Field(description="path | method | params | body | params.<name> | body.<name>")
+    fixes: list[str] = Field(description="replacements for the target, best first")
+    href: str = Field(description="the page documenting the rule")
+    rule: str = Field(description="where the rule comes from: a spec or a docs page")
+    deprecated: bool
+
+
+class ApiCheckResult(BaseModel):
+    endpoint: str = Field(description="the operation matched, 'GET /assets'; '' when none")
+    ok: bool = Field(description="no error or warning (deprecation notes may remain)")
+    findings: list[RequestFinding]
+    note: str = ""
+
+
 class ChunkResult(BaseModel):
     chunk_id: str
     file: str

@@ -24,7 +24,14 @@ pytestmark = [
     pytest.mark.slow,
 ]
 
-RAG = {"search_docs", "search_code", "lookup_identifier", "get_chunk", "get_bundle_info"}
+RAG = {
+    "search_docs",
+    "search_code",
+    "lookup_identifier",
+    "check_api_call",
+    "get_chunk",
+    "get_bundle_info",
+}
 FS = {"list_publications", "list_files", "read_file", "search_text", "get_release_info"}
 
 
@@ -81,6 +88,7 @@ CALLS: list[tuple[str, list[str], str]] = [
     ("search_docs", ["query=find assets", "mode=keyword", "top_k=2"], "hits"),
     ("search_code", ["query=groovy script"], "hits"),
     ("lookup_identifier", ["identifier=findAssets"], "candidates"),
+    ("check_api_call", ["method=GET", "path=/assets"], "endpoint"),
     ("get_chunk", ["chunk_id=CHUNK"], "text"),
     ("get_bundle_info", [], "bundles"),
     ("list_publications", [], "publications"),

@@ -15,7 +15,14 @@ from mcp.shared.exceptions import MCPError
 
 from tests.mcp_client import BIN, McpClient, error_text, server_env, stdio_client_for, structured
 
-RAG = {"search_docs", "search_code", "lookup_identifier", "get_chunk", "get_bundle_info"}
+RAG = {
+    "search_docs",
+    "search_code",
+    "lookup_identifier",
+    "check_api_call",
+    "get_chunk",
+    "get_bundle_info",
+}
 FS = {"list_publications", "list_files", "read_file", "search_text", "get_release_info"}
 
 
