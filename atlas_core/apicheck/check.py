@@ -192,7 +192,10 @@ def _finding(
     fixes: Iterable[str] = (),
     deprecated: bool = False,
     target: str = "",
+    matched: bool = True,
 ) -> ApiFinding:
+    """A finding about a call to `op` (not `matched`: `op` is only the closest documented one,
+    whose page and rule the finding links)."""
     return ApiFinding(
         check=check,
         severity=severity,
@@ -204,7 +207,7 @@ def _finding(
         href=op.url if op is not None else "",
         rule=_rule(op) if op is not None else "",
         deprecated=deprecated,
-        endpoint=op.endpoint if op is not None else "",
+        endpoint=op.endpoint if op is not None and matched else "",
         target=target,
     )
 
@@ -235,6 +238,7 @@ def check_endpoint(
                 near[0] if near else None,
                 fixes=fixes,
                 target="path",
+                matched=False,
             )
         ]
     if found.problem == METHOD_NOT_ALLOWED:
@@ -248,6 +252,7 @@ def check_endpoint(
                 place,
                 ops[0] if ops else None,
                 target="method",
+                matched=False,
             )
         ]
     op = found.operation
@@ -522,7 +527,8 @@ def check_request(
     url = path if path.startswith(("/", "http://", "https://")) else "/" + path
     if model.bases and not any(b in url for b in model.bases) and "://" not in url:
         url = model.bases[-1] + url  # the caller says it is a Collibra call
-    op, findings = check_endpoint(model, method, url, Place())
+    # The path as the caller wrote it is the "literal" a did-you-mean fix rewrites.
+    op, findings = check_endpoint(model, method, url, Place(text=path))
     if op is None:
         return None, findings
     if params:
