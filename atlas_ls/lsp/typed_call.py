@@ -17,12 +17,13 @@ anything else is no answer, never a guess.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls import CallReader, CallSite
-from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY
+from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, line_starts
 from atlas_core.recognize.calls.syntax import has_grammar
 from atlas_core.recognize.text_scan import normalize_language, string_spans
 
@@ -275,7 +276,7 @@ class TypedCalls:
     async def _read_probe(
         self, snap: Snapshot, line: int, probe_line: str, column: int, language: str
     ) -> CallSite | None:
-        lines = probe_window(snap.lines, line, language)
+        lines = probe_window(snap.lines, line, language, snap.text)
         text = "\n".join([*lines[:line], probe_line, *lines[line + 1 :]])
         args = (f"probe:{snap.uri}", text, None, language, line, column)
         if len(text) <= INLINE_PROBE_CHARS:
@@ -283,51 +284,57 @@ class TypedCalls:
         return await asyncio.to_thread(self._probes.read, *args)
 
 
-# A line that starts a top-level statement, and one that gives a module-level name a value.
-_TOP_LEVEL = re.compile(r"^[^\s)\]}#/*]")
+# First characters of a line that does not start a top-level statement (indented, a closing
+# bracket, a comment), and the start of one that gives a module-level name a value.
+_NOT_TOP = frozenset(" \t)]}#/*")
 _MODULE_VALUE = {
-    "python": re.compile(r"^(?:import\s|from\s|[A-Za-z_][\w.]*\s*(?::[^=]*)?=[^=])"),
-    "javascript": re.compile(r"^(?:import\s|(?:export\s+)?(?:const|let|var)\s)"),
-    "typescript": re.compile(r"^(?:import\s|(?:export\s+)?(?:const|let|var)\s)"),
+    "python": re.compile(
+        r"^(?:import\s|from\s|[A-Za-z_][\w.]*[ \t]*(?::[^=\n]*)?=[^=])", re.MULTILINE
+    ),
+    "javascript": re.compile(r"^(?:import\s|(?:export\s+)?(?:const|let|var)\s)", re.MULTILINE),
+    "typescript": re.compile(r"^(?:import\s|(?:export\s+)?(?:const|let|var)\s)", re.MULTILINE),
 }
 MIN_WINDOW_LINES = 400  # shorter texts are probed whole
 
 
-def probe_window(lines: list[str], line: int, language: str) -> list[str]:
+def probe_window(lines: list[str], line: int, language: str, text: str = "") -> list[str]:
     """The lines a probe needs: the top-level statement the cursor is in and the module's
     top-level assignments and imports (``BASE = ...``, ``const api = axios.create(...)``), each
     with the lines that continue it; every other line blank, so line numbers hold and parsing a
     probe of a 10,000-line file costs what parsing one function does."""
-    if len(lines) < MIN_WINDOW_LINES:
-        return lines
-    start = line
-    while start > 0 and not _TOP_LEVEL.match(lines[start]):
-        start -= 1
-    end = line + 1
-    while end < len(lines) and not _TOP_LEVEL.match(lines[end]):
-        end += 1
-    # A decorator, or a closing bracket that ends the statement, belongs to it.
-    while start > 0 and lines[start - 1].startswith("@"):
-        start -= 1
-    while end < len(lines) and lines[end][:1] in (")", "]", "}"):
-        end += 1
-    window = [""] * len(lines)
-    window[start:end] = lines[start:end]
     values = _MODULE_VALUE.get(language)
-    index = 0
-    while values is not None and index < len(lines):
-        if start <= index < end or not values.match(lines[index]):
-            index += 1
-            continue
-        window[index] = lines[index]
-        index += 1
-        while index < len(lines) and lines[index] and not _TOP_LEVEL.match(lines[index]):
-            window[index] = lines[index]  # the assignment's continuation lines
-            index += 1
-        while index < len(lines) and lines[index][:1] in (")", "]", "}"):
-            window[index] = lines[index]
-            index += 1
+    if len(lines) < MIN_WINDOW_LINES or values is None:
+        return lines
+    text = text or "\n".join(lines)
+    start = line
+    while start > 0 and not _is_top(lines[start]):
+        start -= 1
+    while start > 0 and lines[start - 1].startswith("@"):
+        start -= 1  # a decorator belongs to the definition under it
+    window = [""] * len(lines)
+    window[start : _statement_end(lines, line)] = lines[start : _statement_end(lines, line)]
+    starts: list[int] | None = None
+    for m in values.finditer(text):  # the few assignment and import lines, found in C
+        if starts is None:
+            starts = line_starts(text)
+        top = bisect.bisect_right(starts, m.start()) - 1
+        stop = _statement_end(lines, top)
+        window[top:stop] = lines[top:stop]
     return window
+
+
+def _is_top(row: str) -> bool:
+    """Whether a line starts a top-level statement (a closing bracket at column 0 continues
+    one, a comment is none)."""
+    return bool(row) and row[0] not in _NOT_TOP
+
+
+def _statement_end(lines: list[str], line: int) -> int:
+    """The line after the top-level statement that `line` is in or starts."""
+    end = line + 1
+    while end < len(lines) and not _is_top(lines[end]):
+        end += 1
+    return end
 
 
 def _is_call_site(site: CallSite | None) -> bool:

@@ -5,8 +5,10 @@ byte offsets for tree-sitter."""
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from urllib.parse import urljoin
 
 HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
@@ -82,7 +84,7 @@ class Document:
     @property
     def char_starts(self) -> list[int]:
         if self._char_starts is None:
-            self._char_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+            self._char_starts = line_starts(self.text)
         return self._char_starts
 
     @property
@@ -148,6 +150,13 @@ class Document:
         if self.is_ascii:
             return self.text[start_byte:end_byte]
         return self.data[start_byte:end_byte].decode("utf-8", "replace")
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts, computed at C speed: line i starts after
+    the lengths of the lines before it and their i newlines."""
+    parts = text.split("\n")
+    return list(map(operator.add, accumulate(map(len, parts), initial=0), range(len(parts))))
 
 
 # --- URLs ------------------------------------------------------------------------------------
