@@ -52,7 +52,7 @@ def client_file(lines: int) -> str:
     ]
     out: list[str] = []
     while len(out) < lines:
-        out += snippets[len(out) % len(snippets)].splitlines() + [""]
+        out += [*snippets[len(out) % len(snippets)].splitlines(), ""]
     return "\n".join(out[:lines]) + "\n"
 
 

@@ -50,6 +50,10 @@ TEMPLATES: list[dict[str, Any]] = [
     _tool("read_file", {"path": "rest-core/assets-api.md"}),
     _tool("search_text", {"pattern": "asset", "max_results": 3}),
     _tool("get_bundle_info", {}),
+    _tool(
+        "check_api_call",
+        {"method": "GET", "path": "/rest/2.0/assets", "params": {"nameMatchMode": "EXACT"}},
+    ),
     _tool("no_such_tool", {}),
     {"result": {}, "response": True},
 ]
