@@ -36,7 +36,12 @@ function serverSettings(): Record<string, unknown> {
     bundle: config.get("bundle"),
     workspaceSymbols: { maxResults: config.get("workspaceSymbols.maxResults") },
     recognizers: { enabled: config.get("recognizers.enabled") },
-    diagnostics: { enabled: config.get("diagnostics.enabled") },
+    diagnostics: {
+      enabled: config.get("diagnostics.enabled"),
+      api: config.get("diagnostics.api"),
+      severity: config.get("diagnostics.severity"),
+      debounceMs: config.get("diagnostics.debounceMs"),
+    },
   };
 }
 
