@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -85,6 +85,21 @@ def checked_as_call(engine: Engine, dep: Deprecation) -> bool:
         return engine.api_operation(method, path) is not None
     except AtlasError:
         return False
+
+
+def linked(engine: Engine, dep: Deprecation) -> Deprecation:
+    """`dep` with a link to the page that says it (its web URL, else the bundle's local copy of
+    the page: a spec's pages have no web URL), so every diagnostic links its doc page."""
+    if dep.url or not dep.file:
+        return dep
+    for info in engine.bundle_infos():
+        try:
+            path = engine.mirror_path(info.name, dep.file)
+        except (AtlasError, ValueError):
+            continue
+        if path.is_file():
+            return replace(dep, url=path.as_uri())
+    return dep
 
 
 def quick_fix_text(dep: Deprecation, matched: str) -> str:

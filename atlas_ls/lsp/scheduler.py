@@ -36,7 +36,11 @@ class DiagnosticsScheduler:
             return cached[1]
         # Deprecated endpoints the specs describe are the API checks' to judge, call by call and
         # method-aware; as text they would match prose and other methods' calls.
-        kept = [d for d in engine.deprecations() if not diagnostics.checked_as_call(engine, d)]
+        kept = [
+            diagnostics.linked(engine, d)
+            for d in engine.deprecations()
+            if not diagnostics.checked_as_call(engine, d)
+        ]
         matcher = diagnostics.DeprecationMatcher(kept)
         self._matcher = (engine, matcher)
         return matcher

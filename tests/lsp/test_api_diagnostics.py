@@ -160,3 +160,19 @@ async def test_settings_turn_checks_off_and_change_their_severity(
         )
     )
     await wait_until(lambda: len(client.diagnostics.get(uri, [])) == 5)
+
+
+async def test_deprecated_terms_link_their_page_and_follow_the_docs_severity(
+    client: LanguageClient, workdir: Path
+) -> None:
+    # Operation ids of deprecated operations, as a generated client's camelCase method names:
+    # the spec's pages have no web URL, so the link is the bundle's copy of the page.
+    text = "old = api.removeCommunity(cid)\nlegacy = api.addAssignment(a)\n"
+    _, found = await _diagnose(client, workdir, "terms.js", text, "javascript")
+    removed = found["deprecated:removeCommunity"]
+    assert removed.severity == types.DiagnosticSeverity.Warning  # "will be removed"
+    assert removed.code_description is not None
+    assert removed.code_description.href.startswith("file://")
+    assert "(docs page " in removed.message
+    working = found["deprecated:addAssignment"]
+    assert working.severity == types.DiagnosticSeverity.Information
