@@ -599,14 +599,22 @@ class Engine:
         return resolve(model, method, where.segments).operation
 
     def check_code(
-        self, text: str, language: str, *, sites: Sequence[Located] | None = None
+        self,
+        text: str,
+        language: str,
+        *,
+        sites: Sequence[Located] | None = None,
+        read_site: Callable[[int, int], CallSite | None] | None = None,
     ) -> list[ApiFinding]:
         """What is wrong with the API calls in a document: unknown endpoints, methods a path
         does not take, unknown or missing keys, values outside an enum, deprecated operations
         and parameters (see `atlas_core.apicheck`). Nothing for calls it cannot see whole.
         `sites` are the document's calls when the caller has scanned them already
-        (`CallReader.scan`, over a tree it keeps)."""
+        (`CallReader.scan`, over a tree it keeps), `read_site(line, column)` the call reader
+        over this text (to confirm generated-client calls of deprecated operations)."""
         from atlas_core.apicheck import check_located
+        from atlas_core.apicheck.check import check_client_calls
+        from atlas_core.recognize.calls import CallReader
         from atlas_core.recognize.calls.scan import scan_calls
 
         if not isinstance(text, str) or not isinstance(language, str):
@@ -616,7 +624,15 @@ class Engine:
             return []
         lines = text.split("\n")
         found = list(sites) if sites is not None else scan_calls(text, language)
-        return check_located(model, found, lambda n: lines[n] if 0 <= n < len(lines) else "")
+        findings = check_located(model, found, lambda n: lines[n] if 0 <= n < len(lines) else "")
+        reader = CallReader(capacity=1)
+
+        def read_here(line: int, column: int) -> CallSite | None:
+            return reader.read("memory:", text, None, language, line, column)
+
+        findings += check_client_calls(model, text, read_site or read_here)
+        findings.sort(key=lambda f: (f.line, f.start))
+        return findings
 
     def check_request(
         self,

@@ -11,14 +11,24 @@ segments beat parameter segments: ``POST /communities/removalJobs`` is its own e
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from atlas_core.apicheck.model import WILDCARD, ApiModel, Operation, segments_of
 from atlas_core.recognize.calls.scan import Located
-from atlas_core.recognize.calls.site import BODY, ENDPOINT, QUERY, UNKNOWN
+from atlas_core.recognize.calls.site import (
+    BODY,
+    ENDPOINT,
+    OPERATION,
+    QUERY,
+    SDK,
+    UNKNOWN,
+    CallSite,
+    line_starts,
+)
 from atlas_core.types import ApiFinding, Param
 
 UNKNOWN_ENDPOINT = "unknown-endpoint"
@@ -513,6 +523,54 @@ def _writes_path(model: ApiModel, literal: str) -> bool:
     for base in model.bases:
         rest = rest.replace(base, "")
     return any(ch.isalnum() for ch in rest)
+
+
+MAX_CLIENT_CALLS = 200  # generated-client calls of deprecated operations read per document
+
+
+def check_client_calls(
+    model: ApiModel, text: str, read_site: Callable[[int, int], CallSite | None]
+) -> list[ApiFinding]:
+    """Generated-client calls of deprecated operations (``api.remove_community(cid)``): found by
+    name, each confirmed by the call reader at its place (a method call on a client, not a
+    comment or a string)."""
+    pattern, by_name = model.deprecated_calls()
+    if pattern is None or not any(name in text for name in by_name):
+        return []
+    findings = []
+    starts: list[int] | None = None
+    for index, m in enumerate(pattern.finditer(text)):
+        if index >= MAX_CLIENT_CALLS:
+            break
+        starts = starts if starts is not None else line_starts(text)
+        line = bisect.bisect_right(starts, m.start()) - 1
+        column = m.start() - starts[line]
+        site = read_site(line, column)
+        if site is None or site.client != SDK or site.role != OPERATION:
+            continue
+        op = by_name[m.group()]
+        place = Place(line, column, column + len(m.group()), m.group())
+        found = _deprecated_operation(op, place)
+        message = f"{m.group()} calls " + found.message.replace(
+            f"{op.endpoint} is", f"{op.endpoint}, which is", 1
+        )
+        findings.append(replace(found, message=message, fixes=_renamed(op, m.group())))
+    return findings
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _renamed(op: Operation, written: str) -> tuple[str, ...]:
+    """The replacement operation's name as the client spells `written` (``get_domain`` for a
+    snake_case client), when the docs name an operation rather than an endpoint or prose."""
+    replacement = op.replacement.strip().strip("`").removesuffix("()")
+    if not _IDENTIFIER.fullmatch(replacement):
+        return ()
+    if "_" in written or written.islower():
+        return (_CAMEL_BREAK.sub("_", replacement).lower(),)
+    return (replacement,)
 
 
 def check_request(

@@ -18,6 +18,9 @@ from typing import Any, TypeVar
 from atlas_core.identifiers.normalize import is_param_segment
 from atlas_core.types import Param
 
+# Where a generated Python client puts an underscore in an operation id: removeCommunity ->
+# remove_community.
+_SNAKE_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _ARRAY_OF = re.compile(r"^(?:array|list)\[(.+)\]$")
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 # What a deprecation note says when the thing will stop working, not merely is discouraged.
@@ -71,6 +74,7 @@ class Operation:
     url: str = ""
     spec: Spec | None = None
     bundle: str = ""
+    operation_ids: tuple[str, ...] = ()  # as the spec and generated clients spell them
 
     @property
     def endpoint(self) -> str:
@@ -121,6 +125,25 @@ class ApiModel:
             self._answers.pop(next(iter(self._answers)))
         self._answers[key] = answer
         return answer
+
+    def deprecated_calls(self) -> tuple[re.Pattern[str] | None, dict[str, Operation]]:
+        """A pattern for a generated client's call of a deprecated operation (``.remove_community(``,
+        ``.removeCommunity(``) and the operation by each spelling; (None, {}) when none is."""
+        found = self._answers.get(("deprecated-calls",))
+        if found is None:
+            names = {
+                spelling: op
+                for op in self.operations
+                if op.deprecated
+                for name in op.operation_ids
+                for spelling in (name, _SNAKE_BREAK.sub("_", name).lower())
+            }
+            pattern = None
+            if names:
+                spelled = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+                pattern = re.compile(rf"(?<=\.)(?:{spelled})(?=\s*\()")
+            found = self._answers[("deprecated-calls",)] = (pattern, names)
+        return found
 
     def knows_resource(self, segment: str) -> bool:
         """Whether some documented path starts with this segment (``assets``)."""
@@ -207,6 +230,9 @@ def build_model(
                 url=url or page_url(str(rec.get("file", ""))),
                 spec=spec,
                 bundle=bundle,
+                operation_ids=tuple(
+                    dict.fromkeys(str(r["operation_id"]) for r, _ in found if r.get("operation_id"))
+                ),
             )
         )
     return specs, operations

@@ -93,8 +93,13 @@ class CallTrees:
         language = normalize_language(snap.language_id)
         if language in DATA_LANGUAGES:
             return []
-        sites = self._reader.scan(snap.uri, snap.text, snap.version, language)
-        return engine.check_code(snap.text, language, sites=sites)
+        reader = self._reader
+        sites = reader.scan(snap.uri, snap.text, snap.version, language)
+
+        def read_site(line: int, column: int) -> CallSite | None:
+            return reader.read(snap.uri, snap.text, snap.version, language, line, column)
+
+        return engine.check_code(snap.text, language, sites=sites, read_site=read_site)
 
     async def site_at(self, snap: Snapshot, line: int, column: int) -> CallSite | None:
         """The call the cursor is in, from the snapshot's own text; None in data files."""

@@ -75,11 +75,16 @@ def _is_path(text: str) -> bool:
 
 
 def checked_as_call(engine: Engine, dep: Deprecation) -> bool:
-    """Whether a deprecated endpoint is one the API checks know (they judge its calls)."""
+    """Whether a deprecated endpoint or operation id is one the API checks know: they judge its
+    calls (by method and URL, or as a generated client's method), so matching it as text would
+    flag prose and other methods' calls, and flag calls twice."""
     term = dep.term.strip()
     m = _METHOD_PREFIX.match(term)
     if m is None and not term.startswith("/"):
-        return False
+        try:
+            return term in engine.api_model().deprecated_calls()[1]
+        except AtlasError:
+            return False
     method, path = (m.group(1), m.group(2)) if m else ("", term)
     try:
         return engine.api_operation(method, path) is not None

@@ -162,17 +162,23 @@ async def test_settings_turn_checks_off_and_change_their_severity(
     await wait_until(lambda: len(client.diagnostics.get(uri, [])) == 5)
 
 
-async def test_deprecated_terms_link_their_page_and_follow_the_docs_severity(
+async def test_generated_client_calls_of_deprecated_operations_are_flagged_once(
     client: LanguageClient, workdir: Path
 ) -> None:
-    # Operation ids of deprecated operations, as a generated client's camelCase method names:
-    # the spec's pages have no web URL, so the link is the bundle's copy of the page.
-    text = "old = api.removeCommunity(cid)\nlegacy = api.addAssignment(a)\n"
-    _, found = await _diagnose(client, workdir, "terms.js", text, "javascript")
-    removed = found["deprecated:removeCommunity"]
+    # The operation ids are also deprecated terms of the docs: one diagnostic each, from the call
+    # check, linking the bundle's copy of the spec page (it has no web URL).
+    text = "old = api.removeCommunity(cid)\nlegacy = assignmentsApi.addAssignment(a)\n"
+    uri = (workdir / "terms.js").as_uri()
+    client.diagnostics.pop(uri, None)
+    open_document(client, uri, text, "javascript")
+    diags = await wait_until(lambda: client.diagnostics.get(uri))
+    assert [(d.code, _covered(text, d)) for d in diags] == [
+        ("deprecated", "removeCommunity"),
+        ("deprecated", "addAssignment"),
+    ]
+    removed, working = diags
     assert removed.severity == types.DiagnosticSeverity.Warning  # "will be removed"
     assert removed.code_description is not None
     assert removed.code_description.href.startswith("file://")
-    assert "(docs page " in removed.message
-    working = found["deprecated:addAssignment"]
+    assert "DELETE /communities/{communityId}, which is deprecated" in removed.message
     assert working.severity == types.DiagnosticSeverity.Information

@@ -289,7 +289,15 @@ async def test_deprecation_diagnostics_and_quick_fix(client: LanguageClient, wor
     assert term.source == "atlas" and term.code == "deprecated"
     assert "use 'Asset' instead" in term.message
     assert types.DiagnosticTag.Deprecated in (term.tags or [])
-    assert "use 'getDomain' instead" in by_text["getVocabulary"].message
+    # getVocabulary is a generated client's call of a deprecated operation: the call check says
+    # which endpoint it calls, and offers the replacement operation.
+    legacy = by_text["getVocabulary"]
+    assert "getVocabulary calls GET /domains/{domainId}/vocabulary" in legacy.message
+    assert "use getDomain instead" in legacy.message
+    renames = await _code_actions(client, uri, legacy.range.start, [legacy])
+    assert [a["title"] for a in renames if a.get("kind") == "quickfix"] == [
+        "Atlas: change to 'getDomain'"
+    ]
 
     actions = await _code_actions(client, uri, term.range.start, [term])
     fixes = [a for a in actions if a.get("kind") == "quickfix"]

@@ -272,3 +272,39 @@ def test_paths_are_case_sensitive(engine: Engine) -> None:
     code = f'import requests\nrequests.get("{BASE}/Assets")\n'
     [found] = engine.check_code(code, "python")
     assert found.check == "unknown-endpoint" and found.fixes == (f"{BASE}/assets",)
+
+
+def test_generated_client_calls_of_deprecated_operations(engine: Engine) -> None:
+    code = (
+        "api = CommunitiesApi(client)\n"
+        "api.remove_community(cid)\n"
+        "# api.remove_community(cid) in a comment is prose\n"
+        's = "api.remove_community(cid)"\n'
+        "assignments_api.add_assignment(body)\n"
+        "api.get_community(cid)\n"
+    )
+    found = engine.check_code(code, "python")
+    assert [(f.line, f.check, f.severity) for f in found] == [
+        (1, "deprecated", "warning"),  # the docs say it will be removed
+        (4, "deprecated", "information"),
+    ]
+    assert found[0].message.startswith(
+        "remove_community calls DELETE /communities/{communityId}, which is deprecated"
+    )
+    assert _covered(code, found[0]) == "remove_community" and found[0].deprecated
+    js = "await communitiesApi.removeCommunity(id);\n"
+    assert _checks(engine.check_code(js, "javascript")) == [(0, "deprecated")]
+
+
+def test_a_deprecation_without_a_web_url_links_the_bundle_page(engine: Engine) -> None:
+    from atlas_core.types import Deprecation
+    from atlas_ls.lsp.diagnostics import linked
+
+    op = engine.api_operation("GET", "/assets")
+    assert op is not None
+    bare = Deprecation("OldThing", "NewThing", op.file, op.line)
+    url = linked(engine, bare).url
+    assert url.startswith("file://") and url.endswith(op.file)
+    web = Deprecation("OldThing", "", op.file, 1, "https://docs.example.invalid/x")
+    assert linked(engine, web) == web
+    assert linked(engine, Deprecation("OldThing", "", "no/such.md", 1)).url == ""
