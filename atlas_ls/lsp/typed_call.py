@@ -17,13 +17,12 @@ anything else is no answer, never a guess.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls import CallReader, CallSite
-from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, line_starts
+from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY
 from atlas_core.recognize.calls.syntax import has_grammar
 from atlas_core.recognize.text_scan import normalize_language, string_spans
 
@@ -197,15 +196,21 @@ class TypedCalls:
         return TypedCall(found, typing) if found is not None else None
 
     async def endpoint(self, snap: Snapshot, line: int, column: int) -> CallSite | None:
-        """The call whose URL string the cursor is typing in (method and URL as far as typed)."""
-        site = await self._server.calls.site_at(snap, line, column)
-        if site is not None and site.role == ENDPOINT and not site.loose:
-            return site
+        """The call whose URL string the cursor is typing in (method and URL as far as typed).
+
+        An unclosed string is read from a probe only: in the document itself it runs on to the
+        end of the file, and re-parsing all of that on each keystroke costs up to 100 ms."""
         language = normalize_language(snap.language_id)
-        if language not in _LANGUAGES or not has_grammar(language):
-            return None
         text = snap.lines[line]
-        span = next((s for s in string_spans(text, language) if s.start <= column <= s.end), None)
+        span = None
+        if language in _LANGUAGES and has_grammar(language):
+            spans = string_spans(text, language)
+            span = next((s for s in spans if s.start <= column <= s.end), None)
+        site = None
+        if span is None or span.closed:
+            site = await self._read(snap, line, column, language)
+            if site is not None and site.role == ENDPOINT and not site.loose:
+                return site
         if span is None or span.closed:
             return site if site is not None and not site.loose else None
         opened = open_brackets(snap.lines, line, span.quote_start, language)
@@ -226,7 +231,7 @@ class TypedCalls:
         if paren is None:
             return None
         at_line, at_column = paren
-        site = await self._server.calls.site_at(snap, at_line, at_column)
+        site = await self._read(snap, at_line, at_column, language)
         if not _is_call_site(site) and at_line == line:
             probe = snap.lines[line][:column] + _closers(typing.opened)
             site = await self._read_probe(snap, line, probe, at_column, language)
@@ -238,12 +243,12 @@ class TypedCalls:
         text = snap.lines[typing.line]
         word = text[typing.start : typing.end]
         if typing.quote and typing.closed:
-            site = await self._server.calls.site_at(snap, typing.line, typing.start)
+            site = await self._read(snap, typing.line, typing.start, language)
             if _is_key_site(site, word):
                 assert site is not None
                 return _without(site, word)
         if language != "python" and not typing.quote and word:
-            site = await self._server.calls.site_at(snap, typing.line, typing.start)
+            site = await self._read(snap, typing.line, typing.start, language)
             if _is_key_site(site, word):  # a JS shorthand property: `{na}`
                 assert site is not None
                 return _without(site, word)
@@ -260,9 +265,10 @@ class TypedCalls:
         return None
 
     async def _value(self, snap: Snapshot, typing: Typing, language: str) -> CallSite | None:
-        site = await self._server.calls.site_at(snap, typing.line, typing.key_column)
-        if _is_key_site(site, typing.key):
-            return site
+        if not typing.quote or typing.closed:  # an unclosed value is read from a probe only
+            site = await self._read(snap, typing.line, typing.key_column, language)
+            if _is_key_site(site, typing.key):
+                return site
         text = snap.lines[typing.line]
         quote_start = typing.start - len(typing.quote)
         head = text[:quote_start] + '""'
@@ -272,6 +278,14 @@ class TypedCalls:
             if _is_key_site(site, typing.key):
                 return site
         return None
+
+    async def _read(self, snap: Snapshot, line: int, column: int, language: str) -> CallSite | None:
+        """The call reader at a place of the text as it is, over the probe window: the rest of
+        a file being edited may hold an unclosed string or bracket that would make re-parsing
+        the document itself cost up to 100 ms per keystroke."""
+        if language not in _LANGUAGES:
+            return await self._server.calls.site_at(snap, line, column)
+        return await self._read_probe(snap, line, snap.lines[line], column, language)
 
     async def _read_probe(
         self, snap: Snapshot, line: int, probe_line: str, column: int, language: str
@@ -313,11 +327,10 @@ def probe_window(lines: list[str], line: int, language: str, text: str = "") -> 
         start -= 1  # a decorator belongs to the definition under it
     window = [""] * len(lines)
     window[start : _statement_end(lines, line)] = lines[start : _statement_end(lines, line)]
-    starts: list[int] | None = None
+    top, counted = 0, 0
     for m in values.finditer(text):  # the few assignment and import lines, found in C
-        if starts is None:
-            starts = line_starts(text)
-        top = bisect.bisect_right(starts, m.start()) - 1
+        top += text.count("\n", counted, m.start())
+        counted = m.start()
         stop = _statement_end(lines, top)
         window[top:stop] = lines[top:stop]
     return window

@@ -177,3 +177,35 @@ def test_importing_the_reader_loads_no_parser() -> None:
         "assert loaded == ['tree_sitter', 'tree_sitter_python'], loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
+
+
+def test_incremental_parses_after_edits_at_several_places_match_a_fresh_parse() -> None:
+    import random
+
+    from atlas_core.recognize.calls.syntax import SyntaxTrees, parse_once
+
+    function = 'def f{n}(s):\n    return s.get(BASE + "/assets", params={{"name": "x"}})\n\n'
+    text = 'BASE = "https://x.collibra.com/rest/2.0"\n' + "".join(
+        function.format(n=n) for n in range(400)
+    )
+    rng = random.Random(3)
+    trees = SyntaxTrees()
+    trees.update("u", text, 1, "python")
+    trees.tree("u")
+    for version in range(2, 30):
+        rows = text.split("\n")
+        for _ in range(rng.choice([1, 2, 3])):  # typing at places far apart, then one parse
+            at = rng.randrange(len(rows))
+            change = rng.random()
+            if change < 0.4:
+                rows[at] += rng.choice(["x", " # c", "(", '"'])
+            elif change < 0.7:
+                rows.insert(at, rng.choice(["", "def g():", "    y = 1", "z = [", "'''"]))
+            else:
+                del rows[at]
+        text = "\n".join(rows)
+        trees.update("u", text, version, "python")
+        tree = trees.tree("u")
+        _, fresh = parse_once(text, "python")
+        assert tree is not None and fresh is not None
+        assert str(tree.root_node) == str(fresh.root_node), version

@@ -17,6 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.site import Document
@@ -91,11 +92,14 @@ def _join_groovy_chains(data: bytes) -> bytes:
     return _GROOVY_CONTINUATION.sub(join, data)
 
 
+_LONG_LINE = re.compile(rb"[^\n]{%d}" % (MAX_LINE_BYTES + 1))
+
+
 def parse_source(document: Document, language: str) -> bytes:
     """The bytes handed to tree-sitter: the document's, same length, so every offset still holds,
     with over-long lines blanked and (for Groovy) chain continuations joined."""
     data = document.data
-    if len(data) > MAX_LINE_BYTES:
+    if len(data) > MAX_LINE_BYTES and _LONG_LINE.search(data):
         starts = document.byte_starts
         long_lines = [
             (start, end)
@@ -295,18 +299,61 @@ class SyntaxTrees:
             self.last_parse_s = time.perf_counter() - started
 
 
+# A changed stretch longer than this is diffed line by line: edits at two places of a long file
+# (typing here, then there, before the next parse) become two small edits instead of one that
+# spans everything between them, which tree-sitter would re-parse whole.
+SPLIT_EDIT_BYTES = 4096
+MAX_DIFF_LINES = 20_000
+
+
 def _edit(tree: Tree, old: bytes, new: bytes) -> None:
     start = _common_prefix(old, new)
     suffix = _common_suffix(old, new, start)
     old_end, new_end = len(old) - suffix, len(new) - suffix
-    tree.edit(
-        start_byte=start,
-        old_end_byte=old_end,
-        new_end_byte=new_end,
-        start_point=_point(new, start),
-        old_end_point=_point(old, old_end),
-        new_end_point=_point(new, new_end),
-    )
+    regions = [(start, old_end, start, new_end)]
+    if old_end - start > SPLIT_EDIT_BYTES and new_end - start > SPLIT_EDIT_BYTES:
+        regions = _changed_lines(old, new, start, old_end, new_end) or regions
+    # From the last region to the first: an edit leaves the text before it where it was, so each
+    # region's start is the same in the old text and in the text being edited.
+    for old_start, old_stop, new_start, new_stop in reversed(regions):
+        row, column = _point(old, old_start)
+        tree.edit(
+            start_byte=old_start,
+            old_end_byte=old_stop,
+            new_end_byte=old_start + (new_stop - new_start),
+            start_point=(row, column),
+            old_end_point=_point(old, old_stop),
+            new_end_point=_after(row, column, new[new_start:new_stop]),
+        )
+
+
+def _changed_lines(
+    old: bytes, new: bytes, start: int, old_end: int, new_end: int
+) -> list[tuple[int, int, int, int]]:
+    """The changed regions between the common prefix and suffix, line by line, as (start, end)
+    in the old text and (start, end) in the new; [] when a line diff is not worth it."""
+    from difflib import SequenceMatcher
+
+    base = old.rfind(b"\n", 0, start) + 1  # whole lines: the diff compares lines
+    a = old[base:old_end].splitlines(keepends=True)
+    b = new[base:new_end].splitlines(keepends=True)
+    if len(a) + len(b) > MAX_DIFF_LINES:
+        return []
+    a_at = list(accumulate(map(len, a), initial=base))
+    b_at = list(accumulate(map(len, b), initial=base))
+    return [
+        (a_at[i1], a_at[i2], b_at[j1], b_at[j2])
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _after(row: int, column: int, added: bytes) -> tuple[int, int]:
+    """The point after `added` bytes written at (row, column)."""
+    lines = added.count(b"\n")
+    if not lines:
+        return row, column + len(added)
+    return row + lines, len(added) - (added.rfind(b"\n") + 1)
 
 
 def parse_once(text: str, language: str) -> tuple[Document, Tree | None]:
