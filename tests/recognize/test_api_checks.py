@@ -308,3 +308,17 @@ def test_a_deprecation_without_a_web_url_links_the_bundle_page(engine: Engine) -
     web = Deprecation("OldThing", "", op.file, 1, "https://docs.example.invalid/x")
     assert linked(engine, web) == web
     assert linked(engine, Deprecation("OldThing", "", "no/such.md", 1)).url == ""
+
+
+def test_okhttp_request_builders(engine: Engine) -> None:
+    java = (
+        f'static final String BASE = "{BASE}";\n'
+        'Request get = new Request.Builder().url(BASE + "/asset").build();\n'
+        'Request patch = new Request.Builder().url(BASE + "/assets").patch(body).build();\n'
+        'Request ok = new Request.Builder().url(BASE + "/assets").post(body).build();\n'
+        'MediaType json = MediaType.get("application/json");\n'
+    )
+    assert _checks(engine.check_code(java, "java")) == [
+        (1, "unknown-endpoint"),
+        (2, "method-not-allowed"),
+    ]

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 _STRINGS = frozenset({"string_literal", "character_literal"})
 _STRING_PARTS = frozenset({"string_fragment", "multiline_string_fragment", "escape_sequence"})
+# Links of a request chain that take its URL: java.net.http (`uri`, `newBuilder(uri)`), OkHttp
+# (`new Request.Builder().url(..)`).
+_URL_LINKS = frozenset({"uri", "newBuilder", "url"})
+_HTTP_BUILDERS = frozenset({"Request.Builder", "okhttp3.Request.Builder"})
 _BUILDER_STARTS = frozenset({"builder", "newBuilder"})
 _CHAIN_ENDS = frozenset({"build", "retrieve", "exchange", "bodyToMono", "block", "send"})
 _URL_WRAPPERS = frozenset({"create", "valueOf", "toString", "fromUriString", "format"})
@@ -189,7 +193,7 @@ class JavaCalls(TreeReader):
             if call.type != "method_invocation" or parent.named_children[0].id != root.id:
                 return None
             name = self.text(child(call, "name"))
-            if name in ("uri", "newBuilder"):
+            if name in _URL_LINKS:
                 return _Chain(self, call).http()
             return self._http(call)
         if parent.type == "method_invocation" and is_field(root, "object"):
@@ -410,6 +414,8 @@ class _Chain:
             return name if name != "HttpRequest" else ""
         if start.type == "object_creation_expression":
             kind = reader.text(child(start, "type"))
+            if kind in _HTTP_BUILDERS:
+                return ""  # an HTTP client's request, not a generated client's
             return kind.removesuffix(".Builder") if kind.endswith(".Builder") else ""
         if start.type == "identifier":
             value = reader._definition(start)
@@ -447,7 +453,7 @@ class _Chain:
         for link, name in zip(self.links, names, strict=True):
             args = child(link, "arguments")
             first = args.named_children[0] if args is not None and args.named_child_count else None
-            if name in ("uri", "newBuilder") and first is not None:
+            if name in _URL_LINKS and first is not None:
                 url = first
             elif (name.lower() in HTTP_VERBS and name.isupper()) or (
                 name in HTTP_VERBS and link is not self.links[-1]
@@ -455,7 +461,14 @@ class _Chain:
                 method = name.upper()
             elif name == "method" and first is not None:
                 method = reader._value(first, 0).rsplit(".", 1)[-1].upper()
-        is_http = self.start is not None and reader.text(self.start) == "HttpRequest"
+        start = self.start
+        is_http = start is not None and (
+            reader.text(start) == "HttpRequest"
+            or (
+                start.type == "object_creation_expression"
+                and reader.text(child(start, "type")) in _HTTP_BUILDERS
+            )
+        )
         if not is_http and not (method and url is not None):
             return None
         return _Http(method or "GET", url)
