@@ -71,6 +71,9 @@ class Place:
 
 @dataclass(frozen=True, slots=True)
 class ApiPath:
+    """A call's URL as the API's path: its segments after the base (unknown parts ``{}``) and
+    how sure it is Collibra's (`COLLIBRA` or `RESOURCE`)."""
+
     evidence: str
     segments: tuple[str, ...]
 
