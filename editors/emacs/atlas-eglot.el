@@ -34,7 +34,12 @@
   :type 'integer)
 
 (defcustom atlas-eglot-diagnostics t
-  "Whether atlas-ls warns about terms and endpoints the docs name as deprecated."
+  "Whether atlas-ls shows diagnostics at all: deprecated terms and API checks."
+  :type 'boolean)
+
+(defcustom atlas-eglot-api-checks t
+  "Whether atlas-ls checks API calls in client code against the specs (unknown endpoints,
+methods, parameters and values, missing required keys, deprecated operations)."
   :type 'boolean)
 
 (defcustom atlas-eglot-modes
@@ -53,7 +58,8 @@
            (when bundle
              (list :bundle (vconcat (mapcar #'expand-file-name bundle))))
            (list :workspaceSymbols (list :maxResults atlas-eglot-max-results)
-                 :diagnostics (list :enabled (if atlas-eglot-diagnostics t :json-false)))))))
+                 :diagnostics (list :enabled (if atlas-eglot-diagnostics t :json-false)
+                                    :api (if atlas-eglot-api-checks t :json-false)))))))
 
 (defun atlas-eglot--entry-p (entry)
   (let ((contact (cdr-safe entry)))
