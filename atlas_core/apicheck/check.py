@@ -85,6 +85,7 @@ def locate(model: ApiModel, url: str) -> ApiPath | None:
     host = _SCHEME_HOST.match(url)
     path = url[host.end() :] if host else url
     evidence = ""
+    based = False  # the path is under a base path a spec declares
     for base in model.bases:
         at = path.find(base)
         end = at + len(base)
@@ -92,7 +93,7 @@ def locate(model: ApiModel, url: str) -> ApiPath | None:
             before = path[:at]
             # Only a host or an unknown base variable may stand before the base path.
             if before.strip("/") in ("", UNKNOWN):
-                path, evidence = path[end:], COLLIBRA
+                path, evidence, based = path[end:], COLLIBRA, True
                 break
     if not evidence:
         if path.startswith("/rest/") or path.startswith(UNKNOWN + "/rest/"):
@@ -108,11 +109,11 @@ def locate(model: ApiModel, url: str) -> ApiPath | None:
     segments = segments_of(path)
     if not segments or all(s == WILDCARD for s in segments):
         return None
-    if not evidence:
-        if segments[0] == WILDCARD or not model.knows_resource(segments[0]):
-            return None
-        evidence = RESOURCE
-    return ApiPath(evidence, segments)
+    # Outside the specs' base paths, only what starts like a documented path is judged: a
+    # Collibra host serves other APIs too (Edge, data quality, ...) that no spec here describes.
+    if not based and (segments[0] == WILDCARD or not model.knows_resource(segments[0])):
+        return None
+    return ApiPath(evidence or RESOURCE, segments)
 
 
 @dataclass(frozen=True, slots=True)

@@ -322,3 +322,16 @@ def test_okhttp_request_builders(engine: Engine) -> None:
         (1, "unknown-endpoint"),
         (2, "method-not-allowed"),
     ]
+
+
+def test_a_collibra_host_outside_the_spec_base_is_judged_only_where_a_path_is_known(
+    engine: Engine,
+) -> None:
+    code = (
+        "import requests\n"
+        'requests.get("https://acme.collibra.com/edge/api/capabilities")\n'
+        'requests.post("https://acme.collibra.com/graphql/knowledgeGraph/v1", json={"query": q})\n'
+        'requests.get("https://acme.collibra.com/assets/{aid}/tagz")\n'
+    )
+    [found] = engine.check_code(code, "python")
+    assert (found.line, found.check, found.severity) == (3, "unknown-endpoint", "error")
