@@ -1,10 +1,27 @@
-"""Finding the fenced code block a markdown cursor is in."""
+"""Fenced code blocks in markdown: the one a cursor is in (`fenced_block_at`), all of them
+(`fenced_blocks`), and the reader language a block is in (`block_language`)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from atlas_core.recognize.calls.site import Document
+from atlas_core.recognize.text_scan import normalize_language
+
+# Fence info strings, folded to the reader's language names (others go through
+# `normalize_language`: py -> python, ts -> typescript, ...).
+_FENCE_LANGUAGES = {
+    "": "",
+    "bash": "shell",
+    "sh": "shell",
+    "shell": "shell",
+    "zsh": "shell",
+    "console": "shell",
+    "shell-session": "shell",
+    "shellsession": "shell",
+    "curl": "shell",
+}
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)$", re.MULTILINE)
 
@@ -35,8 +52,31 @@ def fenced_block_at(document: Document, line: int) -> tuple[str, int, int] | Non
             break
     if line >= last:
         return None
+    return _info_word(opener), first, last
+
+
+def fenced_blocks(text: str) -> Iterator[tuple[str, int, int]]:
+    """(info word, body start, body end) of every closed fenced block, as offsets in `text`."""
+    opener: re.Match[str] | None = None
+    for match in _FENCE.finditer(text):
+        if opener is None:
+            opener = match
+        elif _closes(match, opener):
+            yield _info_word(opener), opener.end() + 1, match.start()
+            opener = None
+
+
+def block_language(info: str, body: str) -> str:
+    """The reader language of a block: by its info word, or shell for a bare block of curl."""
+    language = _FENCE_LANGUAGES.get(info, normalize_language(info))
+    if language == "" and body.lstrip().startswith(("curl", "$ curl")):
+        return "shell"
+    return language
+
+
+def _info_word(opener: re.Match[str]) -> str:
     info = opener.group(2).strip().split()
-    return (info[0].lower().strip("{}.") if info else ""), first, last
+    return info[0].lower().strip("{}.") if info else ""
 
 
 def _closes(match: re.Match[str], opener: re.Match[str]) -> bool:

@@ -9,7 +9,7 @@ import threading
 from atlas_core.recognize.calls.curl import read_curl
 from atlas_core.recognize.calls.javascript import JavaScriptCalls
 from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
-from atlas_core.recognize.calls.markdown import fenced_block_at
+from atlas_core.recognize.calls.markdown import block_language, fenced_block_at
 from atlas_core.recognize.calls.python import PythonCalls
 from atlas_core.recognize.calls.scan import Located, ScanCache, scan_calls
 from atlas_core.recognize.calls.site import CallSite, Document
@@ -31,18 +31,6 @@ _TREE_READERS: dict[str, type[TreeReader]] = {
     "typescript": JavaScriptCalls,
     "java": JavaCalls,
     "groovy": GroovyCalls,
-}
-# Fence info strings of markdown code blocks, folded to the reader's language names.
-_FENCE_LANGUAGES = {
-    "": "",
-    "bash": "shell",
-    "sh": "shell",
-    "shell": "shell",
-    "zsh": "shell",
-    "console": "shell",
-    "shell-session": "shell",
-    "shellsession": "shell",
-    "curl": "shell",
 }
 # A fenced block longer than this is read as text; parsing it per hover would cost too much.
 _MAX_BLOCK_CHARS = 64 * 1024
@@ -152,9 +140,7 @@ def _read_markdown(document: Document, line: int, column: int) -> CallSite | Non
         return None
     info, first, last = block
     body = "\n".join(document.line(i) for i in range(first, last))
-    language = _FENCE_LANGUAGES.get(info, normalize_language(info))
-    if language == "" and body.lstrip().startswith(("curl", "$ curl")):
-        language = "shell"
+    language = block_language(info, body)
     if not language or len(body) > _MAX_BLOCK_CHARS:
         return None
     # The block's own language labels the answer: a curl line in a README sends wire names.

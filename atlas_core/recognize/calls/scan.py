@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from atlas_core.recognize.calls.curl import read_curl
 from atlas_core.recognize.calls.javascript import JavaScriptCalls
 from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
+from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
 from atlas_core.recognize.calls.python import PythonCalls
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, CallSite, Document
 from atlas_core.recognize.calls.syntax import load_language, parse_once
@@ -61,23 +62,6 @@ _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 # runs to the next ``&``.
 _VALUE_AFTER = re.compile(r"""["'`]?\s*(?::|=>?)\s*(?:\[\s*)?(["'`])((?:(?!\1)[^\\\n]){0,200})\1""")
 _QUERY_VALUE = re.compile(r"=([^&#\"'`\s{}$]{0,200})")
-_FENCE_LANGUAGES = {
-    "py": "python",
-    "python": "python",
-    "js": "javascript",
-    "javascript": "javascript",
-    "ts": "typescript",
-    "typescript": "typescript",
-    "java": "java",
-    "groovy": "groovy",
-    "bash": "shell",
-    "sh": "shell",
-    "shell": "shell",
-    "zsh": "shell",
-    "console": "shell",
-    "curl": "shell",
-}
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)$", re.MULTILINE)
 _CURL_WORD = re.compile(r"(?:^|[\s;|&(])curl\s")
 _CURL_URL = re.compile(r"""(?:https?://|/rest/|\$\{?\w+\}?/)[^\s'"\\]*""")
 _JSON_KEY = re.compile(r'"([^"\\\n]{1,200})"\s*:')
@@ -302,22 +286,9 @@ def _continues(document: Document, line: int) -> bool:
 
 def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
     found: list[Located] = []
-    opener: re.Match[str] | None = None
-    for match in _FENCE.finditer(text):
-        if opener is None:
-            opener = match
-            continue
-        fence, rest = match.group(1), match.group(2).strip()
-        if fence[0] != opener.group(1)[0] or len(fence) < len(opener.group(1)) or rest:
-            continue
-        body_start = opener.end() + 1
-        body = text[body_start : match.start()]
-        info = opener.group(2).strip().split()
-        word = info[0].lower().strip("{}.") if info else ""
-        language = _FENCE_LANGUAGES.get(word, "")
-        if not language and body.lstrip().startswith(("curl ", "$ curl ")):
-            language = "shell"
-        opener = None
+    for info, body_start, body_end in fenced_blocks(text):
+        body = text[body_start:body_end]
+        language = block_language(info, body)
         remaining = deadline - time.monotonic()
         if not language or len(body) > MAX_BLOCK_CHARS or remaining <= 0:
             continue
