@@ -29,7 +29,7 @@ from atlas_core.types import Candidate, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, code_point_position
 from atlas_ls.lsp.documents import Snapshot, column_to_client
-from atlas_ls.lsp.typed_call import KEY, TypedCall, TypedCalls
+from atlas_ls.lsp.typed_call import KEY, TypedCall
 
 if TYPE_CHECKING:
     from atlas_core.apicheck.model import Operation
@@ -280,8 +280,6 @@ def trusted_method(site: CallSite, snapshot: Snapshot, line: int, column: int) -
 
 
 def register(server: AtlasLanguageServer) -> None:
-    typed_calls = TypedCalls(server)
-
     @handlers.request(
         server,
         types.TEXT_DOCUMENT_COMPLETION,
@@ -303,7 +301,7 @@ def register(server: AtlasLanguageServer) -> None:
         caps = ls.client_capabilities.text_document
         item_caps = caps.completion.completion_item if caps and caps.completion else None
         tag_support = bool(item_caps and item_caps.tag_support)
-        typed = await typed_calls.at(snap, line, column)
+        typed = await ls.typed_calls.at(snap, line, column)
         if typed is not None:
             op = engine.api_operation(typed.site.method, typed.site.url)
             if op is None:
@@ -313,7 +311,7 @@ def register(server: AtlasLanguageServer) -> None:
             return value_items(op, typed, snap, encoding)
         method = ""
         if typed_path(snap, line, column) is not None:
-            site = await typed_calls.endpoint(snap, line, column)
+            site = await ls.typed_calls.endpoint(snap, line, column)
             method = trusted_method(site, snap, line, column) if site is not None else ""
         return completion_items(
             engine, snap, line, column, encoding, deprecated_tag=tag_support, method=method

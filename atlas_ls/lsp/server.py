@@ -33,6 +33,7 @@ from atlas_ls.lsp.messages import Messages, clip
 from atlas_ls.lsp.protocol import AtlasProtocol, FrameReader, StdinFrames, StreamFrames, serve
 from atlas_ls.lsp.scheduler import DiagnosticsScheduler
 from atlas_ls.lsp.settings import Settings
+from atlas_ls.lsp.typed_call import TypedCalls
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
@@ -61,6 +62,9 @@ class AtlasLanguageServer(LanguageServer):
         self.recognizers = recognizers or RecognizerSet.default()
         self.documents = DocumentCache()
         self.calls = CallTrees(self)
+        # The call being typed, for completion and signature help: one probe reader for both,
+        # so the one that follows the other re-parses its probe incrementally.
+        self.typed_calls = TypedCalls(self)
         self.init_settings = Settings()  # from initializationOptions; the base of later settings
         self.init_problems = ""  # what was wrong with them, shown once the client can see it
         self.settings = Settings()

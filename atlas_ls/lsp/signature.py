@@ -20,7 +20,7 @@ from atlas_core.recognize.calls.site import BODY, QUERY
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.completion import param_markdown, type_label
 from atlas_ls.lsp.cursor import code_point_position
-from atlas_ls.lsp.typed_call import KEY, PLACEHOLDER, TypedCalls
+from atlas_ls.lsp.typed_call import KEY, PLACEHOLDER
 
 if TYPE_CHECKING:
     from atlas_core.apicheck.model import Operation
@@ -90,8 +90,6 @@ def signature(op: Operation, role: str, active: str) -> types.SignatureHelp | No
 
 
 def register(server: AtlasLanguageServer) -> None:
-    typed_calls = TypedCalls(server)
-
     @handlers.request(
         server,
         types.TEXT_DOCUMENT_SIGNATURE_HELP,
@@ -109,7 +107,7 @@ def register(server: AtlasLanguageServer) -> None:
         if where is None:
             return None
         line, column = where
-        typed = await typed_calls.at(snap, line, column)
+        typed = await ls.typed_calls.at(snap, line, column)
         if typed is not None:
             site, typing = typed.site, typed.typing
             op = engine.api_operation(site.method, site.url)
@@ -117,7 +115,7 @@ def register(server: AtlasLanguageServer) -> None:
                 return None
             active = site.name if typing.kind == KEY else typing.key
             return signature(op, site.role, "" if active == PLACEHOLDER else active)
-        site = await typed_calls.arguments(snap, line, column)
+        site = await ls.typed_calls.arguments(snap, line, column)
         op = engine.api_operation(site.method, site.url) if site is not None else None
         if op is None:
             return None
