@@ -625,7 +625,7 @@ class Engine:
         lines = text.split("\n")
         found = list(sites) if sites is not None else scan_calls(text, language)
         findings = check_located(model, found, lambda n: lines[n] if 0 <= n < len(lines) else "")
-        reader = CallReader(capacity=1)
+        reader = CallReader(capacity=1)  # parses the text once for every call it confirms
 
         def read_here(line: int, column: int) -> CallSite | None:
             return reader.read("memory:", text, None, language, line, column)

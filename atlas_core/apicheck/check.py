@@ -173,7 +173,7 @@ def _similar(model: ApiModel, method: str, segments: tuple[str, ...]) -> tuple[O
 
     wanted = "/".join(segments)
     scored: dict[str, tuple[float, Operation]] = {}
-    for op in model.templates():
+    for op in model.operations:
         if abs(len(op.segments) - len(segments)) > 1:
             continue
         score = fuzz.ratio(wanted, "/".join(op.segments))

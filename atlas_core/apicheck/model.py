@@ -170,9 +170,6 @@ class ApiModel:
                 out.append(((literal, unknown), op))
         return out
 
-    def templates(self) -> Iterable[Operation]:
-        return self.operations
-
 
 def build_model(
     bundle: str,

@@ -20,9 +20,7 @@ from atlas_core.recognize.calls.site import (
     HEADER,
     HTTP,
     HTTP_VERBS,
-    OPERATION,
     QUERY,
-    SDK,
     UNKNOWN,
     CallSite,
     join_base,
@@ -162,15 +160,7 @@ class JavaScriptCalls(TreeReader):
         operation = self._sdk_operation(call)
         if not operation:
             return None
-        return self.site(
-            method="",
-            url="",
-            role=OPERATION,
-            name=operation,
-            span=span,
-            client=SDK,
-            operation=operation,
-        )
+        return self.operation_site(operation, span)
 
     def _on_url_part(self, node: Node) -> CallSite | None:
         root = self._url_root(node)

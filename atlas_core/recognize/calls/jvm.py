@@ -16,7 +16,6 @@ from atlas_core.recognize.calls.site import (
     HEADER,
     HTTP,
     HTTP_VERBS,
-    OPERATION,
     QUERY,
     SDK,
     UNKNOWN,
@@ -98,15 +97,7 @@ class JavaCalls(TreeReader):
             )
         operation = self._sdk_operation(invocation)
         if operation:
-            return self.site(
-                method="",
-                url="",
-                role=OPERATION,
-                name=operation,
-                span=span,
-                client=SDK,
-                operation=operation,
-            )
+            return self.operation_site(operation, span)
         return None
 
     def _on_named_argument(self, item: Node, key: Node) -> CallSite | None:

@@ -20,7 +20,6 @@ from atlas_core.recognize.calls.site import (
     HEADER,
     HTTP,
     HTTP_VERBS,
-    OPERATION,
     QUERY,
     SDK,
     UNKNOWN,
@@ -204,15 +203,7 @@ class PythonCalls(PythonNames):
             )
         operation = self._sdk_operation(call)
         if operation:
-            return self.site(
-                method="",
-                url="",
-                role=OPERATION,
-                name=operation,
-                span=span,
-                client=SDK,
-                operation=operation,
-            )
+            return self.operation_site(operation, span)
         return None
 
     def _on_url_part(self, node: Node) -> CallSite | None:

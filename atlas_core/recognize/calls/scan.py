@@ -57,6 +57,7 @@ _QUERY_CACHE: dict[str, Any] = {}  # compiled queries by language
 _KEY_PARENTS = frozenset({"pair", "subscript", "map_item"})
 _CONTENT = frozenset({"string_content", "string_fragment", "multiline_string_fragment"})
 _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
+_QUERY_KEY_BYTES = re.compile(rb"[?&]([A-Za-z_][\w.\-\[\]]*)=")  # the same, in a document's bytes
 # What follows a key's name on its line: the closing quote, ``:`` or ``=`` (``=>``), and a quoted
 # value (group 2, its quote group 1), or the first of a list of them. A query-string key's value
 # runs to the next ``&``.
@@ -212,15 +213,11 @@ def _probes(document: Document, node: Node) -> list[int]:
     start = content.start_byte if content is not None else node.start_byte + 1
     if is_key:
         return [start]
-    text = document.text_between(node.start_byte, node.end_byte)
-    if "/" not in text:
+    data = document.data
+    if data.find(b"/", node.start_byte, node.end_byte) < 0:
         return []
-    probes = [start]
-    if "?" in text:
-        base = document.data.find(text.encode("utf-8", "surrogatepass"), node.start_byte)
-        if base == node.start_byte:
-            probes += [base + len(text[: m.start(1)].encode()) for m in _QUERY_KEY.finditer(text)]
-    return probes
+    keys = _QUERY_KEY_BYTES.finditer(data, node.start_byte, node.end_byte)
+    return [start, *(m.start(1) for m in keys)]
 
 
 def _keep(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from atlas_core.recognize.calls.site import (
     ENDPOINT,
     HTTP,
+    OPERATION,
     PATH,
     QUERY,
     SDK,
@@ -95,6 +96,18 @@ class TreeReader:
             path_keys=keys,
             nested=nested,
             complete=complete,
+        )
+
+    def operation_site(self, operation: str, span: tuple[int, int]) -> CallSite:
+        """The cursor on a generated client's method, `operation`, written at `span`."""
+        return self.site(
+            method="",
+            url="",
+            role=OPERATION,
+            name=operation,
+            span=span,
+            client=SDK,
+            operation=operation,
         )
 
     def key_site(
