@@ -11,19 +11,19 @@ plant counts, and every other finding is a false positive (a second finding on t
 too: the editor would show it twice). A plant with no such finding is a false negative. Per check
 and overall: tp, fp, fn, precision = tp / (tp + fp), recall = tp / (tp + fn).
 
-Docs (``--docs``): every fenced code block whose info string names a code language (python, py,
-javascript, js, typescript, ts, java, groovy, bash, sh, shell, curl), or that has none and starts
-with ``curl``, is checked with `check_code(block, language)`. Reported: the blocks, those where the call
-scanner (`scan_calls`, what `check_code` reads) sees at least one HTTP endpoint, every diagnostic with its file and line, and the
-unexpected ones: all but ``deprecated`` (the issue asks for none except where the docs mark
-the call deprecated).
+Docs (``--docs``): every fenced code block the language server reads in a code language (its info
+string folded by `calls.markdown.block_language`: python/py, javascript/js, typescript/ts, java,
+groovy, bash/sh/shell/curl, or none with a body starting with ``curl``) is checked with
+`check_code(block, language)`. Reported: the blocks, those where the call scanner (`scan_calls`,
+what `check_code` reads) sees at least one HTTP endpoint, every diagnostic with its file and
+line, and the unexpected ones: all but ``deprecated`` (the issue asks for none except where the
+docs mark the call deprecated).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from atlas_core.engine import Engine  # noqa: E402
+from atlas_core.recognize.calls.markdown import block_language, fenced_blocks  # noqa: E402
 from atlas_core.recognize.calls.scan import scan_calls  # noqa: E402
 
 CHECKS = (
@@ -43,21 +44,7 @@ CHECKS = (
     "missing-required",
     "deprecated",
 )
-FENCE_LANGUAGES = {
-    "python": "python",
-    "py": "python",
-    "javascript": "javascript",
-    "js": "javascript",
-    "typescript": "typescript",
-    "ts": "typescript",
-    "java": "java",
-    "groovy": "groovy",
-    "bash": "shell",
-    "sh": "shell",
-    "shell": "shell",
-    "curl": "shell",
-}
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^\s`{]*)")
+CODE_LANGUAGES = frozenset({"python", "javascript", "typescript", "java", "groovy", "shell"})
 
 
 class Finding(Protocol):
@@ -178,26 +165,13 @@ def run_cases(engine: Engine, cases: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def code_blocks(text: str) -> Iterator[tuple[int, str, str]]:
-    """(first line of the body, 0-based; language; body) of each fenced block to check."""
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        fence, info = m.group(2), m.group(3).lower()
-        start = i + 1
-        end = start
-        while end < len(lines) and not lines[end].strip().startswith(fence):
-            end += 1
-        body = "\n".join(lines[start:end])
-        language = FENCE_LANGUAGES.get(info)
-        if language is None and not info and body.lstrip().startswith("curl"):
-            language = "shell"
-        if language is not None:
-            yield start, language, body
-        i = end + 1
+    """(first line of the body, 0-based; language; body) of each fenced block to check: the
+    blocks the language server's scan reads (`calls.markdown.fenced_blocks`) in a code language."""
+    for info, body_start, body_end in fenced_blocks(text):
+        body = text[body_start:body_end]
+        language = block_language(info, body)
+        if language in CODE_LANGUAGES:
+            yield text.count("\n", 0, body_start), language, body
 
 
 def run_docs(engine: Engine, docs: Path) -> dict[str, Any]:
