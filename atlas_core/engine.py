@@ -736,6 +736,10 @@ class Engine:
         table = part.table()
         return str(table.cols["title"][0]) if table.n else "documentation"
 
+    def bundle_folders(self) -> list[str]:
+        """The folders the opened bundles were read from, links resolved when they were opened."""
+        return [str(part.bundle.path) for part in self._parts]
+
     def missing_bundles(self) -> list[str]:
         """Folders of opened bundles that were deleted since: what is loaded still answers, but
         their files (the docs mirror, anything not loaded yet) cannot be read."""

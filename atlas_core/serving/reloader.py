@@ -104,7 +104,7 @@ class BundleReloader:
         self.warm_up = _warm_up_of(warm_up)
         self.retry_for_s = retry_for_s
         self.last_reload: str | None = None  # ISO time of the last successful swap
-        self._signatures = [signature(p) for p in self.paths]
+        self._signatures = _served_signatures(self.paths, holder.engine)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._reload_lock = threading.Lock()
@@ -320,6 +320,7 @@ class BundleReloader:
                     self.check()
                 continue
             log.info("watching %s for new bundles", ", ".join(folders))
+            self.check()  # what changed before the watch was set up
             try:
                 for _changes in watchfiles.watch(
                     *folders,
@@ -347,6 +348,17 @@ def _warm_up_of(warm_up: Sequence[str] | WarmUp | None) -> WarmUp | None:
         return warm_up
     modes = tuple(warm_up)
     return lambda engine: engine.warm_up(modes)
+
+
+def _served_signatures(paths: Sequence[Path], engine: Engine | None) -> list[Signature | None]:
+    """The paths' signatures as of the engine being served. A path that already resolves
+    elsewhere (flipped between the engine's opening and this reloader's start) gets no signature,
+    so the first check loads what it points at now instead of taking it as already served."""
+    current = [signature(p) for p in paths]
+    if engine is None:
+        return current
+    served = set(engine.bundle_folders())
+    return [sig if sig is not None and sig[0] in served else None for sig in current]
 
 
 def _not_loaded(reason: str) -> str:

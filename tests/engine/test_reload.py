@@ -63,6 +63,20 @@ def test_watcher_swaps_on_link_flip_and_keeps_serving_a_bad_one(install: dict[st
         reloader.stop()
 
 
+def test_a_flip_before_the_watcher_starts_is_still_loaded(install: dict[str, Path]) -> None:
+    """The servers open the bundle, then start the reloader: a flip in between must not be taken
+    as already served (CI once caught the language server on v1 for good this way)."""
+    root = install["root"]
+    flip_current(root, install["v1"])
+    current = root / "current"
+    holder: EngineHolder[Engine] = EngineHolder(Engine.open(current))
+    flip_current(root, install["v2"])
+    reloader = BundleReloader(holder, [current], Engine.open, debounce_ms=50)
+    assert reloader.check() is not None
+    assert "v2" in holder.engine.search("assets", mode="keyword")[0].title  # type: ignore[union-attr]
+    assert reloader.check() is None  # and once loaded, the same link is not loaded again
+
+
 def test_in_flight_requests_finish_on_one_bundle(install: dict[str, Path]) -> None:
     root = install["root"]
     flip_current(root, install["v1"])
