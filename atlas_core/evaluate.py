@@ -82,6 +82,10 @@ class ModeReport:
                 "rank": r.rank,
                 "latency_ms": round(r.latency_ms, 3),
                 "top_files": _distinct(r.files)[:3],
+                # per-case figures let `--compare` recompute a saved run on any subset of cases
+                "metrics": {
+                    k: round(v, 6) for k, v in case_metrics(r.files, r.case.expected).items()
+                },
                 **({"error": r.error} if r.error else {}),
             }
             for r in self.results

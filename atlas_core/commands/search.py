@@ -82,6 +82,18 @@ def register(sub: Any) -> None:
     evaluate.add_argument("--prefer", choices=("apple", "nvidia", "cpu"), help="embedding backend")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
     evaluate.add_argument("--report", type=Path, metavar="HTML", help="write an HTML report")
+    evaluate.add_argument(
+        "--save",
+        type=Path,
+        metavar="FILE",
+        help="also write the --json output to FILE, to --compare a later run against",
+    )
+    evaluate.add_argument(
+        "--compare",
+        type=Path,
+        metavar="PREVIOUS",
+        help="show deltas against a run saved with --save (or printed by --json)",
+    )
     evaluate.set_defaults(func=run_evaluate)
 
 
@@ -213,20 +225,49 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     cases = load_golden(args.golden)
     modes = expand_modes(args.mode)
+    previous = None
+    if args.compare:
+        from atlas_core.evaluate_compare import pair_modes
+        from atlas_core.evaluate_runs import load_run
+
+        # refuse a bad compare file before minutes of evaluation, not after
+        previous = load_run(args.compare)
+        pair_modes(list(previous.modes), modes)
     with _open(args) as engine:
         from atlas_core.engine import MAX_TOP_K, clamp_count
 
         top_k = clamp_count(args.top_k, "top_k", MAX_TOP_K)
         reports = evaluate(engine, cases, modes, top_k=top_k)
         bundle = ", ".join(str(b.path) for b in engine.bundles)
+    data: dict[str, Any] = to_json(reports)
+    comparison = None
+    if previous is not None:
+        from atlas_core.evaluate_compare import compare_runs
+        from atlas_core.evaluate_runs import parse_run
+
+        comparison = compare_runs(previous, parse_run(data, "this run"))
+        data["compare"] = comparison.as_dict()
+    if args.save:
+        from atlas_core.evaluate_runs import save_run
+
+        save_run(args.save, data)
     if args.report:
         from atlas_core.evaluate_report import write_report
 
-        write_report(args.report, reports, bundle=bundle, golden=str(args.golden))
+        write_report(
+            args.report, reports, comparison=comparison, bundle=bundle, golden=str(args.golden)
+        )
     if args.json:
-        _print_json(to_json(reports))
-    else:
-        print(format_table(reports))
-        if args.report:
-            print(f"\nreport written to {args.report}")
+        _print_json(data)
+        return 0
+    print(format_table(reports))
+    if comparison is not None:
+        from atlas_core.evaluate_compare import format_comparison
+
+        print()
+        print(format_comparison(comparison))
+    if args.save:
+        print(f"\nrun saved to {args.save} (compare a later run with --compare {args.save})")
+    if args.report:
+        print(f"\nreport written to {args.report}")
     return 0
