@@ -227,8 +227,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     modes = expand_modes(args.mode)
     previous = None
     if args.compare:
-        from atlas_core.evaluate_compare import pair_modes
-        from atlas_core.evaluate_runs import load_run
+        from atlas_core.evaluate.compare import pair_modes
+        from atlas_core.evaluate.runs import load_run
 
         # refuse a bad compare file before minutes of evaluation, not after
         previous = load_run(args.compare)
@@ -242,17 +242,17 @@ def run_evaluate(args: argparse.Namespace) -> int:
     data: dict[str, Any] = to_json(reports)
     comparison = None
     if previous is not None:
-        from atlas_core.evaluate_compare import compare_runs
-        from atlas_core.evaluate_runs import parse_run
+        from atlas_core.evaluate.compare import compare_runs
+        from atlas_core.evaluate.runs import parse_run
 
         comparison = compare_runs(previous, parse_run(data, "this run"))
         data["compare"] = comparison.as_dict()
     if args.save:
-        from atlas_core.evaluate_runs import save_run
+        from atlas_core.evaluate.runs import save_run
 
         save_run(args.save, data)
     if args.report:
-        from atlas_core.evaluate_report import write_report
+        from atlas_core.evaluate.report import write_report
 
         write_report(
             args.report, reports, comparison=comparison, bundle=bundle, golden=str(args.golden)
@@ -262,7 +262,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 0
     print(format_table(reports))
     if comparison is not None:
-        from atlas_core.evaluate_compare import format_comparison
+        from atlas_core.evaluate.compare import format_comparison
 
         print()
         print(format_comparison(comparison))

@@ -21,7 +21,7 @@ from atlas_core.evaluate import (
     summarize,
     to_json,
 )
-from atlas_core.evaluate_report import render_report
+from atlas_core.evaluate.report import render_report
 
 ROOT = Path(__file__).resolve().parents[2]
 

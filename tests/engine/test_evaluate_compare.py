@@ -15,8 +15,8 @@ import pytest
 from atlas_core.cli import main
 from atlas_core.errors import ConfigError
 from atlas_core.evaluate import METRICS
-from atlas_core.evaluate_compare import MAX_MOVERS, compare_runs, format_comparison
-from atlas_core.evaluate_runs import load_run, parse_run
+from atlas_core.evaluate.compare import MAX_MOVERS, compare_runs, format_comparison
+from atlas_core.evaluate.runs import load_run, parse_run
 
 ROOT = Path(__file__).resolve().parents[2]
 

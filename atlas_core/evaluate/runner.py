@@ -1,42 +1,21 @@
-"""Retrieval quality on a golden set: MRR@10, Recall@5, Hit@1, nDCG@10 and latency, per mode.
+"""Running a golden set: every case in every mode, the figures per mode and per group, the table.
 
-A golden file is JSON Lines; each line is one case, other keys are ignored:
-
-    {"id": "q1", "query": "how do I add an asset", "expected_files": ["rest-core/assets-api.md"]}
-    {"identifier": "findAssets", "expected_file": "rest-core/assets-api.md"}
-
-Judging is per file: a file ranks where its best chunk ranks in the result list, and a file that
-appears again further down adds nothing. Query cases run through `Engine.search` in each mode;
-identifier cases run through `Engine.lookup` (the same in every mode) and are judged the same way on
-the candidates' files.
+Query cases run through `Engine.search` in each mode; identifier cases run through `Engine.lookup`
+(the same in every mode) and are judged the same way on the candidates' files.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from atlas_core.errors import ConfigError, QueryError
+from atlas_core.errors import QueryError
+from atlas_core.evaluate.golden import GoldenCase
+from atlas_core.evaluate.metrics import METRICS, case_metrics, first_relevant_rank
 from atlas_core.types import SEARCH_MODES
-
-METRICS: tuple[str, ...] = ("mrr@10", "recall@5", "hit@1", "ndcg@10")
-
-
-@dataclass(frozen=True, slots=True)
-class GoldenCase:
-    id: str
-    text: str  # the query or the identifier
-    expected: tuple[str, ...]
-    kind: str  # "query" | "identifier"
-    line: int = 0
-    # What the case tests, for a per-group table: the line's "class" (identifier classes such as
-    # path, parameter, type) or "category" (question kinds); the kind when it names neither.
-    group: str = ""
 
 
 @dataclass(slots=True)
@@ -93,90 +72,8 @@ class ModeReport:
         return out
 
 
-def load_golden(path: str | Path) -> list[GoldenCase]:
-    """Read a golden file; a bad line is a ConfigError naming the file and line."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise ConfigError(
-            f"golden file {path} does not exist", hint="pass --golden FILE (JSON Lines)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read golden file {path}: {exc}", path=str(path)) from exc
-    cases: list[GoldenCase] = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip() or raw.lstrip().startswith("#"):
-            continue
-        where = f"{path}:{number}"
-        try:
-            obj = json.loads(raw)
-        except ValueError as exc:
-            raise ConfigError(f"{where}: not JSON ({exc})", path=str(path)) from exc
-        if not isinstance(obj, dict):
-            raise ConfigError(f"{where}: each line must be a JSON object", path=str(path))
-        if isinstance(obj.get("query"), str) and obj["query"].strip():
-            expected = obj.get("expected_files")
-            if isinstance(expected, str):
-                expected = [expected]
-            kind, text = "query", obj["query"]
-        elif isinstance(obj.get("identifier"), str) and obj["identifier"].strip():
-            expected = obj.get("expected_file", obj.get("expected_files"))
-            if isinstance(expected, str):
-                expected = [expected]
-            kind, text = "identifier", obj["identifier"]
-        else:
-            raise ConfigError(
-                f'{where}: a case needs a non-empty "query" or "identifier"',
-                hint='e.g. {"id": "q1", "query": "...", "expected_files": ["a/b.md"]}',
-                path=str(path),
-            )
-        if (
-            not isinstance(expected, list)
-            or not expected
-            or not all(isinstance(e, str) and e for e in expected)
-        ):
-            raise ConfigError(
-                f"{where}: expected_files (or expected_file) must name at least one file",
-                path=str(path),
-            )
-        case_id = str(obj.get("id") or f"line{number}")
-        group = obj.get("class") or obj.get("category") or ""
-        group = group.strip()[:40] if isinstance(group, str) else ""
-        cases.append(GoldenCase(case_id, text, tuple(expected), kind, number, group))
-    if not cases:
-        raise ConfigError(f"golden file {path} holds no cases", path=str(path))
-    return cases
-
-
 def _distinct(files: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(files))
-
-
-def first_relevant_rank(files: Sequence[str], expected: Iterable[str]) -> int | None:
-    wanted = set(expected)
-    for rank, file in enumerate(files, start=1):
-        if file in wanted:
-            return rank
-    return None
-
-
-def case_metrics(files: Sequence[str], expected: Sequence[str]) -> dict[str, float]:
-    """The four metrics of one case, judged per file (a file counts once, at its best rank)."""
-    wanted = set(expected)
-    best: dict[str, int] = {}
-    for rank, file in enumerate(files, start=1):
-        best.setdefault(file, rank)
-    relevant_ranks = sorted(r for f, r in best.items() if f in wanted)
-    first = relevant_ranks[0] if relevant_ranks else None
-    dcg = sum(1.0 / math.log2(r + 1) for r in relevant_ranks if r <= 10)
-    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(wanted), 10) + 1))
-    return {
-        "mrr@10": 1.0 / first if first is not None and first <= 10 else 0.0,
-        "recall@5": sum(1 for r in relevant_ranks if r <= 5) / len(wanted),
-        "hit@1": 1.0 if first == 1 else 0.0,
-        "ndcg@10": dcg / ideal if ideal else 0.0,
-    }
 
 
 def _percentile(values: Sequence[float], q: float) -> float:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from atlas_core.errors import ConfigError
-from atlas_core.evaluate import METRICS
-from atlas_core.evaluate_runs import Run, RunCase
+from atlas_core.evaluate.metrics import METRICS
+from atlas_core.evaluate.runs import Run, RunCase
 
 MAX_MOVERS = 25  # per mode and direction in the JSON and the report
 MAX_MOVERS_SHOWN = 10  # per mode and direction in the terminal

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import ConfigError
-from atlas_core.evaluate import METRICS
+from atlas_core.evaluate.metrics import METRICS
 from atlas_core.types import SEARCH_MODES
 
 MAX_RUN_BYTES = 64 * 1024 * 1024  # far above any golden set; a larger file is not a run

@@ -11,8 +11,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from atlas_core.errors import ConfigError
-from atlas_core.evaluate import METRICS, ModeReport
-from atlas_core.evaluate_compare import Comparison, GroupDelta, ModeComparison, Mover
+from atlas_core.evaluate.compare import Comparison, GroupDelta, ModeComparison, Mover
+from atlas_core.evaluate.metrics import METRICS
+from atlas_core.evaluate.runner import ModeReport
 
 _COLORS = {"hybrid": "#3b6fb6", "vector": "#d08a2c", "keyword": "#3f9a5a"}
 _CSS = """
