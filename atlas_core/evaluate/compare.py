@@ -325,7 +325,7 @@ def format_comparison(comparison: Comparison) -> str:
                 moved = f"{_rank(mover.before)} -> {_rank(mover.after)}"
                 edited = " (case edited)" if mover.changed else ""
                 lines.append(
-                    f"  {word:<6} {mover.id[:20]:<20} {moved:>9}  {mover.query[:60]}{edited}"
+                    f"  {word:<6} {mover.id[:26]:<26} {moved:>9}  {mover.query[:56]}{edited}"
                 )
             if total > MAX_MOVERS_SHOWN:
                 lines.append(
