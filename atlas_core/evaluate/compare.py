@@ -2,7 +2,9 @@
 
 Cases are matched by id (the n-th case of an id in one run with the n-th in the other). Both runs'
 figures are recomputed on the matched cases only, so a golden file that gained or lost cases still
-compares like with like; groups are compared where both runs have them. Cases whose first relevant
+compares like with like; groups are compared where both runs have them. A previous run saved
+before per-case figures existed is taken at its own figures when it holds the very same cases, and
+otherwise estimated case by case from the rank (and the notes say so). Cases whose first relevant
 rank moved are listed, worst regression first.
 """
 
@@ -182,6 +184,17 @@ def compare_runs(previous: Run, current: Run) -> Comparison:
         for c in after_cases
         if (c.id, c.occurrence) in before_keys
     ]
+    estimated = sum(1 for b, _ in matched if b.estimated)
+    # an older run without per-case figures, over the very same cases: its own figures are exact
+    same_cases = len(matched) == len(before_cases) == len(after_cases) and all(
+        not _changed(b, a) and b.group == a.group for b, a in matched
+    )
+    stored = {
+        mode: previous.figures.get(prev_mode, {}) if estimated and same_cases else {}
+        for mode, prev_mode in pairs
+    }
+    if estimated and all("all" in figures for figures in stored.values()):
+        estimated = 0
     before_groups = list(dict.fromkeys(c.group for c in before_cases))
     after_groups = list(dict.fromkeys(c.group for c in after_cases))
     return Comparison(
@@ -190,13 +203,15 @@ def compare_runs(previous: Run, current: Run) -> Comparison:
         current_cases=len(after_cases),
         matched=len(matched),
         changed=sum(1 for b, a in matched if _changed(b, a)),
-        estimated=sum(1 for b, _ in matched if b.estimated),
+        estimated=estimated,
         groups_only_previous=tuple(g for g in before_groups if g not in after_groups),
         groups_only_current=tuple(g for g in after_groups if g not in before_groups),
         previous_top_k=previous.top_k[first_previous],
         current_top_k=current.top_k[first_mode],
         modes=tuple(
-            _compare_mode(mode, prev_mode, previous.modes[prev_mode], current.modes[mode])
+            _compare_mode(
+                mode, prev_mode, previous.modes[prev_mode], current.modes[mode], stored[mode]
+            )
             for mode, prev_mode in pairs
         ),
         modes_not_compared=tuple(
@@ -217,14 +232,23 @@ def _mean(cases: Sequence[RunCase]) -> dict[str, float]:
 
 
 def _compare_mode(
-    mode: str, previous_mode: str, before: Sequence[RunCase], after: Sequence[RunCase]
+    mode: str,
+    previous_mode: str,
+    before: Sequence[RunCase],
+    after: Sequence[RunCase],
+    stored: Mapping[str, Mapping[str, float]],
 ) -> ModeComparison:
+    """`stored`: the previous run's own figures ("all" and per group) where they stand for
+    exactly the matched cases; otherwise they are recomputed from its cases."""
     before_keys = {(c.id, c.occurrence): c for c in before}
     pairs = [
         (before_keys[(c.id, c.occurrence)], c) for c in after if (c.id, c.occurrence) in before_keys
     ]
     overall = GroupDelta(
-        "all", len(pairs), _mean([b for b, _ in pairs]), _mean([a for _, a in pairs])
+        "all",
+        len(pairs),
+        stored.get("all") or _mean([b for b, _ in pairs]),
+        _mean([a for _, a in pairs]),
     )
     both = {c.group for c in before} & {c.group for c in after}
     groups: list[GroupDelta] = []
@@ -236,7 +260,7 @@ def _compare_mode(
                 GroupDelta(
                     name,
                     len(members),
-                    _mean([b for b, _ in members]),
+                    stored.get(name) or _mean([b for b, _ in members]),
                     _mean([a for _, a in members]),
                 )
             )

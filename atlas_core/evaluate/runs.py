@@ -14,7 +14,7 @@ import math
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,8 @@ class Run:
     source: str
     modes: Mapping[str, tuple[RunCase, ...]]
     top_k: Mapping[str, int]
+    # the run's own figures per mode: "all" and each group, where the file gives them whole
+    figures: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)
 
 
 def load_run(path: str | Path) -> Run:
@@ -81,6 +83,7 @@ def parse_run(data: object, source: str) -> Run:
         raise _bad_run(source, f"holds a JSON {type(data).__name__}, not an evaluation run")
     modes: dict[str, tuple[RunCase, ...]] = {}
     top_k: dict[str, int] = {}
+    figures: dict[str, dict[str, dict[str, float]]] = {}
     for mode in SEARCH_MODES:
         report = data.get(mode)
         if report is None:
@@ -89,6 +92,7 @@ def parse_run(data: object, source: str) -> Run:
             raise _bad_run(source, f'mode {mode!r} needs an object with a "cases" list')
         k = report.get("top_k", 10)
         top_k[mode] = k if isinstance(k, int) and not isinstance(k, bool) else 10
+        figures[mode] = _run_figures(report)
         seen: dict[str, int] = {}
         modes[mode] = tuple(
             _parse_case(item, seen, f"{mode} case {number}", source)
@@ -96,7 +100,24 @@ def parse_run(data: object, source: str) -> Run:
         )
     if not modes:
         raise _bad_run(source, f"holds no evaluation run (no {', '.join(SEARCH_MODES)} key)")
-    return Run(source, modes, top_k)
+    return Run(source, modes, top_k, figures)
+
+
+def _run_figures(report: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """The summary and per-group figures a run printed, those that hold all four metrics."""
+    found: dict[str, dict[str, float]] = {}
+    by_group = report.get("by_group")
+    rows = [("all", report)]
+    if isinstance(by_group, dict):
+        rows += [(str(name)[:MAX_GROUP_CHARS], row) for name, row in by_group.items()]
+    for name, row in rows:
+        if isinstance(row, dict) and all(_is_fraction(row.get(m)) for m in METRICS):
+            found[name] = {m: float(row[m]) for m in METRICS}
+    return found
+
+
+def _is_fraction(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
 
 
 def _bad_run(source: str, what: str) -> ConfigError:
@@ -121,9 +142,7 @@ def _parse_case(item: object, seen: dict[str, int], where: str, source: str) -> 
         if not expected:
             raise _bad_run(source, f'{where} needs "metrics" or "expected" files')
         metrics = _metrics_from_rank(rank, len(expected))
-    elif not isinstance(metrics, dict) or not all(
-        isinstance(metrics.get(m), int | float) and 0 <= metrics[m] <= 1 for m in METRICS
-    ):
+    elif not isinstance(metrics, dict) or not all(_is_fraction(metrics.get(m)) for m in METRICS):
         raise _bad_run(source, f'{where}: "metrics" must give {", ".join(METRICS)} from 0 to 1')
     group = item.get("group") or item.get("kind") or ""
     query = item.get("query")

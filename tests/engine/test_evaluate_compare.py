@@ -265,3 +265,21 @@ def test_a_directory_and_an_unwritable_save_path_are_refused(
                 "--save", str(tmp_path / "no" / "such" / "dir.json"))  # fmt: skip
     assert out.returncode == 2 and "atlas: error: cannot write" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_an_older_run_without_per_case_figures() -> None:
+    """Two expected files, both found: a rank alone cannot tell recall@5 is 1, the run's own
+    figures can, and they are used when the cases are the same ones."""
+    figures = {"mrr@10": 1.0, "recall@5": 1.0, "hit@1": 1.0, "ndcg@10": 1.0}
+    case = {"id": "two", "group": "g", "query": "q", "expected": ["a.md", "b.md"], "rank": 1}
+    older = {"keyword": {**figures, "by_group": {"g": figures}, "cases": [case]}}
+    now = {"keyword": {"cases": [{**case, "metrics": figures}]}}
+    same = compare_runs(parse_run(older, "old"), parse_run(now, "new"))
+    assert same.estimated == 0 and same.modes[0].overall.delta()["recall@5"] == 0.0
+    assert same.modes[0].groups[0].delta() == dict.fromkeys(METRICS, 0.0)
+
+    # with a case more in this run the figures are recomputed, and the estimate is said
+    now["keyword"]["cases"].append({**case, "id": "new", "metrics": figures})
+    grown = compare_runs(parse_run(older, "old"), parse_run(now, "new"))
+    assert grown.estimated == 1 and grown.modes[0].overall.previous["recall@5"] == 0.5
+    assert any("estimated from the first relevant rank" in note for note in grown.notes())
