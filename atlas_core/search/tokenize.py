@@ -126,13 +126,18 @@ def _word_runs(text: str) -> list[list[str]]:
     return [run for run in runs if len(run) > 1]
 
 
-def _spellings(words: list[str]) -> set[str]:
+@lru_cache(maxsize=4096)
+def _word_forms(word: str) -> tuple[str, ...]:
+    """`word` and its inflections, in a fixed order (cached: a query tries each word often)."""
+    return (word, *sorted(variants(word)))
+
+
+def _spellings(words: list[str]) -> list[str]:
     """The identifier `words` spell, with and without their inner function words
     ("continue on error" -> continueonerror, continueerror), the last word also inflected."""
     inner = words[1:-1]
-    middles = {"".join(inner), "".join(w for w in inner if w not in STOPWORDS)}
-    lasts = {words[-1], *variants(words[-1])}
-    return {words[0] + middle + last for middle in middles for last in lasts}
+    middles = dict.fromkeys(("".join(inner), "".join(w for w in inner if w not in STOPWORDS)))
+    return [words[0] + middle + last for middle in middles for last in _word_forms(words[-1])]
 
 
 def joined_terms(text: str, vocabulary: Container[str]) -> list[str]:
@@ -148,7 +153,7 @@ def joined_terms(text: str, vocabulary: Container[str]) -> list[str]:
         for size in range(2, MAX_JOINED_WORDS + 1):
             for first in range(len(content) - size + 1):
                 words = run[content[first] : content[first + size - 1] + 1]
-                for term in sorted(_spellings(words)):
+                for term in _spellings(words):
                     if term in vocabulary:
                         found.setdefault(term, None)
     return list(found)
