@@ -40,7 +40,7 @@ def content_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) 
     # check here; the engine refuses keyword search on it.
     keyword_files = (*KEYWORD_ARRAYS, KEYWORD_VOCAB)
     if isinstance(manifest.get("keyword"), Mapping) and usable.issuperset(keyword_files):
-        problems += _keyword_problems(root, manifest)
+        problems += _keyword_problems(root, manifest, usable)
     if isinstance(manifest.get("identifiers"), Mapping):
         problems += _identifier_problems(root, manifest, usable)
     if isinstance(manifest.get(MENTIONS), Mapping):
@@ -85,10 +85,11 @@ def _vector_problems(root: Path) -> list[Problem]:
     return []
 
 
-def _keyword_problems(root: Path, manifest: Mapping[str, Any]) -> list[Problem]:
+def _keyword_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) -> list[Problem]:
     import numpy as np
 
     from atlas_core.search.keyword import DATA, INDICES, INDPTR, VOCAB, index_problems
+    from atlas_core.search.synonyms import verify_problems
 
     indptr, indices, data = (
         np.load(root / rel, mmap_mode="r", allow_pickle=False) for rel in (INDPTR, INDICES, DATA)
@@ -100,7 +101,10 @@ def _keyword_problems(root: Path, manifest: Mapping[str, Any]) -> list[Problem]:
     if raw and not raw.endswith("\n"):
         return [Problem(VOCAB, "the last term does not end with a newline (truncated?)")]
     terms = raw.split("\n")[:-1] if raw else []
-    return index_problems(indptr, indices, data, terms, manifest["counts"]["chunks"], deep=True)
+    problems = index_problems(indptr, indices, data, terms, manifest["counts"]["chunks"], deep=True)
+    claimed = manifest["keyword"].get("synonyms")
+    listed = manifest["files"]
+    return problems + verify_problems(root, claimed, listed, usable, frozenset(terms))
 
 
 def _identifier_problems(

@@ -8,6 +8,8 @@ Path parameters (``{assetid}``) and numbers survive as tokens of their own.
 
 The corpus is never stemmed: `expand_query` maps a query word to the inflected forms the vocabulary
 actually holds (asset/assets, create/creating/created), which the caller scores with a lower weight.
+`joined_terms` goes the other way for identifiers: a query written in words ("send notification")
+also looks up the compound the index holds whole (``sendnotification``).
 """
 
 from __future__ import annotations
@@ -97,6 +99,64 @@ def query_terms(text: str) -> list[str]:
     for token in tokenize(text):
         seen.setdefault(token, None)
     return list(seen)
+
+
+# A query word joined with the next one or two: "send notification" -> sendnotification,
+# "output module filtering" -> outputmodulefiltering. Longer runs name no identifier of the docs.
+MAX_JOINED_WORDS = 3
+# Words on either side of these are two things, never one name ("user and group" is no usergroup).
+_CONJUNCTIONS = frozenset({"and", "or", "but", "nor"})
+
+
+def _word_runs(text: str) -> list[list[str]]:
+    """Runs of adjacent plain words, function words included; a compound, a number, a conjunction
+    or a lone letter that is no function word (the s of "column's") ends one.
+
+    A compound (``findAssets``, ``api-v2``) is already kept whole by the tokenizer, and joining
+    its pieces with a neighbour would name another identifier.
+    """
+    runs: list[list[str]] = [[]]
+    for raw in _RAW.findall(text):
+        word = raw.lower()
+        plain = len(word) > 1 and word.isalpha() and word.isascii() and len(_camel_parts(raw)) == 1
+        if (plain or word in STOPWORDS) and word not in _CONJUNCTIONS:
+            runs[-1].append(word)
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if len(run) > 1]
+
+
+@lru_cache(maxsize=4096)
+def _word_forms(word: str) -> tuple[str, ...]:
+    """`word` and its inflections, in a fixed order (cached: a query tries each word often)."""
+    return (word, *sorted(variants(word)))
+
+
+def _spellings(words: list[str]) -> list[str]:
+    """The identifier `words` spell, with and without their inner function words
+    ("continue on error" -> continueonerror, continueerror), the last word also inflected."""
+    inner = words[1:-1]
+    middles = dict.fromkeys(("".join(inner), "".join(w for w in inner if w not in STOPWORDS)))
+    return [words[0] + middle + last for middle in middles for last in _word_forms(words[-1])]
+
+
+def joined_terms(text: str, vocabulary: Container[str]) -> list[str]:
+    """Identifiers of `vocabulary` spelled by 2 to `MAX_JOINED_WORDS` adjacent query words
+    ("send a notification" -> sendnotification, "find asset" -> findassets), in query order.
+
+    Function words between them do not count towards the number of words, and a spelled
+    identifier never starts or ends with one.
+    """
+    found: dict[str, None] = {}
+    for run in _word_runs(text):
+        content = [i for i, word in enumerate(run) if word not in STOPWORDS]
+        for size in range(2, MAX_JOINED_WORDS + 1):
+            for first in range(len(content) - size + 1):
+                words = run[content[first] : content[first + size - 1] + 1]
+                for term in _spellings(words):
+                    if term in vocabulary:
+                        found.setdefault(term, None)
+    return list(found)
 
 
 def _stems(word: str) -> set[str]:

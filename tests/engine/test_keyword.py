@@ -11,6 +11,7 @@ import pytest
 from atlas_core.errors import BundleError
 from atlas_core.search.keyword import (
     FILES,
+    JOIN_WEIGHT,
     KeywordIndex,
     build_matrix,
     check_section,
@@ -168,3 +169,31 @@ def test_top_k_orders_and_breaks_ties_by_row() -> None:
     assert top_k(scores, 3).tolist() == [1, 3, 0]
     assert top_k(scores, 10).tolist() == [1, 3, 0, 2]
     assert top_k(scores, 0).tolist() == []
+
+
+def test_words_of_a_query_find_the_compound_they_spell(tmp_path: Path) -> None:
+    chunks = [
+        make_chunk(0, "api/imports.md", "Imports", "Imports > Options", "Set sendNotification."),
+        # both words, apart, and more often: plain BM25 puts this page first
+        make_chunk(
+            1,
+            "guides/notification.md",
+            "Notification",
+            "Notification > Send",
+            "Send a notification. We send it once; the notification is short.",
+        ),
+    ]
+    write_keyword_index(chunks, tmp_path)
+    index = KeywordIndex.from_dir(tmp_path, len(chunks))
+    weighted = dict(index.weighted_terms("send a notification"))
+    assert weighted == {"send": 1.0, "notification": 1.0, "sendnotification": JOIN_WEIGHT}
+    assert 0 < JOIN_WEIGHT < 1
+    assert index.search("send a notification", 2).rows[0] == 0
+    index.join_weight = 0.0
+    assert index.search("send a notification", 2).rows[0] == 1
+
+
+def test_a_camel_case_query_finds_the_words(index: KeywordIndex) -> None:
+    # a camelCase or snake_case query splits into its words, which chunk 1's prose holds
+    assert index.search("createDomain", 2).rows[0] == 1
+    assert index.search("create_domain", 2).rows[0] == 1

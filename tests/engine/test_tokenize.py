@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_core.search.tokenize import expand_query, query_terms, tokenize, variants
+from atlas_core.search.tokenize import expand_query, joined_terms, query_terms, tokenize, variants
 
 
 @pytest.mark.parametrize(
@@ -70,3 +70,26 @@ def test_expand_query_keeps_only_vocabulary_forms_with_lower_weight() -> None:
 
 def test_the_corpus_is_not_stemmed() -> None:
     assert tokenize("creating assets") == ["creating", "assets"]
+
+
+def test_joined_terms_spell_compounds_the_vocabulary_holds() -> None:
+    vocab = {"findassets", "sendnotification", "continueonerror", "outputmodule"}
+    assert joined_terms("find assets", vocab) == ["findassets"]
+    # an inflected last word; function words left out of the compound or kept in it
+    assert joined_terms("how do I find an asset", vocab) == ["findassets"]
+    assert joined_terms("send a notification", vocab) == ["sendnotification"]
+    assert joined_terms("continue on error", vocab) == ["continueonerror"]
+    assert joined_terms("Output Module filtering", vocab) == ["outputmodule"]
+    # words the vocabulary does not hold as one are left alone
+    assert joined_terms("find domains", vocab) == []
+
+
+def test_joined_terms_never_join_across_a_compound_or_a_letter() -> None:
+    vocab = {"assetsfind", "getassets", "columns", "idfind"}
+    # the pieces of a compound are not words of the query
+    assert joined_terms("getAssets find", vocab) == []
+    assert joined_terms("asset_id find", vocab) == []
+    # the s of "column's" is no word
+    assert joined_terms("the column's data", vocab) == []
+    # two things joined by a conjunction are not one name
+    assert joined_terms("a user and a group", {"usergroup"}) == []
