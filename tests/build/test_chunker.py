@@ -1,5 +1,5 @@
-"""The chunker: sections with heading paths, overlap only for embedding, size and token limits,
-code fences kept whole, exact line numbers and content-hash ids."""
+"""The chunker: sections with heading paths, overlap inside a section and only for embedding, size
+and token limits, code fences kept whole, exact line numbers and content-hash ids."""
 
 from __future__ import annotations
 
@@ -70,18 +70,33 @@ def test_line_numbers_are_exact():
     assert (water.line_start, water.line_end) == (5, 11)
 
 
-def test_overlap_only_in_embed_text():
-    chunks = chunk(GUIDE, overlap=20)
-    first, water, leaves = chunks
+def test_overlap_leads_the_next_piece_of_a_section_only_in_embed_text():
+    steps = [f"Step {n} " + "word " * 30 + f"then stop {n}." for n in range(3)]
+    text = "# Big\n\n## Section\n\n" + "\n\n".join(steps) + "\n\n## Next\n\nOther topic.\n"
+    chunks = chunk(text, max_tokens=80, overlap=20)
+    assert [c.heading for c in chunks] == ["Big > Section"] * 3 + ["Big > Next"]
+    first, second, third, following = chunks
+    assert first.embed_text == f"Page\nBig > Section\n\n{first.text}"
+    assert second.embed_text == f"Page\nBig > Section\n\nword then stop 0.\n\n{second.text}"
+    assert third.embed_text == f"Page\nBig > Section\n\nword then stop 1.\n\n{third.text}"
+    assert "then stop 0." not in second.text  # overlap is never in the text people see
+    # A new section starts clean: the tail of the one before is about something else.
+    assert following.embed_text == "Page\nBig > Next\n\n## Next\n\nOther topic."
+    assert all(c.token_count == words(c.embed_text) <= 80 for c in chunks)
+
+
+def test_sections_carry_no_overlap_from_the_section_before():
+    first, water, leaves = chunk(GUIDE, overlap=20)
     assert first.embed_text == "Page\n\nShort intro before any heading."
-    assert "Short intro" not in water.text
-    assert "wants 80 degrees." in leaves.embed_text
-    assert "wants 80 degrees." not in leaves.text
-    assert leaves.embed_text.startswith("Page\nBrewing guide > Leaves\n\n")
-    assert leaves.embed_text.endswith(leaves.text)
-    overlap = leaves.embed_text[len("Page\nBrewing guide > Leaves\n\n") :].split("\n\n")[0]
-    assert len(overlap) <= 20 and "degrees." in overlap
-    assert leaves.token_count == words(leaves.embed_text)
+    assert water.embed_text == f"Page\nBrewing guide > Water\n\n{water.text}"
+    assert leaves.embed_text == "Page\nBrewing guide > Leaves\n\n## Leaves\n\nTwo grams per cup."
+
+
+def test_a_section_that_fits_without_overlap_stays_whole():
+    # 38 tokens with its header: no room for 100 characters of overlap, and none is needed.
+    text = "# Big\n\n## Section\n\n" + "word " * 30 + "\n"
+    (only,) = chunk(text, max_tokens=40, overlap=100)
+    assert (only.line_start, only.line_end, only.token_count) == (3, 5, 38)
 
 
 def test_title_is_not_repeated_when_the_path_starts_with_it():
