@@ -54,6 +54,7 @@ class BuildReport:
     # What the sources left out (symbolic links, non-UTF-8 file names), summed over sources.
     skipped_links: int = 0
     skipped_names: int = 0
+    ranking: str = ""  # "trained", or why the bundle ranks with the untrained fusion
 
     @property
     def chunks_per_s(self) -> float:
@@ -78,6 +79,7 @@ class BuildReport:
             "model": self.model,
             "backend": self.backend,
             "files": self.files,
+            "ranking": self.ranking,
             "size": self.size,
             "reuse_note": self.reuse_note,
             "skipped_links": self.skipped_links,
@@ -214,6 +216,7 @@ def _write(
     started: float,
     facts: dict[str, Any],
     sources: list[dict[str, Any]],
+    ranking: bool = True,
 ) -> tuple[Path, int, float, str]:
     """Stage and commit the bundle; (output, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
@@ -231,9 +234,11 @@ def _write(
         writer.write_mirror(documents)
         writer.write_chunks(chunks)
         # The indexes before the long embedding step, so a failure there costs seconds, not minutes.
+        keyword_section = None
         if write_keyword_index is not None:
             stage("writing the keyword index")
-            writer.set_section("keyword", write_keyword_index(chunks, writer.staging))
+            keyword_section = write_keyword_index(chunks, writer.staging)
+            writer.set_section("keyword", keyword_section)
         if write_identifier_table is not None:
             stage("writing the identifier table")
             writer.set_section(
@@ -248,6 +253,19 @@ def _write(
         stage(f"embedding {len(chunks) - reused} of {len(chunks)} chunks ({reused} reused)")
         vectors, embed_seconds = _embed(chunks, embedder, reuse_from, plan, progress=progress)
         writer.write_vectors(vectors)
+        if ranking and keyword_section is not None:
+            stage("training the ranking")
+            section, facts["ranking"] = _train_ranking(
+                chunks, vectors, writer.staging, keyword_section, embedder, sources, stage
+            )
+            if section is not None:
+                writer.set_section("ranking", section)
+        else:
+            facts["ranking"] = (
+                "untrained fusion: built with --no-ranking"
+                if not ranking
+                else "untrained fusion: no keyword index"
+            )
 
         stage("hashing files, writing the manifest, moving the bundle into place")
         written = writer.commit(
@@ -266,6 +284,50 @@ def _write(
     return written, reused, embed_seconds, reuse_note
 
 
+def _train_ranking(
+    chunks: Sequence[Chunk],
+    vectors: np.ndarray,
+    staging: Path,
+    keyword_section: dict[str, Any],
+    embedder: Embedder,
+    sources: Sequence[dict[str, Any]],
+    stage: _Stages,
+) -> tuple[dict[str, Any] | None, str]:
+    """Train the ranking into the staging folder: (its manifest section or None, what happened).
+
+    A ranking that cannot be trained (too few queries, no gain over the fusion on held-out
+    queries, an error) leaves the bundle on the untrained fusion, said in the build log."""
+    from atlas_core.engine import SearchSettings
+    from atlas_core.search.keyword import KeywordIndex
+    from atlas_core.search.learn import spec_publications, write_ranking
+    from atlas_core.search.train import train_ranking
+
+    settings = SearchSettings()
+    try:
+        keyword = KeywordIndex.from_dir(staging, len(chunks), keyword_section)
+        result = train_ranking(
+            chunks,
+            np.asarray(vectors, dtype=np.float32),
+            keyword,
+            embedder,
+            spec_publications({"sources": sources}),
+            vector_weight=settings.vector_weight,
+            identifier_vector_weight=settings.identifier_vector_weight,
+            say=stage,
+        )
+    except Exception as exc:  # training is an improvement, never a reason to lose the build
+        log.warning(
+            "training the ranking failed: the bundle ranks with the untrained fusion", exc_info=True
+        )
+        return None, f"untrained fusion: training failed ({type(exc).__name__}: {exc})"
+    if result.model is None:
+        log.warning(
+            "ranking not trained (%s): the bundle ranks with the untrained fusion", result.reason
+        )
+        return None, f"untrained fusion: {result.reason}"
+    return write_ranking(staging, result.model), "trained"
+
+
 def build_bundle(
     sources: Sequence[str],
     output: str | Path,
@@ -277,6 +339,7 @@ def build_bundle(
     clean_gitbook: bool | None = None,
     progress: bool = True,
     name: str | None = None,
+    ranking: bool = True,
 ) -> BuildReport:
     """Build a bundle at `output` from ``KIND=PATH[@REF]`` source specs (see bundle_spec/SPEC.md)."""
     started = time.perf_counter()
@@ -324,6 +387,7 @@ def build_bundle(
                 started=started,
                 facts={"limit": limit, "clean_gitbook": clean_gitbook},
                 sources=list(source_set.descriptions),
+                ranking=ranking,
             )
     except OSError as exc:
         # Disk full, permissions changed mid-build: the writer has already removed its staging.
@@ -351,6 +415,7 @@ def build_bundle(
         reuse_note=reuse_note,
         skipped_links=_skipped(source_set.descriptions, "skipped_links"),
         skipped_names=_skipped(source_set.descriptions, "skipped_names"),
+        ranking=str((bundle.manifest.get("build") or {}).get("ranking", "")),
     )
 
 

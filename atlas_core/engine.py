@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from atlas_core.recognize.calls.scan import Located
     from atlas_core.search.dense import DenseIndex
     from atlas_core.search.keyword import KeywordIndex
+    from atlas_core.search.learn import RankContext, RankingModel
     from atlas_core.search.rerank import Reranker
 
 __all__ = [
@@ -119,6 +120,9 @@ class SearchSettings:
     file_penalty: float = 0.85  # per earlier chunk of the same file
     tag_boost: float = 0.0  # relative boost when a chunk's cluster_tags meet the query's tokens
     candidates: int = 50  # per list, before fusion and diversification
+    # Re-score hybrid candidates with the bundle's trained ranking when it has one (see
+    # atlas_core/search/learn.py); off, every bundle ranks with the fusion alone.
+    learned: bool = True
     rerank_depth: int = 30  # candidates the cross-encoder re-scores
 
 
@@ -138,6 +142,8 @@ class _Part:
     _dense: DenseIndex | None = None
     _embedder: Any = None
     _ids: IdentifierIndex | None = None
+    _ranking: tuple[RankingModel | None, str] | None = None
+    _rank_context: RankContext | None = None
 
     def gone(self) -> bool:
         """The bundle's folder was deleted after it was opened (its manifest is no longer there)."""
@@ -192,6 +198,44 @@ class _Part:
                         "keyword index", lambda: KeywordIndex.open(self.bundle)
                     )
         return self._keyword
+
+    def ranking(self) -> tuple[RankingModel | None, str]:
+        """The bundle's trained ranking (None to rank with the fusion) and a line saying which.
+
+        A bundle built before rankings were trained has none; a ranking file that cannot be used
+        is logged once and ignored: answers ranked by the fusion beat no answers (`atlas verify`
+        names the file)."""
+        if self._ranking is None:
+            with self.lock:
+                if self._ranking is None:
+                    self._ranking = self._load_ranking()
+        return self._ranking
+
+    def _load_ranking(self) -> tuple[RankingModel | None, str]:
+        from atlas_core.search.learn import RANKING_FILE, RankingModel
+
+        section = self.bundle.section("ranking")
+        if not section:
+            reason = str((self.bundle.manifest.get("build") or {}).get("ranking") or "")
+            return None, reason or "untrained fusion: built before rankings were trained"
+        try:
+            model = RankingModel.load(Path(self.bundle.path) / RANKING_FILE)
+        except BundleError as exc:
+            log.warning("bundle %s: ranking with the untrained fusion: %s", self.name, exc)
+            return None, f"untrained fusion: {exc.message}"
+        return model, f"trained ({len(model.features)} features, {len(model.trees)} trees)"
+
+    def rank_context(self) -> RankContext:
+        if self._rank_context is None:
+            with self.lock:
+                if self._rank_context is None:
+                    from atlas_core.search.learn import RankContext, spec_publications
+
+                    table = self.table()
+                    self._rank_context = RankContext(
+                        table.cols, table.file_code, spec_publications(self.bundle.manifest)
+                    )
+        return self._rank_context
 
     def dense(self) -> DenseIndex:
         if self._dense is None:
@@ -386,9 +430,7 @@ class Engine:
     def _search_part(
         self, part: _Part, text: str, mode: str, k: int, filters: SearchFilters
     ) -> list[tuple[int, float]]:
-        import numpy as np
-
-        from atlas_core.search.fusion import Ranked, diversify, fuse
+        from atlas_core.search.fusion import Ranked, fuse
 
         table = part.table()
         if table.n == 0:
@@ -397,6 +439,24 @@ class Engine:
         if mask is not None and not mask.any():
             return []
         depth = max(self.settings.candidates, 3 * k)
+        s = self.settings
+        model = part.ranking()[0] if mode == "hybrid" and s.learned else None
+        if model is not None:
+            from atlas_core.search.learn import gather, rank
+
+            identifier = looks_like_identifier(text)
+            cands = gather(
+                part.rank_context(),
+                part.keyword(),
+                part.dense().scores(part.embedder().embed_query(text)),
+                text,
+                depth,
+                vector_weight=s.identifier_vector_weight if identifier else s.vector_weight,
+                identifier=identifier,
+                mask=mask,
+            )
+            rows, scores = rank(model, cands)
+            return self._diversified(table, rows.tolist(), scores, text)
         keyword = vector = None
         if mode in ("keyword", "hybrid"):
             result = part.keyword().search(text, depth, mask)
@@ -409,7 +469,6 @@ class Engine:
             if keyword.rows.size == 0:
                 ranked = vector  # nothing matched a word: the vector list alone, scores kept
             else:
-                s = self.settings
                 weight = (
                     s.identifier_vector_weight if looks_like_identifier(text) else s.vector_weight
                 )
@@ -417,8 +476,16 @@ class Engine:
         else:
             ranked = keyword if keyword is not None else vector
         assert ranked is not None
-        rows_list = ranked.rows.tolist()
-        scores = np.asarray(ranked.scores, dtype=np.float64)
+        return self._diversified(table, ranked.rows.tolist(), ranked.scores, text)
+
+    def _diversified(
+        self, table: ChunkTable, rows_list: list[int], ranked_scores: Any, text: str
+    ) -> list[tuple[int, float]]:
+        import numpy as np
+
+        from atlas_core.search.fusion import diversify
+
+        scores = np.asarray(ranked_scores, dtype=np.float64)
         if self.settings.tag_boost and rows_list:
             scores = scores * self._tag_factors(table, rows_list, text)
             order = np.argsort(-scores, kind="stable")
@@ -771,6 +838,7 @@ class Engine:
                     for p in self._parts
                 ],
                 "keyword": dict(part.bundle.section("keyword") or {}),
+                "ranking": part.ranking()[1],
                 # Not empty only after a served bundle's folder was deleted: answers then come
                 # from memory and point into files that are gone.
                 "missing": self.missing_bundles(),

@@ -45,6 +45,10 @@ def content_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) 
         problems += _identifier_problems(root, manifest, usable)
     if isinstance(manifest.get(MENTIONS), Mapping):
         problems += _mention_problems(root, manifest, usable)
+    if isinstance(manifest.get("ranking"), Mapping):
+        from atlas_core.search.learn import ranking_problems
+
+        problems += ranking_problems(root, manifest)
     problems += _text_problems(root, manifest, usable)
     return problems
 

@@ -52,6 +52,12 @@ def register(sub: Any) -> None:
         default=None,
         help="keep GitBook syntax as is (cleaning is on by default for mirrors)",
     )
+    build.add_argument(
+        "--no-ranking",
+        dest="ranking",
+        action="store_false",
+        help="skip training the learned ranking (the bundle ranks with the untrained fusion)",
+    )
     build.add_argument("--name", help="bundle name shown in results (default: the output dir name)")
     build.add_argument("--json", action="store_true", help="print the build report as JSON")
     build.add_argument("--quiet", "-q", action="store_true", help="no progress output")
@@ -112,6 +118,7 @@ def run_build(args: argparse.Namespace) -> int:
         clean_gitbook=args.clean_gitbook,
         progress=not args.quiet,
         name=args.name,
+        ranking=args.ranking,
     )
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
@@ -123,6 +130,7 @@ def run_build(args: argparse.Namespace) -> int:
         f"model {report.model} on {report.backend}, {report.seconds:.1f} s "
         f"({report.chunks_per_s:.1f} chunks/s)"
     )
+    print(f"ranking: {report.ranking}")
     if report.reuse_note:
         print(f"nothing reused from {args.reuse}: {report.reuse_note}")
     skipped = []
@@ -158,6 +166,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def info_dict(bundle: Any) -> dict[str, Any]:
     """The `atlas info --json` object for an opened bundle."""
+    from atlas_core.search.learn import describe_ranking
+
     info = bundle.info()
     manifest = bundle.manifest
     return {
@@ -178,6 +188,7 @@ def info_dict(bundle: Any) -> dict[str, Any]:
         "max_length": bundle.model.get("max_length"),
         "sources": list(info.sources),
         "keyword": dict(bundle.section("keyword") or {}),
+        "ranking": describe_ranking(manifest),
         "build": dict(manifest.get("build", {})),
     }
 
@@ -198,6 +209,7 @@ def run_info(args: argparse.Namespace) -> int:
         f"contents    {data['documents']} documents, {data['chunks']} chunks, "
         f"{data['identifiers']} identifiers",
         f"files       {data['files']} ({_size(data['size'])})",
+        f"ranking     {data['ranking']}",
     ]
     if data["model_kind"] == "hash":
         lines.append("note        built with the hash test embedder: vector search is meaningless")

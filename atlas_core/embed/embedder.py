@@ -91,6 +91,14 @@ class Embedder:
         """float32 (dims,), L2-normalised, with the query prefix applied."""
         return self._embed(self._prepare([self.info.query_prefix + text]), "query")[0]
 
+    def embed_queries(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """float32 (len(texts), dims): `embed_query` of each text, a batch at a time."""
+        out = np.empty((len(texts), self.info.dims), dtype=np.float32)
+        for start in range(0, len(texts), batch_size):
+            batch = [self.info.query_prefix + t for t in texts[start : start + batch_size]]
+            out[start : start + len(batch)] = self._embed(self._prepare(batch), "query")
+        return out
+
     def count_tokens(self, text: str) -> int:
         """Tokens `text` takes against ``info.max_length`` when embedded as a document.
 
