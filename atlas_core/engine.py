@@ -211,6 +211,15 @@ class _Part:
                     self._ranking = self._load_ranking()
         return self._ranking
 
+    def ranking_line(self) -> str:
+        """Which ranking the bundle uses: the loaded ranking's line, or the manifest's word until
+        the first hybrid search loads it (without loading numpy for a language server)."""
+        if self._ranking is not None:
+            return self._ranking[1]
+        from atlas_core.search.learn import describe_ranking
+
+        return describe_ranking(self.bundle.manifest)
+
     def _load_ranking(self) -> tuple[RankingModel | None, str]:
         from atlas_core.search.learn import RANKING_FILE, RankingModel
 
@@ -838,7 +847,7 @@ class Engine:
                     for p in self._parts
                 ],
                 "keyword": dict(part.bundle.section("keyword") or {}),
-                "ranking": part.ranking()[1],
+                "ranking": part.ranking_line(),
                 # Not empty only after a served bundle's folder was deleted: answers then come
                 # from memory and point into files that are gone.
                 "missing": self.missing_bundles(),

@@ -13,6 +13,10 @@ vocabulary of invented words, random unit vectors of 384 dimensions, the keyword
   vector_p50_ms                 exact cosine top 10 over the matrix, query already embedded
   bandwidth_floor_ms            summing the same float32 matrix once (numpy, one thread)
   vector_vs_bandwidth_floor     vector_p50_ms / bandwidth_floor_ms              (goal <= 2.0)
+  hybrid_fusion_p95_ms          Engine.search hybrid with the untrained fusion (hash query model)
+  hybrid_learned_p95_ms         the same queries re-scored by a ranking model of the largest
+                                size training keeps (3 fits x 60 trees of depth 3)
+  ranking_adds_p95_ms           hybrid_learned_p95_ms - hybrid_fusion_p95_ms    (goal <= 3)
   lookup_p95_ms                 identifier lookup, exact and normalised spellings (goal < 1)
   symbols_p95_ms                fuzzy workspace-symbol search over 100,000 identifiers (< 15)
   open_ms                       fresh process: Engine.open to the first lookup's answer (< 300),
@@ -51,6 +55,7 @@ from atlas_core.engine import Engine  # noqa: E402
 from atlas_core.identifiers.build import synthetic_entries, write_table  # noqa: E402
 from atlas_core.search.dense import DenseIndex  # noqa: E402
 from atlas_core.search.keyword import KeywordIndex, top_k, write_keyword_index  # noqa: E402
+from atlas_core.search.learn import FEATURES, RankingModel, Tree, write_ranking  # noqa: E402
 from atlas_core.search.tokenize import query_terms, tokenize  # noqa: E402
 from atlas_core.types import Chunk, Document  # noqa: E402
 
@@ -110,7 +115,7 @@ def build_bundle(out: Path, n: int) -> tuple[Path, list[Chunk], list[str]]:
     chunks, vocab, _ = make_chunks(n)
     if (out / "manifest.json").is_file():
         manifest = json.loads((out / "manifest.json").read_text())
-        if manifest.get("counts", {}).get("chunks") == n:
+        if manifest.get("counts", {}).get("chunks") == n and "ranking" in manifest:
             log(f"reusing {out}")
             return out, chunks, vocab
     started = time.perf_counter()
@@ -140,6 +145,7 @@ def build_bundle(out: Path, n: int) -> tuple[Path, list[Chunk], list[str]]:
         writer.set_section(
             "identifiers", write_table(synthetic_entries(100_000), [], writer.staging)
         )
+        writer.set_section("ranking", write_ranking(writer.staging, synthetic_ranking()))
         model = load_embedder("hash").stage(writer.staging / "model")
         writer.commit(
             model=model,
@@ -148,6 +154,24 @@ def build_bundle(out: Path, n: int) -> tuple[Path, list[Chunk], list[str]]:
         )
     log(f"bundle of {n} chunks built in {time.perf_counter() - started:.1f} s")
     return out, chunks, vocab
+
+
+def synthetic_ranking(trees: int = 180, seed: int = 13) -> RankingModel:
+    """A ranking model as large as training ever keeps: random weights and full depth-3 trees."""
+    rng = np.random.default_rng(seed)
+    n = len(FEATURES)
+    forest = []
+    for _ in range(trees):
+        # a full tree of depth 3: 7 inner nodes (0-6), 8 leaves (7-14), children after parents
+        feature = [int(f) for f in rng.integers(0, n, size=7)] + [-1] * 8
+        left = [2 * i + 1 for i in range(7)] + [-1] * 8
+        right = [2 * i + 2 for i in range(7)] + [-1] * 8
+        threshold = [float(t) for t in rng.normal(size=15)]
+        value = [float(v) for v in rng.normal(size=15)]
+        forest.append(Tree(feature, threshold, left, right, value))
+    weights = np.zeros(n)
+    weights[FEATURES.index("fused")] = 5.0
+    return RankingModel(np.zeros(n), np.ones(n), weights, 0.0, forest, 0.1 / 3)
 
 
 def timed(fn: Callable[[], Any], repeats: int) -> list[float]:
@@ -293,6 +317,25 @@ def main() -> int:
     single.close()
     dense.close()
 
+    # -- hybrid, with and without the learned ranking, side by side ---------------------------
+    hybrid_queries = [" ".join(q.split()[:4]) for q in queries[:100]]
+    engine.search(hybrid_queries[0], mode="hybrid")
+    fusion: list[float] = []
+    learned: list[float] = []
+    for q in hybrid_queries:
+        engine.settings.learned = False
+        fusion += timed(lambda q=q: engine.search(q, mode="hybrid"), 1)
+        engine.settings.learned = True
+        learned += timed(lambda q=q: engine.search(q, mode="hybrid"), 1)
+    results["ranking_trees"] = len(synthetic_ranking().trees)
+    results["hybrid_fusion_p50_ms"] = round(statistics.median(fusion), 3)
+    results["hybrid_fusion_p95_ms"] = round(p(fusion, 0.95), 3)
+    results["hybrid_learned_p50_ms"] = round(statistics.median(learned), 3)
+    results["hybrid_learned_p95_ms"] = round(p(learned, 0.95), 3)
+    results["ranking_adds_p95_ms"] = round(
+        results["hybrid_learned_p95_ms"] - results["hybrid_fusion_p95_ms"], 3
+    )
+
     # -- lookup and symbols ------------------------------------------------------------------
     rnd = random.Random(9)
     sample = rnd.sample(entries, 300)
@@ -321,6 +364,7 @@ def main() -> int:
         "keyword_p50_ms": "< 3",
         "keyword_speedup_vs_rank_bm25": ">= 100",
         "vector_vs_bandwidth_floor": "<= 2.0",
+        "ranking_adds_p95_ms": "<= 3",
         "lookup_p95_ms": "< 1",
         "symbols_p95_ms": "< 15",
         "open_ms": "< 300",

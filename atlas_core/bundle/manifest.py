@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "1.1"
+FORMAT_VERSION = "1.2"
 FORMAT_MAJOR = 1
 FORMAT_MINOR = 1
 MANIFEST = "manifest.json"

@@ -34,12 +34,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RANKING_FILE = "ranking.json"
 RANKING_FORMAT = "atlas-ranking-1"
@@ -117,6 +118,8 @@ class RankContext:
     def __init__(
         self, cols: Mapping[str, Sequence[Any]], file_code: np.ndarray, spec_pubs: frozenset[str]
     ) -> None:
+        import numpy as np
+
         n = len(file_code)
         self.n = n
         self.file_code = np.asarray(file_code, dtype=np.int64)
@@ -165,6 +168,8 @@ def gather(
     """One query's candidates as hybrid search fuses them: the keyword index's top `depth` rows
     and the top `depth` cosines of `cos` (one per row of the bundle, masked here), with their
     features. Training calls this too, so the model learns on exactly what it will score."""
+    import numpy as np
+
     from atlas_core.search.fusion import Ranked, fuse
     from atlas_core.search.keyword import top_k
 
@@ -185,6 +190,8 @@ def candidate_features(
     ctx: RankContext, rows: np.ndarray, fused: np.ndarray, *, identifier: bool
 ) -> Candidates:
     """The features (`FEATURES`) of fused candidates `rows` with their fusion scores `fused`."""
+    import numpy as np
+
     rows = np.asarray(rows, dtype=np.int64)
     fused = np.asarray(fused, dtype=np.float64)
     x = np.zeros((len(rows), len(FEATURES)), dtype=np.float64)
@@ -226,6 +233,8 @@ def _file_features(ctx: RankContext, rows: np.ndarray, fused: np.ndarray, x: np.
 
 def rank(model: RankingModel, cands: Candidates) -> tuple[np.ndarray, np.ndarray]:
     """The candidates' rows re-ordered by the model, with scores in (0, 1), best first."""
+    import numpy as np
+
     scores = 1.0 / (1.0 + np.exp(-model.score(cands.x)))
     order = np.lexsort((cands.rows, -scores))
     return cands.rows[order], scores[order]
@@ -246,6 +255,8 @@ class Tree:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """The leaf value each row of `x` reaches."""
+        import numpy as np
+
         feature, threshold, left, right, value, depth = self._arrays()
         node = np.zeros(len(x), dtype=np.int64)
         rows = np.arange(len(x))
@@ -256,6 +267,8 @@ class Tree:
         return value[node]
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        import numpy as np
+
         cached = self._cached
         if cached is None:
             depth = [0] * len(self.feature)
@@ -288,6 +301,8 @@ class RankingModel:
     features: tuple[str, ...] = FEATURES
 
     def score(self, x: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
         out = z @ self.weights + self.bias
         for tree in self.trees:
@@ -319,6 +334,8 @@ class RankingModel:
     @classmethod
     def from_json(cls, obj: Any, *, where: str = RANKING_FILE) -> RankingModel:
         """A model from its JSON form; BundleError naming `where` for anything else."""
+        import numpy as np
+
         problems = model_problems(obj)
         if problems:
             raise BundleError(
