@@ -55,6 +55,7 @@ class BuildReport:
     skipped_links: int = 0
     skipped_names: int = 0
     ranking: str = ""  # "trained", or why the bundle ranks with the untrained fusion
+    ranking_seconds: float = 0.0  # spent training it
 
     @property
     def chunks_per_s(self) -> float:
@@ -80,6 +81,7 @@ class BuildReport:
             "backend": self.backend,
             "files": self.files,
             "ranking": self.ranking,
+            "ranking_seconds": round(self.ranking_seconds, 3),
             "size": self.size,
             "reuse_note": self.reuse_note,
             "skipped_links": self.skipped_links,
@@ -255,9 +257,11 @@ def _write(
         writer.write_vectors(vectors)
         if ranking and keyword_section is not None:
             stage("training the ranking")
+            training_started = time.perf_counter()
             section, facts["ranking"] = _train_ranking(
                 chunks, vectors, writer.staging, keyword_section, embedder, sources, stage
             )
+            facts["ranking_seconds"] = round(time.perf_counter() - training_started, 3)
             if section is not None:
                 writer.set_section("ranking", section)
         else:
@@ -416,6 +420,7 @@ def build_bundle(
         skipped_links=_skipped(source_set.descriptions, "skipped_links"),
         skipped_names=_skipped(source_set.descriptions, "skipped_names"),
         ranking=str((bundle.manifest.get("build") or {}).get("ranking", "")),
+        ranking_seconds=float((bundle.manifest.get("build") or {}).get("ranking_seconds", 0.0)),
     )
 
 
