@@ -299,15 +299,48 @@ class RankingModel:
     rate: float = 0.1
     info: dict[str, Any] = field(default_factory=dict)
     features: tuple[str, ...] = FEATURES
+    _forest: Any = field(default=None, init=False, repr=False, compare=False)
 
     def score(self, x: np.ndarray) -> np.ndarray:
         import numpy as np
 
         z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
         out = z @ self.weights + self.bias
-        for tree in self.trees:
-            out = out + self.rate * tree.predict(z)
+        if self.trees:
+            out = out + self.rate * self._forest_sum(z)
         return out
+
+    def _forest_sum(self, z: np.ndarray) -> np.ndarray:
+        """Every tree's output summed, all trees walked together a level at a time (one tree at
+        a time costs 30 numpy calls per tree and query; this costs 30 per query)."""
+        import numpy as np
+
+        if self._forest is None:
+            width = max(len(t.feature) for t in self.trees)
+
+            def stack(name: str, fill: float, dtype: Any) -> np.ndarray:
+                rows = [getattr(t, name) + [fill] * (width - len(t.feature)) for t in self.trees]
+                return np.asarray(rows, dtype=dtype)
+
+            depth = max(t._arrays()[5] for t in self.trees)
+            self._forest = (
+                stack("feature", -1, np.int64),
+                stack("threshold", 0.0, np.float64),
+                stack("left", 0, np.int64),
+                stack("right", 0, np.int64),
+                stack("value", 0.0, np.float64),
+                depth,
+            )
+        feature, threshold, left, right, value, depth = self._forest
+        trees = np.arange(len(self.trees))[:, None]
+        rows = np.arange(len(z))[None, :]
+        node = np.zeros((len(self.trees), len(z)), dtype=np.int64)
+        for _ in range(depth):
+            f = feature[trees, node]
+            go_left = z[rows, np.maximum(f, 0)] <= threshold[trees, node]
+            step = np.where(go_left, left[trees, node], right[trees, node])
+            node = np.where(f < 0, node, step)
+        return value[trees, node].sum(axis=0)
 
     def to_json(self) -> dict[str, Any]:
         return {
