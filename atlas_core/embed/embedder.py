@@ -61,13 +61,31 @@ class Embedder:
         """
         if isinstance(texts, str):
             raise TypeError("embed_documents takes a sequence of strings, not one string")
+        return self._embed_many(texts, self.info.document_prefix, batch_size, progress, "chunks")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """float32 (dims,), L2-normalised, with the query prefix applied."""
+        return self._embed(self._prepare([self.info.query_prefix + text]), "query")[0]
+
+    def embed_queries(
+        self, texts: Sequence[str], batch_size: int = 32, progress: bool = False
+    ) -> np.ndarray:
+        """`embed_query` of many texts (row i = texts[i]), batched for throughput as
+        `embed_documents` batches (every thread, longest first) rather than one at a time."""
+        if isinstance(texts, str):
+            raise TypeError("embed_queries takes a sequence of strings, not one string")
+        return self._embed_many(texts, self.info.query_prefix, batch_size, progress, "queries")
+
+    def _embed_many(
+        self, texts: Sequence[str], prefix: str, batch_size: int, progress: bool, unit: str
+    ) -> np.ndarray:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         texts = list(texts)
         out = np.empty((len(texts), self.info.dims), dtype=np.float32)
         if not texts:
             return out
-        prepared = self._prepare([self.info.document_prefix + t for t in texts])
+        prepared = self._prepare([prefix + t for t in texts])
         lengths = np.fromiter((self._length(p) for p in prepared), dtype=np.int64, count=len(texts))
         order = np.argsort(-lengths, kind="stable")
 
@@ -75,7 +93,7 @@ class Embedder:
 
         with tqdm(
             total=len(texts),
-            unit=" chunks",
+            unit=f" {unit}",
             desc=f"embedding [{self.backend}]",
             file=sys.stderr,
             disable=not progress,
@@ -85,18 +103,6 @@ class Embedder:
                 rows = order[start : start + batch_size]
                 out[rows] = self._embed([prepared[i] for i in rows], "documents")
                 bar.update(len(rows))
-        return out
-
-    def embed_query(self, text: str) -> np.ndarray:
-        """float32 (dims,), L2-normalised, with the query prefix applied."""
-        return self._embed(self._prepare([self.info.query_prefix + text]), "query")[0]
-
-    def embed_queries(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        """float32 (len(texts), dims): `embed_query` of each text, a batch at a time."""
-        out = np.empty((len(texts), self.info.dims), dtype=np.float32)
-        for start in range(0, len(texts), batch_size):
-            batch = [self.info.query_prefix + t for t in texts[start : start + batch_size]]
-            out[start : start + len(batch)] = self._embed(self._prepare(batch), "query")
         return out
 
     def count_tokens(self, text: str) -> int:
