@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "crawl",  # crawl, crawl-validate
     "distribution",  # download, backup, restore, publish
     "doctor",  # doctor
+    "setup",  # setup
 )
 # Commands other packages add: each entry point names a ``register(subparsers)`` function. The
 # host package adds `atlas smoke` this way, so the engine never imports the servers it drives.

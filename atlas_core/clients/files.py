@@ -1,0 +1,79 @@
+"""Reading a client's config exactly as it is, a timestamped backup beside it, and an atomic write:
+a temporary file in the same folder renamed over the old one, so a client never reads half a file."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from atlas_core.errors import ConfigError
+
+
+def target(path: Path) -> Path:
+    """The file to write: a symlinked config (a dotfiles repository) is edited where it lives."""
+    return path.resolve() if path.is_symlink() else path
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text with its line endings as they are, or None when there is no file yet."""
+    if not path.exists():
+        return None
+    if not path.is_file():
+        raise ConfigError(
+            f"{path} is not a file",
+            hint="pass the client's config file with --config",
+            path=str(path),
+        )
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded)",
+            hint="save the file as UTF-8, then run atlas setup again",
+            path=str(path),
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read {path}: {exc.strerror or exc}",
+            hint="check the file's permissions, then run atlas setup again",
+            path=str(path),
+        ) from None
+
+
+def backup(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate = path.with_name(f"{path.name}.{stamp}.bak")
+    number = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.{stamp}-{number}.bak")
+        number += 1
+    shutil.copy2(path, candidate)
+    return candidate
+
+
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = (path.stat().st_mode & 0o7777) if path.exists() else _default_mode()
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
