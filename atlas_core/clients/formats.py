@@ -103,8 +103,7 @@ def edit(client: Client, text: str, entry: dict[str, Any], where: str) -> str:
 def snippet(client: Client, entry: dict[str, Any]) -> str:
     """The entry as the user would add it by hand, for messages."""
     if client.format == "toml":
-        body = " ".join(f"{toml_text.key(k)} = {toml_text.value(v)}" for k, v in entry.items())
-        return f"[{client.container}.{SERVER_NAME}] {body}"
+        return f"{SERVER_NAME} = {toml_text.value(entry)} in {client.container}"
     if client.format == "yaml":
-        return f"{client.container}: - {entry}"
+        return f"an item of {client.container}: {json.dumps(entry, ensure_ascii=False)}"
     return json.dumps({client.container: {SERVER_NAME: entry}}, ensure_ascii=False)

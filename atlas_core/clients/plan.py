@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import shutil
 import sys
 import sysconfig
@@ -121,6 +122,8 @@ def plan_setup(client: Client, command: str, args: list[str], config: Path | Non
     if existing == entry:
         return Plan(client, path, before, before if before is not None else "")
     after = formats.edit(client, before or "", entry, where)
+    if before is not None and "\r\n" in before:  # keep a Windows file's line endings
+        after = re.sub(r"(?<!\r)\n", "\r\n", after)
     _check(client, before, after, entry, where)
     return Plan(client, path, before, after)
 
@@ -149,8 +152,8 @@ def apply(plan: Plan) -> Path | None:
     """Write the plan (a no-op when nothing changes); returns the backup of the previous file."""
     if not plan.changed:
         return None
-    saved = files.backup(plan.path) if plan.before is not None else None
     try:
+        saved = files.backup(plan.path) if plan.before is not None else None
         files.write_atomic(plan.path, plan.after)
     except OSError as exc:
         raise ConfigError(
