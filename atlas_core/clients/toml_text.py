@@ -16,7 +16,9 @@ from typing import Any
 from atlas_core.errors import ConfigError
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_ANY_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
+# A table or array-of-tables header on a line of its own (a nested array inside a multi-line value
+# starts with `[` too, but is followed by a comma or more values).
+_ANY_HEADER = re.compile(r"^[ \t]*\[\[?[^\[\]\n]+\]\]?[ \t]*(?:#.*)?$", re.MULTILINE)
 
 
 def _header(table: str, name: str) -> re.Pattern[str]:
@@ -89,7 +91,15 @@ def set_entry(text: str, table: str, name: str, entry: dict[str, Any], *, where:
     kept_blank = trailing.split("\n", 1)[1] if "\n" in trailing else ""
     # Subtables such as [mcp_servers.atlas.env] follow the body and stay; keys set in the body
     # itself that atlas does not manage are written back.
-    own = tomllib.loads(old_body) if old_body.strip() else {}
+    try:
+        own = tomllib.loads(old_body) if old_body.strip() else {}
+    except tomllib.TOMLDecodeError:
+        raise ConfigError(
+            f"atlas setup could not find where [{table}.{name}] ends in {where}; "
+            "it was left unchanged",
+            hint=f"edit the [{table}.{name}] table by hand",
+            path=where,
+        ) from None
     merged = {k: entry[k] for k in entry if k in own or not isinstance(entry[k], dict)}
     body = "".join(f"{key(k)} = {value(v)}\n" for k, v in merged.items())
     if start == len(text) and not text.endswith("\n"):

@@ -60,7 +60,7 @@ def set_entry(text: str, list_key: str, entry: dict[str, Any], *, where: str) ->
     if isinstance(node, yaml.ScalarNode):  # `mcpServers:` with nothing after it
         start, end = node.start_mark.index, node.end_mark.index
         column = key_node.start_mark.column + 2
-        return text[:start] + "\n" + _item(entry, column) + text[end:]
+        return text[:start].rstrip(" \t") + "\n" + _item(entry, column) + text[end:]
     assert isinstance(node, yaml.SequenceNode)
     items = data[list_key]
     index = next(
