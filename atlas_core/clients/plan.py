@@ -152,6 +152,12 @@ def apply(plan: Plan) -> Path | None:
     """Write the plan (a no-op when nothing changes); returns the backup of the previous file."""
     if not plan.changed:
         return None
+    if files.read_text(plan.path) != plan.before:  # the client itself may have saved it meanwhile
+        raise ConfigError(
+            f"{plan.path} changed while atlas setup was reading it; it was left as it is now",
+            hint="run atlas setup again",
+            path=str(plan.path),
+        )
     try:
         saved = files.backup(plan.path) if plan.before is not None else None
         files.write_atomic(plan.path, plan.after)

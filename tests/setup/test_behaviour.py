@@ -177,3 +177,19 @@ def test_a_file_with_windows_line_endings_keeps_them(home: Path, atlas_setup: Se
     raw = config.read_bytes()
     assert b"atlas" in raw
     assert raw.count(b"\n") == raw.count(b"\r\n")
+
+
+def test_a_file_saved_by_the_client_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
+    from atlas_core.clients import apply, find_client, plan_setup
+    from atlas_core.errors import ConfigError
+
+    config = tmp_path / "mcp.json"
+    config.write_text(ORIGINAL)
+    plan = plan_setup(find_client("cursor"), ATLAS_MCP, [], config)
+    config.write_text('{"mcpServers": {}, "savedByCursor": true}')
+
+    with pytest.raises(ConfigError, match="changed while atlas setup was reading it"):
+        apply(plan)
+
+    assert config.read_text() == '{"mcpServers": {}, "savedByCursor": true}'
+    assert list(tmp_path.iterdir()) == [config]
