@@ -5,9 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from atlas_core.errors import ConfigError
 
+if TYPE_CHECKING:
+    from atlas_core.clients import Status
+
+# The registry's names, repeated so `atlas --help` does not import the config editors (a test keeps
+# the two in step).
 CLIENT_NAMES = (
     "claude-code",
     "claude-desktop",
@@ -73,7 +79,7 @@ def run_setup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_list(statuses: list) -> int:
+def _print_list(statuses: list[Status]) -> int:
     width = max(len(s.client.name) for s in statuses)
     for status in statuses:
         detail = f": {status.detail}" if status.detail else ""
