@@ -73,12 +73,10 @@ def server_command() -> str:
     )
 
 
-def server_args(bundle: Path | None, project: Path | None) -> list[str]:
+def server_args(bundle: Path | None) -> list[str]:
+    # `--project` joins these when atlas-mcp opens a project index beside the docs (issue 15).
     args: list[str] = []
-    for flag, path, what in (
-        ("--bundle", bundle, "bundle folder"),
-        ("--project", project, "project"),
-    ):
+    for flag, path, what in (("--bundle", bundle, "bundle folder"),):
         if path is None:
             continue
         absolute = Path(os.path.abspath(path.expanduser()))

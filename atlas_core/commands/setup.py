@@ -42,7 +42,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--dry-run", action="store_true", help="print the change as a diff; write nothing"
     )
     setup.add_argument("--bundle", type=Path, metavar="DIR", help="bundle the server opens")
-    setup.add_argument("--project", type=Path, metavar="PATH", help="project the server opens")
     setup.add_argument(
         "--config", type=Path, metavar="FILE", help="edit this file instead of the client's own"
     )
@@ -61,7 +60,7 @@ def run_setup(args: argparse.Namespace) -> int:
         )
     client = clients.find_client(args.client)
     command = clients.server_command()
-    server_args = clients.server_args(args.bundle, args.project)
+    server_args = clients.server_args(args.bundle)
     plan = clients.plan_setup(client, command, server_args, args.config)
     if not plan.changed:
         print(f"{plan.path}: the atlas entry is already set up for {client.title}; nothing changed")

@@ -108,8 +108,8 @@ CASES = [
 ]
 
 
-def expected_entry(client: str, bundle: Path, project: Path) -> dict[str, Any]:
-    args = ["--bundle", str(bundle), "--project", str(project)]
+def expected_entry(client: str, bundle: Path) -> dict[str, Any]:
+    args = ["--bundle", str(bundle)]
     if client == "opencode":
         return {"type": "local", "command": [ATLAS_MCP, *args], "enabled": True}
     entry: dict[str, Any] = {"command": ATLAS_MCP, "args": args}
@@ -136,16 +136,15 @@ def test_setup_merges_the_entry_into_an_existing_config(
     config = home / case.path
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(case.existing)
-    bundle, project = home / "bundle", home / "work" / "repo"
-    bundle.mkdir()
-    project.mkdir(parents=True)
+    bundle = home / "work" / "bundle"
+    bundle.mkdir(parents=True)
 
-    # Relative paths on the command line become absolute paths in the entry.
-    done = atlas_setup(case.client, "--bundle", "bundle", "--project", "work/repo")
+    # A relative path on the command line becomes an absolute path in the entry.
+    done = atlas_setup(case.client, "--bundle", "work/bundle")
 
     assert done.returncode == 0, done.stderr
     written = config.read_text()
-    assert case.atlas(case.read(written)) == expected_entry(case.client, bundle, project)
+    assert case.atlas(case.read(written)) == expected_entry(case.client, bundle)
     assert case.others(case.read(written)) == case.others(case.read(case.existing))
     # Edited in place: nothing of the old file (comments, spacing, order) was taken away.
     assert is_subsequence(case.existing, written)
