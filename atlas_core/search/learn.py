@@ -232,10 +232,14 @@ def _file_features(ctx: RankContext, rows: np.ndarray, fused: np.ndarray, x: np.
 
 
 def rank(model: RankingModel, cands: Candidates) -> tuple[np.ndarray, np.ndarray]:
-    """The candidates' rows re-ordered by the model, with scores in (0, 1), best first."""
+    """The candidates' rows re-ordered by the model, best first, its scores min-max scaled over
+    the candidates as the fusion scales each list: 1.0 for the best, 0.0 for the last (a sigmoid
+    of the raw score would show nearly every hit as 1.000)."""
     import numpy as np
 
-    scores = 1.0 / (1.0 + np.exp(-model.score(cands.x)))
+    raw = model.score(cands.x)
+    spread = float(raw.max() - raw.min()) if len(raw) else 0.0
+    scores = (raw - raw.min()) / spread if spread > 1e-12 else np.ones_like(raw)
     order = np.lexsort((cands.rows, -scores))
     return cands.rows[order], scores[order]
 

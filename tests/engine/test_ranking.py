@@ -103,6 +103,9 @@ def test_build_trains_a_ranking_that_puts_the_guide_above_the_model_page(
     try:
         assert engine.info().extra["ranking"].startswith("trained (")
         learned = [engine.search(f"create a {t} record", top_k=3)[0].file for t in TOPICS]
+        # Scores are scaled over the candidates as the fusion's are, not a saturated sigmoid.
+        scores = [hit.score for hit in engine.search("retire an old rotor", top_k=8)]
+        assert scores[0] == 1.0 and 0 < scores[-1] < 0.9 and scores == sorted(scores, reverse=True)
         engine.settings.learned = False
         fused = [engine.search(f"create a {t} record", top_k=3)[0].file for t in TOPICS]
     finally:
