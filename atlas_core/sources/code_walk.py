@@ -1,0 +1,220 @@
+"""Walking a code repository for the `code` source: which files are worth indexing, and why not.
+
+Like every source it never follows a link and skips names that are not UTF-8 (see `files`). On top
+of that it leaves out what a repository holds but nobody asks about:
+
+- what git ignores: every `.gitignore` on the way down, each read relative to its own folder,
+  with git's own rules (later patterns win, `!` re-includes, a re-include cannot reach into an
+  ignored folder), and a `.atlasignore` in the same syntax for what is committed but not wanted;
+- vendored and generated folders (`node_modules`, `vendor`, `.venv`, `dist`, `build`, ...);
+- lock files, minified bundles and source maps;
+- binary files (a NUL byte in the first 8 KiB) and files over `max_bytes`.
+
+Each skipped file is counted under its reason, so the build summary can say how many were left
+out and why; the first few of each are named.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from atlas_core.errors import SourceError
+from atlas_core.sources.files import display_path, is_utf8_name
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
+
+MAX_BYTES = 1_000_000  # per file; larger sources are generated or data
+_SNIFF = 8192  # bytes read to tell text from binary
+_MINIFIED_LINE = 1000  # a first-screen line this long in JS/CSS means a bundle, not source
+
+IGNORE_FILES = (".gitignore", ".atlasignore")
+_VENDORED_TEXT = """
+    .git .hg .svn node_modules bower_components jspm_packages vendor third_party third-party
+    .venv venv .tox .nox .mypy_cache .pytest_cache .ruff_cache __pycache__ site-packages
+    dist build out target .gradle .next .nuxt .cache coverage htmlcov .terraform .idea .vscode
+"""
+VENDORED = frozenset(_VENDORED_TEXT.split())
+_LOCK_TEXT = """
+    package-lock.json npm-shrinkwrap.json yarn.lock pnpm-lock.yaml bun.lockb poetry.lock uv.lock
+    Pipfile.lock pdm.lock Cargo.lock Gemfile.lock composer.lock go.sum gradle.lockfile
+    packages.lock.json mix.lock
+"""
+LOCK_FILES = frozenset(_LOCK_TEXT.split())
+_GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".bundle.js", ".pyc", ".class", ".o")
+
+LANGUAGES = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".java": "java",
+    ".groovy": "groovy",
+    ".gradle": "groovy",
+    ".go": "go",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".zsh": "shell",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
+
+
+def language_of(path: str) -> str:
+    """The language a file is chunked as, from its name; "text" for anything else."""
+    return LANGUAGES.get(PurePosixPath(path).suffix.lower(), "text")
+
+
+@dataclass(frozen=True, slots=True)
+class CodeFile:
+    path: Path
+    rel: str  # POSIX path relative to the repository root
+    language: str
+    size: int
+
+
+@dataclass(slots=True)
+class CodeListing:
+    """The files to index and what was skipped, by reason (display paths, sorted)."""
+
+    files: list[CodeFile] = field(default_factory=list)
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+
+    def skip(self, reason: str, rel: str) -> None:
+        self.skipped.setdefault(reason, []).append(rel)
+
+    def counts(self) -> dict[str, int]:
+        """How many files each reason left out (for the manifest and the build summary)."""
+        return {reason: len(entries) for reason, entries in sorted(self.skipped.items())}
+
+
+class _Rules:
+    """The ignore files met on the way down: (folder relative to the root, compiled spec)."""
+
+    def __init__(self) -> None:
+        self._specs: list[tuple[str, GitIgnoreSpec]] = []
+
+    def child(self, folder: Path, rel: str, listing: CodeListing) -> _Rules:
+        import pathspec
+
+        rules = _Rules()
+        rules._specs = list(self._specs)
+        for name in IGNORE_FILES:
+            path = folder / name
+            if not path.is_file() or path.is_symlink():
+                continue
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+                spec = pathspec.GitIgnoreSpec.from_lines(lines)
+            except (OSError, ValueError) as exc:  # an unreadable or malformed ignore file
+                listing.skip(f"unreadable {name} ({exc})", display_path(path))
+                continue
+            rules._specs.append((rel, spec))
+        return rules
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        """git's answer for `rel`: the deepest ignore file with an opinion decides."""
+        verdict = False
+        for base, spec in self._specs:
+            if base and not rel.startswith(base + "/"):
+                continue
+            sub = rel[len(base) + 1 :] if base else rel
+            result = spec.check_file(sub + "/" if is_dir else sub)
+            if result.include is not None:
+                verdict = bool(result.include)
+        return verdict
+
+
+def walk_repository(root: Path, *, max_bytes: int = MAX_BYTES) -> CodeListing:
+    """Every file of the repository at `root` worth indexing (sorted by path), and the rest by
+    the reason it was skipped. SourceError when `root` is not a readable folder."""
+    if not root.is_dir():
+        raise SourceError(
+            f"code source {display_path(root)}: not a folder",
+            hint="pass --source code=PATH with the repository's folder",
+            path=display_path(root),
+        )
+    listing = CodeListing()
+    for path, rel in _walk(root, listing):
+        _consider(path, rel, listing, max_bytes)
+    listing.files.sort(key=lambda f: f.rel)
+    for entries in listing.skipped.values():
+        entries.sort()
+    return listing
+
+
+def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
+    stack: list[tuple[Path, str, _Rules]] = [(root, "", _Rules().child(root, "", listing))]
+    while stack:
+        folder, base, rules = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            listing.skip(f"unreadable folder ({exc.strerror})", display_path(folder))
+            continue
+        for entry in entries:
+            rel = f"{base}/{entry.name}" if base else entry.name
+            shown = display_path(rel)
+            if entry.is_symlink():
+                listing.skip("symbolic link (never followed)", shown)
+            elif not is_utf8_name(entry.name):
+                listing.skip("name is not UTF-8", shown)
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name in VENDORED:
+                    listing.skip("vendored or generated folder", shown + "/")
+                elif rules.ignored(rel, is_dir=True):
+                    listing.skip("ignored (.gitignore or .atlasignore)", shown + "/")
+                else:
+                    child = Path(entry.path)
+                    stack.append((child, rel, rules.child(child, rel, listing)))
+            elif entry.is_file(follow_symlinks=False):
+                if entry.name in IGNORE_FILES:
+                    continue
+                if rules.ignored(rel, is_dir=False):
+                    listing.skip("ignored (.gitignore or .atlasignore)", shown)
+                else:
+                    yield Path(entry.path), rel
+            else:
+                listing.skip("not a regular file", shown)
+
+
+def _consider(path: Path, rel: str, listing: CodeListing, max_bytes: int) -> None:
+    name = path.name
+    if name in LOCK_FILES:
+        listing.skip("lock file", rel)
+        return
+    if name.lower().endswith(_GENERATED_SUFFIXES):
+        listing.skip("minified, compiled or source map", rel)
+        return
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF)
+    except OSError as exc:  # vanished or unreadable since it was listed
+        listing.skip(f"unreadable ({exc.strerror})", rel)
+        return
+    if size > max_bytes:
+        listing.skip(f"larger than {max_bytes:,} bytes", rel)
+        return
+    if b"\0" in head:
+        listing.skip("binary", rel)
+        return
+    language = language_of(rel)
+    bundled = language in ("javascript", "typescript", "tsx") or name.endswith(".css")
+    if bundled and any(len(line) > _MINIFIED_LINE for line in head.splitlines()[:-1]):
+        listing.skip("minified, compiled or source map", rel)
+        return
+    listing.files.append(CodeFile(path, rel, language, size))
