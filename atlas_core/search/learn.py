@@ -150,8 +150,12 @@ class Candidates:
     """One query's fused candidates, best first, and their features: `rows[i]` <-> `x[i]`."""
 
     rows: np.ndarray  # int64
-    fused: np.ndarray  # the fusion's score of each row
     x: np.ndarray  # float64 (len(rows), len(FEATURES))
+
+    @property
+    def fused(self) -> np.ndarray:
+        """The fusion's score of each row (a feature column)."""
+        return self.x[:, _F["fused"]]
 
 
 def gather(
@@ -196,7 +200,7 @@ def candidate_features(
     fused = np.asarray(fused, dtype=np.float64)
     x = np.zeros((len(rows), len(FEATURES)), dtype=np.float64)
     if len(rows) == 0:
-        return Candidates(rows, fused, x)
+        return Candidates(rows, x)
     x[:, _F["fused"]] = fused
     _file_features(ctx, rows, fused, x)
     x[:, _F["depth"]] = ctx.depth[rows]
@@ -208,7 +212,7 @@ def candidate_features(
     if identifier:
         x[:, _F["ident"]] = 1.0
         x[:, _F["ident_model"]] = kinds == _MODEL
-    return Candidates(rows, fused, x)
+    return Candidates(rows, x)
 
 
 def _file_features(ctx: RankContext, rows: np.ndarray, fused: np.ndarray, x: np.ndarray) -> None:
@@ -259,16 +263,9 @@ class Tree:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """The leaf value each row of `x` reaches."""
-        import numpy as np
-
         feature, threshold, left, right, value, depth = self._arrays()
-        node = np.zeros(len(x), dtype=np.int64)
-        rows = np.arange(len(x))
-        for _ in range(depth):
-            f = feature[node]
-            go_left = x[rows, np.maximum(f, 0)] <= threshold[node]
-            node = np.where(f < 0, node, np.where(go_left, left[node], right[node]))
-        return value[node]
+        stacked = (feature[None], threshold[None], left[None], right[None], value[None])
+        return _leaf_values(stacked, depth, x)[0]
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         import numpy as np
@@ -289,6 +286,23 @@ class Tree:
             )
             self._cached = cached
         return cached
+
+
+def _leaf_values(stacked: tuple[np.ndarray, ...], depth: int, z: np.ndarray) -> np.ndarray:
+    """(trees, rows): the leaf each row reaches in each tree, the trees given as stacked node
+    arrays (feature, threshold, left, right, value; one tree per row) walked a level at a time."""
+    import numpy as np
+
+    feature, threshold, left, right, value = stacked
+    trees = np.arange(len(feature))[:, None]
+    rows = np.arange(len(z))[None, :]
+    node = np.zeros((len(feature), len(z)), dtype=np.int64)
+    for _ in range(depth):
+        f = feature[trees, node]
+        go_left = z[rows, np.maximum(f, 0)] <= threshold[trees, node]
+        step = np.where(go_left, left[trees, node], right[trees, node])
+        node = np.where(f < 0, node, step)
+    return value[trees, node]
 
 
 @dataclass
@@ -335,16 +349,8 @@ class RankingModel:
                 stack("value", 0.0, np.float64),
                 depth,
             )
-        feature, threshold, left, right, value, depth = self._forest
-        trees = np.arange(len(self.trees))[:, None]
-        rows = np.arange(len(z))[None, :]
-        node = np.zeros((len(self.trees), len(z)), dtype=np.int64)
-        for _ in range(depth):
-            f = feature[trees, node]
-            go_left = z[rows, np.maximum(f, 0)] <= threshold[trees, node]
-            step = np.where(go_left, left[trees, node], right[trees, node])
-            node = np.where(f < 0, node, step)
-        return value[trees, node].sum(axis=0)
+        *stacked, depth = self._forest
+        return _leaf_values(tuple(stacked), depth, z).sum(axis=0)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -502,8 +508,8 @@ def describe_ranking(manifest: Mapping[str, Any]) -> str:
     """One line on how a bundle ranks hybrid results, from its manifest (`atlas info`)."""
     section = manifest.get("ranking")
     if isinstance(section, Mapping):
-        training = section.get("training") if isinstance(section.get("training"), Mapping) else {}
-        assert isinstance(training, Mapping)
+        training = section.get("training")
+        training = training if isinstance(training, Mapping) else {}
         before, after = training.get("holdout_mrr_fusion"), training.get("holdout_mrr")
         gain = f"; held-out MRR {before} untrained, {after} trained" if before and after else ""
         return f"trained ({section.get('features')} features, {section.get('trees')} trees{gain})"

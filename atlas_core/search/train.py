@@ -233,13 +233,15 @@ def _softmax(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _loss_grad(scores: np.ndarray, y: np.ndarray, valid: np.ndarray) -> tuple[float, np.ndarray]:
-    """Listwise loss -log(probability mass on the answers) and its gradient per score."""
+def _gradient(
+    scores: np.ndarray, y: np.ndarray, valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The softmax over each query's candidates and the gradient per score of the listwise loss
+    -log(probability mass on the answers)."""
     p = _softmax(scores, valid)
     mass = (p * y).sum(axis=1)
     target = p * y / np.maximum(mass, 1e-300)[:, None]
-    loss = float(-np.log(np.maximum(mass, 1e-300)).mean())
-    return loss, (p - target) / len(scores)
+    return p, (p - target) / len(scores)
 
 
 def mrr(scores: np.ndarray, y: np.ndarray, valid: np.ndarray) -> float:
@@ -406,7 +408,7 @@ def _fit_one(
     v = np.zeros_like(w)
     best = (mrr(hz @ w, hy, hvalid), w.copy(), 0)
     for epoch in range(1, epochs + 1):
-        _, grad_s = _loss_grad(z @ w, y, valid)
+        _, grad_s = _gradient(z @ w, y, valid)
         grad = np.einsum("qc,qcf->f", grad_s, z) + l2 * (w - w0)
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad * grad
@@ -426,8 +428,7 @@ def _fit_one(
         flat_z = z[valid]
         best_count = 0
         for number in range(1, trees + 1):
-            _, grad_s = _loss_grad(train_s, y, valid)
-            p = _softmax(train_s, valid)
+            p, grad_s = _gradient(train_s, y, valid)
             hess = np.maximum(p * (1 - p), 1e-6) / len(train_s)
             tree = _fit_tree(
                 flat_z, grad_s[valid], hess[valid], tree_depth, min_leaf=20 / len(train_s), lam=1e-3
@@ -446,12 +447,6 @@ def _fit_one(
                 break
         forest = forest[:best_count]
     return _Fitted(w, forest, baseline, linear, final, stopped)
-
-
-def kinds_of(ctx: RankContext) -> dict[str, int]:
-    """How many chunks of each page kind a bundle has (for the build log)."""
-    counts = np.bincount(ctx.kind, minlength=len(PAGE_KINDS))
-    return {kind: int(c) for kind, c in zip(PAGE_KINDS, counts, strict=True)}
 
 
 def train_ranking(

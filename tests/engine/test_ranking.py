@@ -295,7 +295,7 @@ def _synthetic(count: int, seed: int, *, helpful: bool) -> list[tuple[Candidates
         labels[answer] = 1
         x[:, model_col] = kinds == 1
         x[:, guide_col] = kinds == 0
-        data.append((Candidates(np.arange(k), fused, x), labels))
+        data.append((Candidates(np.arange(k), x), labels))
     return data
 
 
