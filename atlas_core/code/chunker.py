@@ -44,6 +44,7 @@ MAX_HEADER_LINES = 8
 _MODULE_SCOPE = Scope()
 # Text made of these characters alone (a class's closing brace) joins the piece before it.
 _CLOSERS = frozenset("})];, \t")
+_OPENERS = frozenset("{[(- \t")
 
 
 def chunk_code(text: str, language: str, *, fits: Fits) -> CodeChunking:
@@ -164,13 +165,21 @@ class _Chunker:
         kept: list[_Atom] = []
         for atom in atoms:
             if atom.definition is not None:
-                while kept and _is_comment(kept[-1]) and kept[-1].node is not None:
-                    comment_end = self._lines_of(kept[-1].node)[1]
-                    if comment_end < atom.start - 1:
-                        break
+                while kept and self._leads_into(kept[-1], atom):
                     atom.start = kept.pop().start
             kept.append(atom)
         return kept
+
+    def _leads_into(self, before: _Atom, definition: _Atom) -> bool:
+        """Whether `before` belongs to the definition after it: a comment or decorator directly
+        above it, or a lone opening bracket or document marker (a JSON file's `{`, YAML's
+        `---`), which is no piece of its own."""
+        if before.node is None:
+            return False
+        if before.node.type in COMMENTS:
+            return self._lines_of(before.node)[1] >= definition.start - 1
+        span = self.lines.trimmed(before.start, before.end)
+        return span is not None and set(self.lines.text(*span)) <= _OPENERS
 
     def _expand(self, atom: _Atom, scope: Scope) -> list[_Atom]:
         """The parts of an atom too long for one piece: its node's children (descending while one
@@ -308,10 +317,6 @@ class _Chunker:
             header=owner.header if split and span.index else "",
             part=span.index + 1 if split else 0,
         )
-
-
-def _is_comment(atom: _Atom) -> bool:
-    return atom.node is not None and atom.node.type in COMMENTS
 
 
 def _top_nodes(root: Node, language: str) -> list[Node]:
