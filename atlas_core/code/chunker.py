@@ -42,6 +42,8 @@ MAX_ERROR_SHARE = 0.3
 # A split definition's later parts carry at most this many signature lines as their header.
 MAX_HEADER_LINES = 8
 _MODULE_SCOPE = Scope()
+# How many atoms one look-ahead may take into a piece at once.
+_MAX_TAKE = 256
 # Text made of these characters alone (a class's closing brace) joins the piece before it.
 _CLOSERS = frozenset("})];, \t")
 _OPENERS = frozenset("{[(- \t")
@@ -91,7 +93,8 @@ class _Owner:
     kind: str
     symbol: str = ""
     parent: str = ""
-    header: str = ""
+    definition: Definition | None = None
+    header: str | None = None  # the signature, read when a second piece needs it
     pieces: int = 0
     scope: Scope = _MODULE_SCOPE
 
@@ -109,9 +112,11 @@ class _Chunker:
     def __init__(self, text: str, document: Document, language: str, fits: Fits) -> None:
         self.lines = Lines(text)
         self.starts = document.byte_starts
+        self.data = document.data
         self.language = language
         self.fits = fits
         self.spans: list[_Span] = []
+        self._last_fit: tuple[object, bool] = (None, False)
 
     def chunk(self, root: Node) -> list[CodePiece]:
         module = _Owner("module")
@@ -139,7 +144,7 @@ class _Chunker:
             start, end = self._lines_of(node)
             if end < free or start > hi:
                 continue
-            found = definition(node, self.language, scope) if node.is_named else None
+            found = definition(node, self.language, scope, self.data) if node.is_named else None
             if start < free:
                 before = atoms[-1] if atoms else None
                 if found and before and before.definition is None and before.start < start:
@@ -215,7 +220,7 @@ class _Chunker:
             if span is None:
                 continue
             if self._fits(span, owner):
-                current = [span[0], atom.end]
+                current = [span[0], self._take_fitting(stack, span[0], atom.end, owner)]
                 continue
             alone = self.lines.trimmed(atom.start, atom.end)
             if current and alone is not None and self._fits(alone, owner, opened=True):
@@ -229,18 +234,56 @@ class _Chunker:
             # One line longer than the budget: cut it in characters.
             self._close(current, owner)
             current = []
-            first = owner.header if owner.pieces else ""
+            header = self._header(owner)
             line = self.lines.lines[atom.start]
-            for stretch in cut_line(line, self.fits, first, owner.header):
+            for stretch in cut_line(line, self.fits, header if owner.pieces else "", header):
                 self._add(_Span(atom.start, atom.start, owner, owner.pieces, stretch))
         self._close(current, owner)
+
+    def _take_fitting(self, stack: list[_Atom], start: int, end: int, owner: _Owner) -> int:
+        """Take from the top of `stack` as many plain atoms as still fit in the piece from line
+        `start` (which fits up to `end`); the new end. Doubling then bisecting the number taken
+        gives the greedy answer with a few `fits` calls instead of one per atom."""
+        plain = 0
+        while plain < len(stack) and plain < _MAX_TAKE and _is_plain(stack[-1 - plain], owner):
+            plain += 1
+        good, bad, count = 0, plain + 1, 1
+        while count <= plain:
+            if self._fits_to(start, stack[-count].end, owner):
+                good, count = count, count * 2
+            else:
+                bad = count
+                break
+        else:
+            if good < plain and self._fits_to(start, stack[-plain].end, owner):
+                good = plain
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if self._fits_to(start, stack[-middle].end, owner):
+                good = middle
+            else:
+                bad = middle
+        if good:
+            end = stack[-good].end
+            del stack[len(stack) - good :]
+        return end
+
+    def _fits_to(self, start: int, end: int, owner: _Owner) -> bool:
+        span = self.lines.trimmed(start, end)
+        return span is None or self._fits(span, owner)
 
     def _fits(self, span: tuple[int, int], owner: _Owner, *, opened: bool = False) -> bool:
         """Whether lines `span` fit as the owner's next piece (`opened`: after the open one),
         with the owner's header above them unless they would be its first piece."""
-        text = self.lines.text(*span)
         later = owner.pieces > 0 or opened
-        return self.fits(with_header(owner.header, text) if later else text)
+        key = (span, later, owner)
+        if self._last_fit[0] != key:  # the look-ahead's last answer is asked again next
+            text = self.lines.text(*span)
+            self._last_fit = (
+                key,
+                self.fits(with_header(self._header(owner), text) if later else text),
+            )
+        return self._last_fit[1]
 
     def _close(self, current: list[int], owner: _Owner) -> None:
         if not current:
@@ -259,7 +302,7 @@ class _Chunker:
             return False
         before = self.spans[-1]
         text = self.lines.text(before.start, end)
-        header = before.owner.header if before.index else ""
+        header = self._header(before.owner) if before.index else ""
         if not self.fits(with_header(header, text)):
             return False
         before.end = end
@@ -276,7 +319,7 @@ class _Chunker:
         assert found is not None and atom.node is not None
         parent = found.parent if found.parent is not None else chain
         scope = Scope(in_class=found.members_apart)
-        owner = _Owner(found.kind, found.symbol, parent, self._header(found), scope=scope)
+        owner = _Owner(found.kind, found.symbol, parent, found, scope=scope)
         inner = f"{parent}.{found.symbol}" if parent else found.symbol
         if not found.members_apart:
             span = self.lines.trimmed(atom.start, atom.end)
@@ -292,16 +335,24 @@ class _Chunker:
             atoms = self._tile(atom.start, atom.end, nodes, scope)
         self._pack(atoms, owner, inner)
 
-    def _header(self, found: Definition) -> str:
-        """The signature lines of a definition: from its start to the line its body opens on."""
+    def _header(self, owner: _Owner) -> str:
+        """The signature lines of the owner's definition: from its start to the line its body
+        opens on ("" for the module, or when the signature would take over half the budget)."""
+        if owner.header is not None:
+            return owner.header
+        found = owner.definition
+        owner.header = ""
+        if found is None:
+            return ""
         start = self._line(found.core.start_byte)
         end = start
         before_body = found.body.prev_sibling if found.body is not None else None
         if before_body is not None:
             end = max(start, self._lines_of(before_body)[1])
         header = self.lines.text(start, min(end, start + MAX_HEADER_LINES - 1)).strip("\n")
-        # Kept only when it leaves at least as much room for the part below it.
-        return header if header.strip() and self.fits(f"{header}\n{header}") else ""
+        if header.strip() and self.fits(f"{header}\n{header}"):
+            owner.header = header
+        return owner.header
 
     def _piece(self, span: _Span) -> CodePiece:
         owner = span.owner
@@ -314,9 +365,16 @@ class _Chunker:
             symbol=owner.symbol,
             kind=owner.kind,
             parent=owner.parent,
-            header=owner.header if split and span.index else "",
+            header=self._header(owner) if split and span.index else "",
             part=span.index + 1 if split else 0,
         )
+
+
+def _is_plain(atom: _Atom, owner: _Owner) -> bool:
+    """Whether `atom` is packed as it is (no definition, no member group to open)."""
+    if atom.definition is not None:
+        return False
+    return atom.node is None or not (owner.scope.in_class and atom.node.type in MEMBER_GROUPS)
 
 
 def _top_nodes(root: Node, language: str) -> list[Node]:

@@ -7,6 +7,7 @@ split at) or None. Everything else about chunking is the same for every language
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -51,15 +52,27 @@ _JS_FUNCTIONS = frozenset(
 _JS_CLASSES = frozenset({"class", "class_expression"})
 
 
-def definition(node: Node, language: str, scope: Scope) -> Definition | None:
+def definition(node: Node, language: str, scope: Scope, source: bytes) -> Definition | None:
+    """The definition `node` is (in a file whose UTF-8 text is `source`), or None."""
     reader = _READERS.get(language)
-    return reader(node, scope) if reader is not None else None
+    if reader is None:
+        return None
+    token = _source.set(source)
+    try:
+        return reader(node, scope)
+    finally:
+        _source.reset(token)
+
+
+# The file being read, for names: slicing it is far cheaper than `Node.text`, which a tree parsed
+# from a reader callback has to fetch again.
+_source: ContextVar[bytes] = ContextVar("_source", default=b"")
 
 
 def _text(node: Node | None) -> str:
-    if node is None or node.text is None:
+    if node is None:
         return ""
-    return node.text.decode("utf-8", "replace")
+    return _source.get()[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _named(kind: str, node: Node, *, apart: bool = False, name_field: str = "name") -> Definition:
