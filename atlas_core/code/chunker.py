@@ -214,7 +214,8 @@ class _Chunker:
                 self._define(atom, chain)
                 continue
             if atom.node is not None and atom.node.type in MEMBER_GROUPS and owner.scope.in_class:
-                stack.extend(self._expand(atom, owner.scope)[::-1])
+                members = self._expand(atom, owner.scope) or [_Atom(atom.start, atom.end)]
+                stack.extend(members[::-1])
                 continue
             span = self.lines.trimmed(current[0] if current else atom.start, atom.end)
             if span is None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from atlas_core.code import chunk_code, fixed_windows, line_windows
@@ -107,3 +111,30 @@ def test_fixed_windows_cut_a_text_without_newlines_at_the_size() -> None:
 def test_fixed_windows_refuse_an_overlap_as_large_as_the_window() -> None:
     with pytest.raises(ValueError, match="overlap"):
         fixed_windows("text", size=800, overlap=800)
+
+
+def test_a_missing_grammar_package_gives_line_windows(tmp_path: Path) -> None:
+    # The grammar cache is per process, so the package is hidden in a process of its own.
+    script = (
+        "import sys\n"
+        "sys.modules['tree_sitter_go'] = None  # as if the package were not installed\n"
+        "from atlas_core.code import chunk_code\n"
+        "chunking = chunk_code('package main\\n\\nfunc main() {}\\n', 'go', fits=lambda t: True)\n"
+        "print(chunking.fallback)\n"
+        "print([(p.kind, p.line_start, p.line_end) for p in chunking.pieces])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert done.stdout.splitlines() == ["no grammar for go", "[('window', 1, 3)]"]
+
+
+def test_a_yaml_list_at_the_top_is_module_code() -> None:
+    text = "- name: install\n  apt: pkg\n- name: run\n  shell: echo hi\n"
+    fits = budget(30)
+    chunking = chunk_code(text, "yaml", fits=fits)
+    assert chunking.fallback == ""
+    assert [(p.kind, p.line_start, p.line_end) for p in chunking.pieces] == [
+        ("module", 1, 2),
+        ("module", 3, 4),
+    ]

@@ -3,6 +3,8 @@ found, their kinds, parents and line ranges, and pieces well formed at any budge
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from atlas_core.code import CodePiece, chunk_code
@@ -188,3 +190,47 @@ def test_a_long_json_value_is_split_by_its_children() -> None:
     assert all(p.kind == "key" for p in scripts)
     assert all(p.header == '  "scripts": {' for p in scripts[1:])
     assert_well_formed(text, chunking.pieces, fits)
+
+
+def test_a_broken_enum_body_loses_no_line() -> None:
+    # A member group (Java's enum_body_declarations) sharing a line with the constants once
+    # dropped the statement left in it.
+    text = "class A {\n    enum Mode {\n        SYNC, ASYNC;\n            return this == SYNC;\n    }\n}\n"
+    fits = budget(15)
+    assert_well_formed(text, chunk_code(text, "java", fits=fits).pieces, fits)
+
+
+def mutated(text: str, rng: random.Random) -> str:
+    """`text` with lines dropped, shuffled or cut off, stray brackets typed in, or a long line."""
+    lines = text.split("\n")
+    operation = rng.randrange(5)
+    if operation == 0:
+        for _ in range(rng.randrange(1, 6)):
+            del lines[rng.randrange(len(lines))]
+    elif operation == 1:
+        start = rng.randrange(len(lines))
+        block = lines[start : start + rng.randrange(2, 10)]
+        rng.shuffle(block)
+        lines[start : start + len(block)] = block
+    elif operation == 2:
+        at = rng.randrange(len(text))
+        noise = "".join(rng.choice("{}()[];:\"'`\\\n é\t\r") for _ in range(rng.randrange(1, 20)))
+        return text[:at] + noise + text[at:]
+    elif operation == 3:
+        lines = lines[: rng.randrange(len(lines))]
+    else:
+        lines.insert(
+            rng.randrange(len(lines) + 1), "  x = '" + "ab " * rng.randrange(10, 300) + "'"
+        )
+    return "\n".join(lines)
+
+
+def test_edited_and_broken_sources_still_give_well_formed_pieces() -> None:
+    rng = random.Random(15)
+    for _ in range(300):
+        name, language = rng.choice(CASES)
+        text = mutated(snippet(name), rng)
+        fits = budget(rng.choice([15, 40, 90, 200, 600]))
+        chunking = chunk_code(text, language, fits=fits)
+        assert not chunking.fallback.startswith("chunker failed"), (name, chunking.fallback)
+        assert_well_formed(text, chunking.pieces, fits)

@@ -172,3 +172,31 @@ def test_non_ascii_text_keeps_its_line_numbers() -> None:
     pieces = chunk_code(text, "python", fits=budget(1000)).pieces
     assert labels(pieces) == [("module", "", "", 1, 3), ("function", "", "café", 6, 8)]
     assert pieces[1].text == lines_of(text, 6, 8)
+
+
+def test_class_attributes_after_a_method_are_a_later_part_of_the_class() -> None:
+    text = (
+        "class Config:\n"
+        '    """Settings."""\n\n'
+        '    url = "x"\n\n'
+        "    def load(self):\n        return 1\n\n"
+        "    retries = 3\n    backoff = 2.0\n\n"
+        "    def save(self):\n        return 2\n"
+    )
+    pieces = chunk_code(text, "python", fits=budget(500)).pieces
+    assert [(p.kind, p.symbol, p.part, p.header, p.line_start, p.line_end) for p in pieces] == [
+        ("class", "Config", 1, "", 1, 4),
+        ("method", "load", 0, "", 6, 7),
+        ("class", "Config", 2, "class Config:", 9, 10),
+        ("method", "save", 0, "", 12, 13),
+    ]
+
+
+def test_a_small_syntax_error_still_chunks_by_definition() -> None:
+    text = "def broken(:\n    return 1\n\n\ndef fine():\n    return 2\n"
+    chunking = chunk_code(text, "python", fits=budget(500))
+    assert chunking.fallback == ""
+    assert labels(chunking.pieces) == [
+        ("function", "", "broken", 1, 2),
+        ("function", "", "fine", 5, 6),
+    ]
