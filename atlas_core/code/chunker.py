@@ -16,16 +16,16 @@ from __future__ import annotations
 import logging
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from atlas_core.code.definitions import (
     COMMENTS,
     MEMBER_GROUPS,
-    TRANSPARENT,
     Definition,
     Scope,
     definition,
+    opened_body,
+    top_level_nodes,
 )
 from atlas_core.code.grammars import ParseFailed, error_share, grammar, parse
 from atlas_core.code.pieces import CodeChunking, CodePiece, Fits, Lines, cut_line, with_header
@@ -86,7 +86,7 @@ class _Atom:
     definition: Definition | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Owner:
     """What a run of pieces belongs to: a definition, or the module."""
 
@@ -120,7 +120,9 @@ class _Chunker:
 
     def chunk(self, root: Node) -> list[CodePiece]:
         module = _Owner("module")
-        top = self._tile(0, len(self.lines) - 1, _top_nodes(root, self.language), Scope(top=True))
+        top = self._tile(
+            0, len(self.lines) - 1, top_level_nodes(root, self.language), Scope(top=True)
+        )
         self._pack(top, module, "")
         return [self._piece(span) for span in self.spans]
 
@@ -277,13 +279,11 @@ class _Chunker:
         """Whether lines `span` fit as the owner's next piece (`opened`: after the open one),
         with the owner's header above them unless they would be its first piece."""
         later = owner.pieces > 0 or opened
-        key = (span, later, owner)
-        if self._last_fit[0] != key:  # the look-ahead's last answer is asked again next
+        key = (span, later, owner)  # the look-ahead's last answer is asked again next
+        if self._last_fit[0] != key:
             text = self.lines.text(*span)
-            self._last_fit = (
-                key,
-                self.fits(with_header(self._header(owner), text) if later else text),
-            )
+            fits = self.fits(with_header(self._header(owner), text) if later else text)
+            self._last_fit = (key, fits)
         return self._last_fit[1]
 
     def _close(self, current: list[int], owner: _Owner) -> None:
@@ -332,7 +332,7 @@ class _Chunker:
         if found.body is None:
             atoms = [_Atom(atom.start, atom.end, found.core)]
         else:
-            nodes = _around(atom.node, found.body)
+            nodes = opened_body(atom.node, found.body)
             atoms = self._tile(atom.start, atom.end, nodes, scope)
         self._pack(atoms, owner, inner)
 
@@ -358,7 +358,7 @@ class _Chunker:
     def _piece(self, span: _Span) -> CodePiece:
         owner = span.owner
         text = span.text if span.text is not None else self.lines.text(span.start, span.end)
-        split = owner.pieces > 1 and owner.kind not in ("module", "window")
+        split = owner.pieces > 1 and owner.definition is not None
         return CodePiece(
             text=text,
             line_start=span.start + 1,
@@ -376,34 +376,3 @@ def _is_plain(atom: _Atom, owner: _Owner) -> bool:
     if atom.definition is not None:
         return False
     return atom.node is None or not (owner.scope.in_class and atom.node.type in MEMBER_GROUPS)
-
-
-def _top_nodes(root: Node, language: str) -> list[Node]:
-    """The file's top-level nodes, looking through the nodes that only hold them."""
-    transparent = TRANSPARENT.get(language, frozenset())
-    found: list[Node] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node is root or node.type in transparent:
-            stack.extend(node.children[::-1])
-        else:
-            found.append(node)
-    return found
-
-
-def _around(top: Node, body: Node) -> list[Node]:
-    """The nodes of `top` with `body` opened: on the way down from `top` to `body`, the children
-    before the way, then `body`'s children, then the children after the way."""
-    path = [body]
-    while path[-1].id != top.id and path[-1].parent is not None:
-        path.append(path[-1].parent)
-    path.reverse()
-    before: list[Node] = []
-    after: list[Node] = []
-    for outer, inner in pairwise(path):
-        children = outer.children
-        at = next(i for i, child in enumerate(children) if child.id == inner.id)
-        before.extend(children[:at])
-        after[:0] = children[at + 1 :]
-    return [*before, *body.children, *after]

@@ -2,13 +2,15 @@
 
 `definition(node, language, scope)` answers for one node: a `Definition` (its kind, its own name,
 the node that is the definition proper without `export`/decorator wrappers, the block its body is
-split at) or None. Everything else about chunking is the same for every language.
+split at) or None; `top_level_nodes` and `opened_body` find the nodes a file and a definition
+are chunked into. Everything else about chunking is the same for every language.
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -67,6 +69,37 @@ def definition(node: Node, language: str, scope: Scope, source: bytes) -> Defini
 # The file being read, for names: slicing it is far cheaper than `Node.text`, which a tree parsed
 # from a reader callback has to fetch again.
 _source: ContextVar[bytes] = ContextVar("_source", default=b"")
+
+
+def top_level_nodes(root: Node, language: str) -> list[Node]:
+    """The file's top-level nodes, looking through the nodes that only hold them."""
+    transparent = TRANSPARENT.get(language, frozenset())
+    found: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is root or node.type in transparent:
+            stack.extend(node.children[::-1])
+        else:
+            found.append(node)
+    return found
+
+
+def opened_body(top: Node, body: Node) -> list[Node]:
+    """The nodes of `top` with `body` opened: on the way down from `top` to `body`, the children
+    before the way, then `body`'s children, then the children after the way."""
+    path = [body]
+    while path[-1].id != top.id and path[-1].parent is not None:
+        path.append(path[-1].parent)
+    path.reverse()
+    before: list[Node] = []
+    after: list[Node] = []
+    for outer, inner in pairwise(path):
+        children = outer.children
+        at = next(i for i, child in enumerate(children) if child.id == inner.id)
+        before.extend(children[:at])
+        after[:0] = children[at + 1 :]
+    return [*before, *body.children, *after]
 
 
 def _text(node: Node | None) -> str:
