@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.code import chunk_code, fixed_windows, line_windows
+from atlas_core.code import chunk_code, fixed_windows, grammars, line_windows
 from tests.code.checks import assert_well_formed, budget
 
 NOTES = "".join(f"Step {n}: export the glossary domain number {n} to CSV.\n" for n in range(40))
@@ -138,3 +138,20 @@ def test_a_yaml_list_at_the_top_is_module_code() -> None:
         ("module", 1, 2),
         ("module", 3, 4),
     ]
+
+
+def test_a_parse_over_its_time_budget_falls_back_and_the_next_parse_works(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No real file is slow enough to parse in a test, so the budget is set to nothing instead.
+    text = "".join(f"def handler_{n}(event):\n    return event[{n}]\n\n" for n in range(3000))
+    fits = budget(500)
+    monkeypatch.setattr(grammars, "PARSE_BUDGET_S", 0.0)
+    chunking = chunk_code(text, "python", fits=fits)
+    assert chunking.fallback == "tree-sitter failed: parsing ran over 0 s"
+    assert {p.kind for p in chunking.pieces} == {"window"}
+    assert_well_formed(text, chunking.pieces, fits)
+    monkeypatch.undo()
+    chunking = chunk_code(text, "python", fits=fits)
+    assert chunking.fallback == ""
+    assert [p.symbol for p in chunking.pieces] == [f"handler_{n}" for n in range(3000)]
