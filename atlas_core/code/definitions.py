@@ -1,6 +1,6 @@
 """Which syntax nodes are definitions, per language, and what each one is called.
 
-`definition(node, language, scope)` answers for one node: a `Definition` (its kind, its own name,
+`definition(node, language, scope, source)` answers for one node: a `Definition` (its kind, its own name,
 the node that is the definition proper without `export`/decorator wrappers, the block its body is
 split at) or None; `top_level_nodes` and `opened_body` find the nodes a file and a definition
 are chunked into. Everything else about chunking is the same for every language.
@@ -8,7 +8,6 @@ are chunked into. Everything else about chunking is the same for every language.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -57,18 +56,7 @@ _JS_CLASSES = frozenset({"class", "class_expression"})
 def definition(node: Node, language: str, scope: Scope, source: bytes) -> Definition | None:
     """The definition `node` is (in a file whose UTF-8 text is `source`), or None."""
     reader = _READERS.get(language)
-    if reader is None:
-        return None
-    token = _source.set(source)
-    try:
-        return reader(node, scope)
-    finally:
-        _source.reset(token)
-
-
-# The file being read, for names: slicing it is far cheaper than `Node.text`, which a tree parsed
-# from a reader callback has to fetch again.
-_source: ContextVar[bytes] = ContextVar("_source", default=b"")
+    return reader(node, scope, source) if reader is not None else None
 
 
 def top_level_nodes(root: Node, language: str) -> list[Node]:
@@ -102,60 +90,63 @@ def opened_body(top: Node, body: Node) -> list[Node]:
     return [*before, *body.children, *after]
 
 
-def _text(node: Node | None) -> str:
+def _text(node: Node | None, source: bytes) -> str:
+    # Sliced from the file: far cheaper than `Node.text`, which a tree parsed from a reader
+    # callback has to fetch again.
     if node is None:
         return ""
-    return _source.get()[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _named(kind: str, node: Node, *, apart: bool = False, name_field: str = "name") -> Definition:
-    return Definition(kind, _text(node.child_by_field_name(name_field)), node, _body(node), apart)
+def _named(kind: str, node: Node, source: bytes, *, apart: bool = False) -> Definition:
+    name = _text(node.child_by_field_name("name"), source)
+    return Definition(kind, name, node, _body(node), apart)
 
 
 def _body(node: Node) -> Node | None:
     return node.child_by_field_name("body")
 
 
-def _python(node: Node, scope: Scope) -> Definition | None:
+def _python(node: Node, scope: Scope, source: bytes) -> Definition | None:
     if node.type == "decorated_definition":
         inner = node.child_by_field_name("definition")
-        return _python(inner, scope) if inner is not None else None
+        return _python(inner, scope, source) if inner is not None else None
     if node.type == "function_definition":
-        return _named("method" if scope.in_class else "function", node)
+        return _named("method" if scope.in_class else "function", node, source)
     if node.type == "class_definition":
-        return _named("class", node, apart=True)
+        return _named("class", node, source, apart=True)
     return None
 
 
-def _javascript(node: Node, scope: Scope) -> Definition | None:
+def _javascript(node: Node, scope: Scope, source: bytes) -> Definition | None:
     kind = node.type
     if kind == "export_statement":
         inner = node.child_by_field_name("declaration") or node.child_by_field_name("value")
-        return _javascript(inner, scope) if inner is not None else None
+        return _javascript(inner, scope, source) if inner is not None else None
     if kind in ("function_declaration", "generator_function_declaration"):
-        return _named("function", node)
+        return _named("function", node, source)
     if kind in ("class_declaration", "abstract_class_declaration", "class"):
-        found = _named("class", node, apart=True)
+        found = _named("class", node, source, apart=True)
         return found if found.symbol else None
     if kind == "method_definition":
-        return _named("method", node)
+        return _named("method", node, source)
     if kind in ("field_definition", "public_field_definition"):
         value = node.child_by_field_name("value")
         name = node.child_by_field_name("property") or node.child_by_field_name("name")
         if value is not None and value.type in _JS_FUNCTIONS:
-            return Definition("method", _text(name), value, _body(value))
+            return Definition("method", _text(name, source), value, _body(value))
         return None
     if kind == "interface_declaration":
-        return _named("interface", node)
+        return _named("interface", node, source)
     if kind == "type_alias_declaration":
-        return Definition("type", _text(node.child_by_field_name("name")), node, None)
+        return Definition("type", _text(node.child_by_field_name("name"), source), node, None)
     if kind == "enum_declaration":
-        return _named("enum", node)
+        return _named("enum", node, source)
     if kind in ("lexical_declaration", "variable_declaration"):
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
         if len(declarators) != 1:
             return None
-        name = _text(declarators[0].child_by_field_name("name"))
+        name = _text(declarators[0].child_by_field_name("name"), source)
         value = declarators[0].child_by_field_name("value")
         if value is None:
             return None
@@ -172,36 +163,36 @@ def _javascript(node: Node, scope: Scope) -> Definition | None:
         right = assignment.child_by_field_name("right")
         if right is None or right.type not in _JS_FUNCTIONS:
             return None
-        left = _text(assignment.child_by_field_name("left"))
+        left = _text(assignment.child_by_field_name("left"), source)
         return Definition("function", left.rsplit(".", 1)[-1], right, _body(right))
     return None
 
 
-def _java(node: Node, scope: Scope) -> Definition | None:
+def _java(node: Node, scope: Scope, source: bytes) -> Definition | None:
     kind = node.type
     if kind in ("class_declaration", "record_declaration"):
-        return _named("class", node, apart=True)
+        return _named("class", node, source, apart=True)
     if kind == "enum_declaration":
-        return _named("enum", node, apart=True)
+        return _named("enum", node, source, apart=True)
     if kind in ("interface_declaration", "annotation_type_declaration"):
-        return _named("interface", node)
+        return _named("interface", node, source)
     if kind in ("method_declaration", "constructor_declaration", "compact_constructor_declaration"):
-        return _named("method", node)
+        return _named("method", node, source)
     return None
 
 
-def _groovy(node: Node, scope: Scope) -> Definition | None:
+def _groovy(node: Node, scope: Scope, source: bytes) -> Definition | None:
     kind = node.type
     if kind == "class_declaration":
-        return _named("class", node, apart=True)
+        return _named("class", node, source, apart=True)
     if kind == "enum_declaration":
-        return _named("enum", node, apart=True)
+        return _named("enum", node, source, apart=True)
     if kind == "interface_declaration":
-        return _named("interface", node)
+        return _named("interface", node, source)
     if kind in ("method_declaration", "constructor_declaration"):
-        return _named("method", node)
+        return _named("method", node, source)
     if kind == "function_definition":
-        return _named("method" if scope.in_class else "function", node)
+        return _named("method" if scope.in_class else "function", node, source)
     if kind in ("local_variable_declaration", "field_declaration", "declaration"):
         # `def transform = { row -> ... }`: a closure given a name is a function by another syntax.
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
@@ -210,30 +201,32 @@ def _groovy(node: Node, scope: Scope) -> Definition | None:
         value = declarators[0].child_by_field_name("value")
         if value is None or value.type != "closure":
             return None
-        name = _text(declarators[0].child_by_field_name("name"))
+        name = _text(declarators[0].child_by_field_name("name"), source)
         return Definition("method" if scope.in_class else "function", name, value, value)
     return None
 
 
-def _go(node: Node, scope: Scope) -> Definition | None:
+def _go(node: Node, scope: Scope, source: bytes) -> Definition | None:
     kind = node.type
     if kind == "function_declaration":
-        return _named("function", node)
+        return _named("function", node, source)
     if kind == "method_declaration":
-        found = _named("method", node)
-        return Definition(found.kind, found.symbol, node, found.body, parent=_receiver(node))
+        found = _named("method", node, source)
+        return Definition(
+            found.kind, found.symbol, node, found.body, parent=_receiver(node, source)
+        )
     if kind == "type_declaration":
         specs = [c for c in node.named_children if c.type in ("type_spec", "type_alias")]
         if not specs:
             return None
         shape = specs[0].child_by_field_name("type")
         is_interface = shape is not None and shape.type == "interface_type"
-        name = _text(specs[0].child_by_field_name("name"))
+        name = _text(specs[0].child_by_field_name("name"), source)
         return Definition("interface" if is_interface else "type", name, node, None)
     return None
 
 
-def _receiver(method: Node) -> str:
+def _receiver(method: Node, source: bytes) -> str:
     """`Client` for `func (c *Client) Send()` and for `func (c Client[T]) Send()`."""
     receiver = method.child_by_field_name("receiver")
     parameter = receiver.named_children[0] if receiver and receiver.named_child_count else None
@@ -247,29 +240,29 @@ def _receiver(method: Node) -> str:
             shape.named_children[0] if shape.named_child_count else None
         )
         shape = inner
-    return _text(shape)
+    return _text(shape, source)
 
 
-def _shell(node: Node, scope: Scope) -> Definition | None:
+def _shell(node: Node, scope: Scope, source: bytes) -> Definition | None:
     if node.type == "function_definition":
-        return _named("function", node)
+        return _named("function", node, source)
     return None
 
 
-def _yaml(node: Node, scope: Scope) -> Definition | None:
+def _yaml(node: Node, scope: Scope, source: bytes) -> Definition | None:
     if scope.top and node.type == "block_mapping_pair":
-        key = _text(node.child_by_field_name("key")).strip()
+        key = _text(node.child_by_field_name("key"), source).strip()
         if len(key) >= 2 and key[0] == key[-1] and key[0] in "'\"":
             key = key[1:-1]
         return Definition("key", key, node, node.child_by_field_name("value"))
     return None
 
 
-def _json(node: Node, scope: Scope) -> Definition | None:
+def _json(node: Node, scope: Scope, source: bytes) -> Definition | None:
     if scope.top and node.type == "pair":
         key = node.child_by_field_name("key")
         content = key.named_children[0] if key is not None and key.named_child_count else None
-        return Definition("key", _text(content), node, node.child_by_field_name("value"))
+        return Definition("key", _text(content, source), node, node.child_by_field_name("value"))
     return None
 
 
