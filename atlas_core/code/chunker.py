@@ -46,7 +46,7 @@ _MODULE_SCOPE = Scope()
 _MAX_TAKE = 256
 # Text made of these characters alone (a class's closing brace) joins the piece before it.
 _CLOSERS = frozenset("})];, \t")
-_OPENERS = frozenset("{[(- \t")
+_OPENERS = frozenset("{[(- \t\ufeff")  # a byte-order mark can lead a file's first bracket
 
 
 def chunk_code(text: str, language: str, *, fits: Fits) -> CodeChunking:

@@ -234,3 +234,9 @@ def test_edited_and_broken_sources_still_give_well_formed_pieces() -> None:
         chunking = chunk_code(text, language, fits=fits)
         assert not chunking.fallback.startswith("chunker failed"), (name, chunking.fallback)
         assert_well_formed(text, chunking.pieces, fits)
+
+
+def test_a_byte_order_mark_before_the_json_object_joins_the_first_key() -> None:
+    text = '\ufeff{\n  "name": "sync",\n  "private": true\n}\n'
+    pieces = chunk_code(text, "json", fits=budget(100)).pieces
+    assert labels(pieces) == [("key", "", "name", 1, 2), ("key", "", "private", 3, 4)]
