@@ -74,9 +74,10 @@ def fixed_windows(text: str, *, size: int = 6000, overlap: int = 800) -> list[Co
                 end = newline + 1
         window = text[start:end]
         if window.strip():
+            window = window.rstrip("\r\n")
             first = text.count("\n", 0, start) + 1
-            last = first + window.rstrip("\n").count("\n")
-            pieces.append(CodePiece(window.rstrip("\r\n"), first, last, "", "window", ""))
+            last = first + window.count("\n")
+            pieces.append(CodePiece(window, first, last, "", "window", ""))
         if end >= length:
             break
         following = end - overlap

@@ -155,3 +155,13 @@ def test_a_parse_over_its_time_budget_falls_back_and_the_next_parse_works(
     chunking = chunk_code(text, "python", fits=fits)
     assert chunking.fallback == ""
     assert [p.symbol for p in chunking.pieces] == [f"handler_{n}" for n in range(3000)]
+
+
+def test_fixed_windows_count_lines_of_crlf_text() -> None:
+    text = "".join(f"row {n}\r\n\r\n" for n in range(900))
+    windows = fixed_windows(text, size=1000, overlap=100)
+    lines = text.split("\n")
+    for window in windows:
+        assert not window.text.endswith(("\n", "\r"))
+        assert window.line_end == window.line_start + window.text.count("\n")
+        assert lines[window.line_end - 1].rstrip("\r") == window.text.split("\n")[-1].rstrip("\r")
