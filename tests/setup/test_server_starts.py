@@ -28,3 +28,24 @@ def test_the_written_entry_starts_the_server_on_the_bundle(
     with stdio_client_for([entry["command"], *entry["args"]]) as client:
         info = structured(client.call("get_bundle_info", {}))
     assert info["bundles"][0]["path"] == str(hash_bundle)
+
+
+def test_an_entry_with_a_project_serves_it_beside_the_docs(
+    home: Path, atlas_setup: Setup, hash_bundle: Path, tmp_path: Path
+) -> None:
+    from atlas_core.project.index import index_project, target_of
+    from tests.project.conftest import make_repo
+
+    repo = make_repo(tmp_path / "acme-sync")
+    refused = atlas_setup("cursor", "--bundle", str(hash_bundle), "--project", str(repo))
+    assert refused.returncode == 2 and "has no index yet" in refused.stderr
+    assert not (home / ".cursor").exists()  # nothing written
+
+    index_project(target_of(repo), model="hash", progress=False)
+    done = atlas_setup("cursor", "--bundle", str(hash_bundle), "--project", str(repo))
+    assert done.returncode == 0, done.stderr
+    entry = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]["atlas"]
+    assert entry["args"][-2:] == ["--project", str(repo)]
+    with stdio_client_for([entry["command"], *entry["args"]]) as client:
+        found = structured(client.call("search_code", {"query": "find assets", "scope": "project"}))
+    assert found["hits"] and found["hits"][0]["bundle"] == "acme-sync"
