@@ -8,7 +8,8 @@ blank lines to the node before them, a comment or decorator directly above a def
 definition). Definitions among them become pieces of their own; the rest is packed greedily into
 pieces of the enclosing definition (or of the module). A node too long for one piece is replaced
 by its children, tiled the same way, so a long function is split at its statements and a long
-statement at its blocks; a node with no children is cut into lines, a line into characters.
+statement at its blocks (the head line of a block, `for row in rows:`, staying with the block's
+first lines); a node with no children is cut into lines, a line into characters.
 """
 
 from __future__ import annotations
