@@ -8,7 +8,8 @@ blank lines to the node before them, a comment or decorator directly above a def
 definition). Definitions among them become pieces of their own; the rest is packed greedily into
 pieces of the enclosing definition (or of the module). A node too long for one piece is replaced
 by its children, tiled the same way, so a long function is split at its statements and a long
-statement at its blocks; a node with no children is cut into lines, a line into characters.
+statement at its blocks (the head line of a block, `for row in rows:`, staying with the block's
+first lines); a node with no children is cut into lines, a line into characters.
 """
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ class _Atom:
     end: int
     node: Node | None = None
     definition: Definition | None = None
+    # The first line of the compound statement this atom is the block of (-1: none): a part
+    # that would end on `for row in rows:` leaves that line to the part holding the loop's body.
+    head: int = -1
 
 
 @dataclass(slots=True, eq=False)
@@ -195,6 +199,10 @@ class _Chunker:
         while node is not None and node.child_count:
             parts = self._tile(atom.start, atom.end, node.children, scope)
             if len(parts) != 1 or parts[0].definition is not None or parts[0].node is None:
+                if atom.head >= 0:  # the head above `atom` is the head above its first part too
+                    parts[0].head = atom.head
+                if len(parts) > 1 and _is_head(parts[0]):
+                    parts[1].head = parts[0].start
                 return parts
             node = parts[0].node
         if atom.start == atom.end:
@@ -226,13 +234,25 @@ class _Chunker:
                 current = [span[0], self._take_fitting(stack, span[0], atom.end, owner)]
                 continue
             alone = self.lines.trimmed(atom.start, atom.end)
-            if current and alone is not None and self._fits(alone, owner, opened=True):
-                self._close(current, owner)
-                current = [alone[0], atom.end]
+            fits_alone = (
+                bool(current) and alone is not None and self._fits(alone, owner, opened=True)
+            )
+            # The open piece holds the head of `atom`'s statement (`for row in rows:`): a piece
+            # should not end on it.
+            after_head = bool(current) and 0 <= atom.head <= current[1]
+            carry = after_head and current[0] < atom.head and fits_alone
+            if carry and self._fits_to(atom.head, atom.end, owner, opened=True):
+                self._close([current[0], atom.head - 1], owner)
+                current = [atom.head, atom.start - 1]
+                stack.append(atom)  # the head now opens the piece `atom` starts in
                 continue
-            parts = self._expand(atom, owner.scope)
+            parts = self._expand(atom, owner.scope) if after_head or not fits_alone else []
             if parts:
                 stack.extend(parts[::-1])
+                continue
+            if fits_alone:
+                self._close(current, owner)
+                current = [atom.start, atom.end]
                 continue
             # One line longer than the budget: cut it in characters.
             self._close(current, owner)
@@ -271,9 +291,9 @@ class _Chunker:
             del stack[len(stack) - good :]
         return end
 
-    def _fits_to(self, start: int, end: int, owner: _Owner) -> bool:
+    def _fits_to(self, start: int, end: int, owner: _Owner, *, opened: bool = False) -> bool:
         span = self.lines.trimmed(start, end)
-        return span is None or self._fits(span, owner)
+        return span is None or self._fits(span, owner, opened=opened)
 
     def _fits(self, span: tuple[int, int], owner: _Owner, *, opened: bool = False) -> bool:
         """Whether lines `span` fit as the owner's next piece (`opened`: after the open one),
@@ -369,6 +389,17 @@ class _Chunker:
             header=self._header(owner) if split and span.index else "",
             part=span.index + 1 if split else 0,
         )
+
+
+# A statement's head is its keyword line(s): a head longer than this is a statement of its own.
+_MAX_HEAD_LINES = 3
+
+
+def _is_head(atom: _Atom) -> bool:
+    """Whether `atom` opens a compound statement (`for ...:`, `if (...) {`, `try:`): a keyword,
+    not a named node, leads it."""
+    node = atom.node
+    return node is not None and not node.is_named and atom.end - atom.start < _MAX_HEAD_LINES
 
 
 def _is_plain(atom: _Atom, owner: _Owner) -> bool:

@@ -106,12 +106,14 @@ def test_a_long_method_is_split_at_its_statements_with_the_signature_as_header()
     fits = budget(300)
     chunking = chunk_code(SCRIPT, "python", fits=fits)
     pieces = [p for p in chunking.pieces if p.symbol == "find_assets"]
-    # The docstring with the signature; the multi-line call whole; parts end where statements do.
+    # The docstring with the signature; the loop's head with the start of its body, the
+    # multi-line call whole; parts end where statements do.
     assert [(p.part, p.line_start, p.line_end) for p in pieces] == [
-        (1, 25, 29),
-        (2, 30, 34),
+        (1, 25, 28),
+        (2, 29, 34),
         (3, 35, 40),
     ]
+    assert pieces[1].text.startswith("        while True:\n            response = self.http.get(")
     signature = "    async def find_assets(self, name: str) -> list[dict]:"
     assert pieces[0].header == ""
     assert pieces[0].text.startswith(signature + '\n        """Every asset called')
@@ -119,6 +121,21 @@ def test_a_long_method_is_split_at_its_statements_with_the_signature_as_header()
     assert all(p.kind == "method" and p.parent == "CollibraSession" for p in pieces)
     assert all(p.text == lines_of(SCRIPT, p.line_start, p.line_end) for p in pieces)
     assert_well_formed(SCRIPT, chunking.pieces, fits)
+
+
+def test_a_block_head_is_not_left_at_the_end_of_a_part() -> None:
+    body = "".join(f"        total += row[{n}] * weight[{n}]\n" for n in range(6))
+    text = (
+        "def score(rows, weight):\n"
+        "    total = 0\n    seen = set()\n    checked = []\n"
+        "    for row in rows:\n" + body + "    return total\n"
+    )
+    fits = budget(240)
+    pieces = chunk_code(text, "python", fits=fits).pieces
+    assert all(not p.text.endswith(":") for p in pieces), pieces
+    loop = next(p for p in pieces if "for row in rows:" in p.text)
+    assert "    for row in rows:\n        total += row[0]" in loop.text
+    assert_well_formed(text, pieces, fits)
 
 
 def test_every_budget_gives_well_formed_pieces() -> None:
