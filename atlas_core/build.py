@@ -35,6 +35,16 @@ log = logging.getLogger(__name__)
 _MODEL_IDENTITY = ("name", "kind", "dims", "pooling", "normalize", "max_length", "document_prefix")
 
 
+@dataclass(slots=True)
+class BuildCache:
+    """What one build can hand the next build of the same sources (`atlas index --watch`): the
+    chunks of each source file by its text, and every chunk's term counts. Only work is saved:
+    a build with a cache writes the same bundle as one without."""
+
+    code_chunks: dict[str, tuple[str, list[Chunk], str]] = field(default_factory=dict)
+    terms: Any = None  # atlas_core.search.keyword.TermCounts, made on first use
+
+
 @dataclass(frozen=True, slots=True)
 class BuildReport:
     """What a build did, for the CLI summary and benchmarks."""
@@ -226,6 +236,7 @@ def _write(
     sources: list[dict[str, Any]],
     ranking: bool = True,
     ranking_off: str = "untrained fusion: built with --no-ranking",
+    cache: BuildCache | None = None,
 ) -> tuple[Path, int, float, str]:
     """Stage and commit the bundle; (output, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
@@ -240,13 +251,18 @@ def _write(
             if reuse_note:
                 stage(f"not reusing vectors from {previous[0].path}: {reuse_note}")
         stage(f"writing the mirror ({len(documents)} files) and chunk table ({len(chunks)} rows)")
-        writer.write_mirror(documents)
+        writer.write_mirror(documents, previous[0] if previous is not None else None)
         writer.write_chunks(chunks)
         # The indexes before the long embedding step, so a failure there costs seconds, not minutes.
         keyword_section = None
         if write_keyword_index is not None:
             stage("writing the keyword index")
-            keyword_section = write_keyword_index(chunks, writer.staging)
+            counts = None
+            if cache is not None:
+                from atlas_core.search.keyword import TermCounts
+
+                cache.terms = counts = cache.terms or TermCounts()
+            keyword_section = write_keyword_index(chunks, writer.staging, counts=counts)
             writer.set_section("keyword", keyword_section)
         if write_identifier_table is not None:
             stage("writing the identifier table")
@@ -349,13 +365,15 @@ def build_bundle(
     ranking: bool = True,
     code_chunking: str = "definition",
     embedder: Embedder | None = None,
+    cache: BuildCache | None = None,
 ) -> BuildReport:
     """Build a bundle at `output` from ``KIND=PATH[@REF]`` source specs (see bundle_spec/SPEC.md).
 
     `code_chunking` cuts `code` sources' files by definition (the default) or, to compare against
     the usual codebase-RAG baseline, in fixed 6,000-character windows ("window"). A loaded
     `embedder` is used instead of loading `model` (and left open: `atlas index --watch` keeps
-    one for every update)."""
+    one for every update); a `cache` kept between builds of the same sources saves re-chunking
+    and re-tokenizing what did not change."""
     from atlas_core.sources.code_chunks import CHUNKINGS
 
     started = time.perf_counter()
@@ -389,7 +407,7 @@ def build_bundle(
         with embedder if owned else contextlib.nullcontext(embedder):
             stage(f"chunking {len(documents)} documents")
             documents, chunks, line_windows = _chunk_all(
-                documents, embedder, info.max_length, code_chunking
+                documents, embedder, info.max_length, code_chunking, cache
             )
             if line_windows and code_chunking == "definition":
                 stage(f"{len(line_windows)} source file(s) cut in line windows (no usable grammar)")
@@ -421,6 +439,7 @@ def build_bundle(
                 ranking_off="untrained fusion: the bundle has a code source"
                 if code_sources
                 else "untrained fusion: built with --no-ranking",
+                cache=cache,
             )
     except OSError as exc:
         # Disk full, permissions changed mid-build: the writer has already removed its staging.
@@ -469,7 +488,11 @@ def _skipped_files(descriptions: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 
 def _chunk_all(
-    documents: list[Document], embedder: Embedder, max_tokens: int, code_chunking: str
+    documents: list[Document],
+    embedder: Embedder,
+    max_tokens: int,
+    code_chunking: str,
+    cache: BuildCache | None = None,
 ) -> tuple[list[Document], list[Chunk], dict[str, str]]:
     """Chunk markdown with the markdown chunker and source code by definition, in document
     order; source code documents come back with their definitions as identifier entries."""
@@ -484,7 +507,11 @@ def _chunk_all(
     line_windows: dict[str, str] = {}
     if code:
         code_chunks, line_windows = chunk_code_documents(
-            code, count_tokens=embedder.count_tokens, max_tokens=max_tokens, chunking=code_chunking
+            code,
+            count_tokens=embedder.count_tokens,
+            max_tokens=max_tokens,
+            chunking=code_chunking,
+            cache=cache.code_chunks if cache is not None else None,
         )
         for chunk in code_chunks:
             by_file.setdefault(chunk.file, []).append(chunk)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from atlas_core.bundle.manifest import (
     schema_errors,
 )
 from atlas_core.bundle.verify import structural_problems
+
+if TYPE_CHECKING:
+    from atlas_core.bundle.reader import Bundle
 from atlas_core.errors import BuildError
 from atlas_core.types import Chunk, Document
 
@@ -163,10 +166,15 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _fsync_tree(root: Path) -> None:
+def _fsync_tree(root: Path, durable: frozenset[str] = frozenset()) -> None:
+    """fsync every file and folder under `root`, but the files in `durable` (paths as joined
+    below): links to files of a committed bundle, whose data is on disk already."""
     for dirpath, _, filenames in os.walk(root):
         for name in filenames:
-            fd = os.open(os.path.join(dirpath, name), os.O_RDONLY)
+            path = os.path.join(dirpath, name)
+            if path in durable:
+                continue
+            fd = os.open(path, os.O_RDONLY)
             try:
                 os.fsync(fd)
             finally:
@@ -202,6 +210,7 @@ class BundleWriter:
         self._sections: dict[str, Any] = {}
         self._chunk_rows: int | None = None
         self._mirror_files = 0
+        self._linked: set[str] = set()  # staged files that are links to a previous bundle's
         self._done = False
 
     def __enter__(self) -> BundleWriter:
@@ -232,8 +241,12 @@ class BundleWriter:
 
     # --- content ------------------------------------------------------------------------------
 
-    def write_mirror(self, documents: Sequence[Document]) -> int:
-        """Write each document's text verbatim (UTF-8) to ``mirror/<path>``; paths must be unique."""
+    def write_mirror(self, documents: Sequence[Document], previous: Bundle | None = None) -> int:
+        """Write each document's text verbatim (UTF-8) to ``mirror/<path>``; paths must be unique.
+
+        A page whose bytes a `previous` bundle holds at the same path (listed in its manifest
+        with the same size, and read back equal) is hard-linked from there instead: an update of
+        a large project rewrites only what changed, and bundles are never changed in place."""
         seen: dict[str, Document] = {}
         for doc in documents:
             rel = doc.path
@@ -253,9 +266,26 @@ class BundleWriter:
                     hint="give each --source its own folder layout, or drop the duplicate source",
                 )
             seen[rel] = doc
-            self.path(f"{MIRROR}/{rel}").write_bytes(doc.text.encode("utf-8"))
+            data = doc.text.encode("utf-8")
+            target = self.path(f"{MIRROR}/{rel}")
+            if previous is None or not self._link(previous, f"{MIRROR}/{rel}", data, target):
+                target.write_bytes(data)
         self._mirror_files = len(seen)
         return len(seen)
+
+    def _link(self, previous: Bundle, relpath: str, data: bytes, target: Path) -> bool:
+        entry = previous.files.get(relpath)
+        if not entry or entry.get("size") != len(data):
+            return False
+        source = Path(previous.path) / relpath
+        try:
+            if source.is_symlink() or not source.is_file() or source.read_bytes() != data:
+                return False
+            os.link(source, target)
+        except OSError:  # another file system, links not allowed: write it instead
+            return False
+        self._linked.add(str(target))
+        return True
 
     def write_chunks(self, chunks: Sequence[Chunk]) -> int:
         """Write ``chunks.parquet`` (SPEC "chunks.parquet"); returns the row count."""
@@ -365,7 +395,7 @@ class BundleWriter:
             )
         # Data on disk before the manifest that vouches for it, so a crash cannot leave a manifest
         # next to empty files.
-        _fsync_tree(self.staging)
+        _fsync_tree(self.staging, frozenset(self._linked))
         manifest_path = self.staging / MANIFEST
         with manifest_path.open("w", encoding="utf-8") as fh:
             # allow_nan=False: NaN and Infinity are not JSON, and readers refuse them.

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 from atlas_core.errors import AtlasError
 
 if TYPE_CHECKING:
-    from atlas_core.build import BuildReport
+    from atlas_core.build import BuildCache, BuildReport
+    from atlas_core.embed import Embedder
+    from atlas_core.project.index import IndexTarget
 
 SHOWN_SKIPS = 6  # reasons listed in the summary
 
@@ -50,16 +52,30 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_index(args: argparse.Namespace) -> int:
     from atlas_core.commands.build import _interrupt_on_sigterm
-    from atlas_core.project.index import index_project, target_of, watch_project
+    from atlas_core.project.index import index_project, target_of
 
     target = target_of(args.path, args.output)
     _interrupt_on_sigterm()
-    report = index_project(
-        target, model=args.model, prefer=args.prefer, progress=not args.quiet and not args.json
-    )
-    _print_report(report, target.root, as_json=args.json)
+    progress = not args.quiet and not args.json
     if not args.watch:
+        report = index_project(target, model=args.model, prefer=args.prefer, progress=progress)
+        _print_report(report, target.root, as_json=args.json)
         return 0
+    from atlas_core.build import BuildCache
+    from atlas_core.embed import load_embedder
+
+    cache = BuildCache()  # the watch re-chunks and re-tokenizes only what changes
+    with load_embedder(args.model, prefer=args.prefer) as embedder:
+        report = index_project(target, progress=progress, embedder=embedder, cache=cache)
+        _print_report(report, target.root, as_json=args.json)
+        _watch(args, target, embedder, cache)
+    return 0
+
+
+def _watch(
+    args: argparse.Namespace, target: IndexTarget, embedder: Embedder, cache: BuildCache
+) -> None:
+    from atlas_core.project.index import watch_project
 
     def on_update(report: BuildReport | None, error: AtlasError | None, seconds: float) -> None:
         if error is not None:
@@ -76,8 +92,7 @@ def run_index(args: argparse.Namespace) -> int:
         print(f"watching {target.root} (Ctrl-C stops)", file=sys.stderr, flush=True)
 
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a watch ends
-        watch_project(target, on_update, model=args.model, prefer=args.prefer, ready=ready)
-    return 0
+        watch_project(target, on_update, ready=ready, embedder=embedder, cache=cache)
 
 
 def _print_report(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -15,7 +16,7 @@ from atlas_core.project import project_bundle_dir, project_name, project_root
 from atlas_core.sources.code_walk import IGNORE_FILES, VENDORED
 
 if TYPE_CHECKING:
-    from atlas_core.build import BuildReport
+    from atlas_core.build import BuildCache, BuildReport
     from atlas_core.embed import Embedder
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ def index_project(
     prefer: str | None = None,
     progress: bool = True,
     embedder: Embedder | None = None,
+    cache: BuildCache | None = None,
 ) -> BuildReport:
     """Build the project's bundle, reusing the vectors of the previous one for unchanged chunks.
     A failed update leaves the previous bundle in place (and serving)."""
@@ -61,6 +63,7 @@ def index_project(
         name=target.name,
         ranking=False,
         embedder=embedder,
+        cache=cache,
     )
 
 
@@ -86,38 +89,61 @@ def watch_project(
     prefer: str | None = None,
     stop: threading.Event | None = None,
     ready: Callable[[], None] | None = None,
+    embedder: Embedder | None = None,
+    cache: BuildCache | None = None,
 ) -> None:
     """Keep the project's bundle current until `stop` is set (or Ctrl-C): one update per burst
     of changes, with the embedding model loaded once. `on_update(report, error, seconds)` hears
     each update; an update that fails (a file changing mid-read, a disk error) leaves the last
-    bundle serving and the watch going. `ready` is called once the watch is in place."""
-    import watchfiles
-
+    bundle serving and the watch going. `ready` is called once the watch is in place. A caller
+    that has just indexed the project passes the `embedder` and `cache` it used (`atlas index
+    --watch` does); otherwise the watch indexes once first, to fill its cache."""
+    from atlas_core.build import BuildCache
     from atlas_core.embed import load_embedder
 
     stop = stop or threading.Event()
-    with load_embedder(model, prefer=prefer) as embedder:
-        changes = watchfiles.watch(
-            target.root,
-            watch_filter=lambda _change, path: relevant_change(target.root, path),
-            debounce=DEBOUNCE_MS,
-            step=50,
-            stop_event=stop,
-            rust_timeout=500,
-            yield_on_timeout=True,
-        )
-        for batch in changes:
-            if ready is not None:  # the first yield: the watcher is running
-                ready()
-                ready = None
-            if stop.is_set():
-                break
-            if not batch:
-                continue
-            started = time.perf_counter()
-            try:
-                report = index_project(target, progress=False, embedder=embedder)
-            except AtlasError as exc:
-                on_update(None, exc, time.perf_counter() - started)
-            else:
-                on_update(report, None, time.perf_counter() - started)
+    loading = load_embedder(model, prefer=prefer) if embedder is None else None
+    with loading if loading is not None else contextlib.nullcontext(embedder) as loaded:
+        assert loaded is not None
+        if cache is None:
+            # The first build fills the cache (and takes in what changed since the last index),
+            # so every update after it re-chunks and re-tokenizes only the changed files.
+            cache = BuildCache()
+            index_project(target, progress=False, embedder=loaded, cache=cache)
+        _watch(target, on_update, loaded, cache, stop, ready)
+
+
+def _watch(
+    target: IndexTarget,
+    on_update: Callable[[BuildReport | None, AtlasError | None, float], None],
+    embedder: Embedder,
+    cache: BuildCache,
+    stop: threading.Event,
+    ready: Callable[[], None] | None,
+) -> None:
+    import watchfiles
+
+    changes = watchfiles.watch(
+        target.root,
+        watch_filter=lambda _change, path: relevant_change(target.root, path),
+        debounce=DEBOUNCE_MS,
+        step=50,
+        stop_event=stop,
+        rust_timeout=500,
+        yield_on_timeout=True,
+    )
+    for batch in changes:
+        if ready is not None:  # the first yield: the watcher is running
+            ready()
+            ready = None
+        if stop.is_set():
+            break
+        if not batch:
+            continue
+        started = time.perf_counter()
+        try:
+            report = index_project(target, progress=False, embedder=embedder, cache=cache)
+        except AtlasError as exc:
+            on_update(None, exc, time.perf_counter() - started)
+        else:
+            on_update(report, None, time.perf_counter() - started)

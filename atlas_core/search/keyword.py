@@ -94,81 +94,124 @@ def _field_texts(chunk: Chunk) -> dict[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
-class FieldCounts:
-    """Per-chunk term counts of every field: the expensive, parameter-free half of indexing."""
+class _Counted:
+    """One chunk's term counts: parallel arrays over (field, term) pairs, and tokens per field."""
 
-    counts: list[dict[str, Counter[str]]]  # chunk -> field -> term -> tf
-    lengths: dict[str, list[int]]  # field -> token count per chunk
+    fields: np.ndarray  # int8: index into TermCounts.fields
+    terms: np.ndarray  # int64: index into TermCounts.terms
+    tfs: np.ndarray  # float64: occurrences of the term in the field
+    lengths: tuple[int, ...]  # tokens per field, in TermCounts.fields order
 
 
-def count_fields(chunks: Sequence[Chunk], fields: Iterable[str] = FIELDS) -> FieldCounts:
-    fields = list(fields)
-    counts: list[dict[str, Counter[str]]] = []
-    lengths: dict[str, list[int]] = {f: [] for f in fields}
-    for chunk in chunks:
-        texts = _field_texts(chunk)
-        per_field = {f: Counter(tokenize(texts[f])) for f in fields}
-        for f in fields:
-            lengths[f].append(sum(per_field[f].values()))
-        counts.append(per_field)
-    return FieldCounts(counts, lengths)
+class TermCounts:
+    """Per-chunk term counts of every field: the expensive, parameter-free half of indexing.
+
+    Kept by each chunk's field texts, so a rebuild of a corpus that changed a little (`atlas index
+    --watch`) tokenizes only the chunks it has not seen; a build without one counts every chunk
+    once. The vocabulary only grows; the counts are pruned to the last build's chunks."""
+
+    def __init__(self, fields: Iterable[str] = FIELDS) -> None:
+        self.fields = tuple(fields)
+        self.vocab: dict[str, int] = {}
+        self.terms: list[str] = []
+        self._rows: dict[tuple[str, ...], _Counted] = {}
+
+    def count(self, chunks: Sequence[Chunk]) -> list[_Counted]:
+        """Each chunk's counts, in order; forgets the chunks of earlier calls that are gone."""
+        rows: dict[tuple[str, ...], _Counted] = {}
+        out = []
+        for chunk in chunks:
+            texts = _field_texts(chunk)
+            key = tuple(texts[f] for f in self.fields)
+            found = rows.get(key) or self._rows.get(key)
+            if found is None:
+                found = self._count(key)
+            rows[key] = found
+            out.append(found)
+        self._rows = rows
+        return out
+
+    def _count(self, texts: tuple[str, ...]) -> _Counted:
+        fields: list[int] = []
+        terms: list[int] = []
+        tfs: list[int] = []
+        lengths = []
+        for index, text in enumerate(texts):
+            counts = Counter(tokenize(text))
+            lengths.append(sum(counts.values()))
+            for term, tf in counts.items():
+                term_id = self.vocab.get(term)
+                if term_id is None:
+                    term_id = self.vocab[term] = len(self.terms)
+                    self.terms.append(term)
+                fields.append(index)
+                terms.append(term_id)
+                tfs.append(tf)
+        return _Counted(
+            np.asarray(fields, dtype=np.int8),
+            np.asarray(terms, dtype=np.int64),
+            np.asarray(tfs, dtype=np.float64),
+            tuple(lengths),
+        )
 
 
 def build_matrix(
-    chunks: Sequence[Chunk] | FieldCounts,
+    chunks: Sequence[Chunk],
     *,
     k1: float = DEFAULT_K1,
     b: float = DEFAULT_B,
     field_weights: Mapping[str, float] = DEFAULT_FIELD_WEIGHTS,
+    counts: TermCounts | None = None,
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Vocabulary and CSR arrays (indptr, indices, data) for `chunks` with the given parameters.
 
-    Pass a `FieldCounts` instead of chunks to try several parameter sets without re-tokenizing.
-    """
-    fields = [f for f, w in field_weights.items() if w > 0]
-    counted = chunks if isinstance(chunks, FieldCounts) else count_fields(chunks, fields)
-    n = len(counted.counts)
-    avg_len = {f: (sum(counted.lengths[f]) / n if n else 0.0) or 1.0 for f in fields}
-
-    vocab: dict[str, int] = {}
-    rows: list[int] = []
-    cols: list[int] = []
-    tfs: list[float] = []
-    for col, counts in enumerate(counted.counts):
-        weighted: dict[str, float] = {}
-        for f in fields:
-            field_counts = counts[f]
-            if not field_counts:
-                continue
-            length = counted.lengths[f][col]
-            norm = field_weights[f] / (1.0 - b + b * length / avg_len[f])
-            for term, tf in field_counts.items():
-                weighted[term] = weighted.get(term, 0.0) + tf * norm
-        for term, wtf in weighted.items():
-            rows.append(vocab.setdefault(term, len(vocab)))
-            cols.append(col)
-            tfs.append(wtf)
-
+    `counts` keeps term counts between builds (see `TermCounts`); the result does not depend on
+    whether it held them already."""
+    counter = counts if counts is not None else TermCounts()
+    rows = counter.count(chunks)
+    n = len(rows)
+    width = len(counter.fields)
+    weight = np.asarray([float(field_weights.get(f, 0.0)) for f in counter.fields])
+    lengths = np.asarray([r.lengths for r in rows], dtype=np.float64).reshape(n, width)
+    avg = lengths.mean(axis=0) if n else np.zeros(width)
+    avg[avg == 0] = 1.0
+    sizes = np.fromiter((r.terms.size for r in rows), dtype=np.int64, count=n)
+    col = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    if col.size:
+        fld = np.concatenate([r.fields for r in rows]).astype(np.int64)
+        term = np.concatenate([r.terms for r in rows])
+        tf = np.concatenate([r.tfs for r in rows])
+    else:
+        fld = term = np.zeros(0, np.int64)
+        tf = np.zeros(0, np.float64)
+    kept = weight[fld] > 0  # a field weighted 0 adds no terms
+    col, fld, term, tf = col[kept], fld[kept], term[kept], tf[kept]
+    norm = weight[fld] / (1.0 - b + b * lengths[col, fld] / avg[fld])
+    # One entry per (chunk, term): its fields' weighted counts summed in field order.
+    size = max(len(counter.terms), 1)
+    keys, inverse = np.unique(col * size + term, return_inverse=True)
+    wtf = np.bincount(inverse.reshape(-1), weights=tf * norm, minlength=keys.size)
+    cols, term_ids = keys // size, keys % size
     # Rows sorted by term so the vocabulary file is deterministic and binary-searchable.
-    terms = sorted(vocab)
-    remap = np.empty(len(vocab), dtype=np.int64)
-    for new, term in enumerate(terms):
-        remap[vocab[term]] = new
-    row_arr = remap[np.asarray(rows, dtype=np.int64)] if rows else np.zeros(0, np.int64)
-    col_arr = np.asarray(cols, dtype=np.int32)
-    tf_arr = np.asarray(tfs, dtype=np.float64)
+    present = np.unique(term_ids)
+    names = [counter.terms[i] for i in present.tolist()]
+    by_name = sorted(range(len(names)), key=names.__getitem__)
+    remap = np.zeros(size, dtype=np.int64)
+    remap[present[by_name]] = np.arange(len(by_name), dtype=np.int64)
+    row = remap[term_ids]
+    terms = [names[i] for i in by_name]
 
-    df = np.bincount(row_arr, minlength=len(terms)).astype(np.float64)
+    df = np.bincount(row, minlength=len(terms)).astype(np.float64)
     idf = np.log1p((n - df + 0.5) / (df + 0.5))
-    values = idf[row_arr] * tf_arr * (k1 + 1.0) / (k1 + tf_arr)
+    values = idf[row] * wtf * (k1 + 1.0) / (k1 + wtf)
 
-    order = np.argsort(row_arr, kind="stable")  # columns stay increasing within a row
+    order = np.lexsort((cols, row))  # by term, chunk rows increasing within a term
     indptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(df.astype(np.int64), out=indptr[1:])
     return (
         terms,
         indptr,
-        np.ascontiguousarray(col_arr[order], dtype="<i4"),
+        np.ascontiguousarray(cols[order], dtype="<i4"),
         np.ascontiguousarray(values[order], dtype="<f4"),
     )
 
@@ -186,10 +229,14 @@ def write_keyword_index(
     b: float = DEFAULT_B,
     field_weights: Mapping[str, float] = DEFAULT_FIELD_WEIGHTS,
     synonyms: bool = MINE_SYNONYMS,
+    counts: TermCounts | None = None,
 ) -> dict[str, Any]:
     """Write ``out_dir/keyword/`` for `chunks` and return the manifest's ``keyword`` section;
-    with `synonyms`, also the table mined from the chunks (`atlas_core.search.synonyms`)."""
-    terms, indptr, indices, data = build_matrix(chunks, k1=k1, b=b, field_weights=field_weights)
+    with `synonyms`, also the table mined from the chunks (`atlas_core.search.synonyms`).
+    `counts` keeps term counts between builds of one corpus (see `TermCounts`)."""
+    terms, indptr, indices, data = build_matrix(
+        chunks, k1=k1, b=b, field_weights=field_weights, counts=counts
+    )
     target = Path(out_dir) / KEYWORD_DIR
     target.parent.mkdir(parents=True, exist_ok=True)
     # Build beside the target and rename, so a crash never leaves a half-written index behind.

@@ -49,9 +49,12 @@ def chunk_code_documents(
     count_tokens: Callable[[str], int],
     max_tokens: int,
     chunking: str = "definition",
+    cache: dict[str, tuple[str, list[Chunk], str]] | None = None,
 ) -> tuple[list[Chunk], dict[str, str]]:
     """The chunks of every source-code document, in document order, and the files that fell
-    back to line windows with the reason (a grammar that failed, no grammar for the language)."""
+    back to line windows with the reason (a grammar that failed, no grammar for the language).
+    `cache` (file -> (its text, its chunks, why windows)) is read and rewritten: a file whose text is what it
+    holds is not chunked again."""
     from atlas_core.code import chunk_code, fixed_windows
 
     budget = max(32, max_tokens - PREFIX_TOKENS)
@@ -61,7 +64,17 @@ def chunk_code_documents(
 
     chunks: list[Chunk] = []
     fallbacks: dict[str, str] = {}
+    kept: dict[str, tuple[str, list[Chunk], str]] = {}
     for doc in documents:
+        key = f"{chunking}\0{budget}\0{doc.path}"
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None and cached[0] == doc.text:
+            kept[key] = cached
+            chunks.extend(cached[1])
+            if cached[2]:
+                fallbacks[doc.path] = cached[2]
+            continue
+        start = len(chunks)
         language = doc.language
         if chunking == "window":
             pieces = fixed_windows(doc.text, size=WINDOW_CHARS, overlap=WINDOW_OVERLAP)
@@ -88,6 +101,10 @@ def chunk_code_documents(
                 chunk = replace(chunk, chunk_id=chunk_id_for(doc.path, at, chunk.text))
             ids.add(chunk.chunk_id)
             chunks.append(chunk)
+        kept[key] = (doc.text, chunks[start:], fallbacks.get(doc.path, ""))
+    if cache is not None:
+        cache.clear()
+        cache.update(kept)
     if fallbacks:
         log.warning(
             "%d source file(s) indexed as line windows: %s",
