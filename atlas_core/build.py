@@ -7,12 +7,13 @@ was, and with ``reuse=`` copies the vectors of unchanged chunks from a previous 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,9 @@ class BuildReport:
     skipped_names: int = 0
     ranking: str = ""  # "trained", or why the bundle ranks with the untrained fusion
     ranking_seconds: float = 0.0  # spent training it
+    # `code` sources: files left out, by reason, and files cut in line windows (with why).
+    skipped_files: dict[str, int] = field(default_factory=dict)
+    line_windows: dict[str, str] = field(default_factory=dict)
 
     @property
     def chunks_per_s(self) -> float:
@@ -86,6 +90,8 @@ class BuildReport:
             "reuse_note": self.reuse_note,
             "skipped_links": self.skipped_links,
             "skipped_names": self.skipped_names,
+            "skipped_files": dict(self.skipped_files),
+            "line_windows": dict(self.line_windows),
         }
 
 
@@ -219,6 +225,7 @@ def _write(
     facts: dict[str, Any],
     sources: list[dict[str, Any]],
     ranking: bool = True,
+    ranking_off: str = "untrained fusion: built with --no-ranking",
 ) -> tuple[Path, int, float, str]:
     """Stage and commit the bundle; (output, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
@@ -265,11 +272,7 @@ def _write(
             if section is not None:
                 writer.set_section("ranking", section)
         else:
-            facts["ranking"] = (
-                "untrained fusion: built with --no-ranking"
-                if not ranking
-                else "untrained fusion: no keyword index"
-            )
+            facts["ranking"] = ranking_off if not ranking else "untrained fusion: no keyword index"
 
         stage("hashing files, writing the manifest, moving the bundle into place")
         written = writer.commit(
@@ -344,9 +347,22 @@ def build_bundle(
     progress: bool = True,
     name: str | None = None,
     ranking: bool = True,
+    code_chunking: str = "definition",
+    embedder: Embedder | None = None,
 ) -> BuildReport:
-    """Build a bundle at `output` from ``KIND=PATH[@REF]`` source specs (see bundle_spec/SPEC.md)."""
+    """Build a bundle at `output` from ``KIND=PATH[@REF]`` source specs (see bundle_spec/SPEC.md).
+
+    `code_chunking` cuts `code` sources' files by definition (the default) or, to compare against
+    the usual codebase-RAG baseline, in fixed 6,000-character windows ("window"). A loaded
+    `embedder` is used instead of loading `model` (and left open: `atlas index --watch` keeps
+    one for every update)."""
+    from atlas_core.sources.code_chunks import CHUNKINGS
+
     started = time.perf_counter()
+    if code_chunking not in CHUNKINGS:
+        raise BuildError(
+            f"unknown code chunking {code_chunking!r}", hint=f"use one of {', '.join(CHUNKINGS)}"
+        )
     stage = _Stages(progress)
     if not sources:
         raise BuildError("no --source given", hint="add --source KIND=PATH, e.g. mirror=./docs")
@@ -355,7 +371,6 @@ def build_bundle(
     target = check_output(Path(output))
 
     from atlas_core.embed import load_embedder
-    from atlas_core.markdown.chunker import chunk_documents
     from atlas_core.sources import load_sources
 
     stage(f"reading {len(sources)} source(s)")
@@ -364,16 +379,27 @@ def build_bundle(
     _check_documents(documents, sources)
     previous = _open_previous(Path(reuse)) if reuse is not None else None
 
-    stage(f"loading embedding model {model}")
-    embedder = load_embedder(str(model), prefer=prefer)
+    owned = embedder is None
+    if embedder is None:
+        stage(f"loading embedding model {model}")
+        embedder = load_embedder(str(model), prefer=prefer)
     info = embedder.info
     stage(f"model {info.name} ({info.dims} dims) on {embedder.backend}: {embedder.backend_reason}")
     try:
-        with embedder:
+        with embedder if owned else contextlib.nullcontext(embedder):
             stage(f"chunking {len(documents)} documents")
-            chunks = chunk_documents(
-                documents, count_tokens=embedder.count_tokens, max_tokens=info.max_length
+            documents, chunks, line_windows = _chunk_all(
+                documents, embedder, info.max_length, code_chunking
             )
+            if line_windows and code_chunking == "definition":
+                stage(f"{len(line_windows)} source file(s) cut in line windows (no usable grammar)")
+            if any(d.get("kind") == "code" for d in source_set.descriptions) and ranking:
+                # The ranking learns from documentation's structure (headings, pages, tables),
+                # which source code does not have: a project ranks with the fusion.
+                ranking = False
+                code_sources = True
+            else:
+                code_sources = False
             if not chunks:
                 raise BuildError(
                     f"the {len(documents)} documents produced no chunks (they have no text)",
@@ -392,6 +418,9 @@ def build_bundle(
                 facts={"limit": limit, "clean_gitbook": clean_gitbook},
                 sources=list(source_set.descriptions),
                 ranking=ranking,
+                ranking_off="untrained fusion: the bundle has a code source"
+                if code_sources
+                else "untrained fusion: built with --no-ranking",
             )
     except OSError as exc:
         # Disk full, permissions changed mid-build: the writer has already removed its staging.
@@ -419,6 +448,8 @@ def build_bundle(
         reuse_note=reuse_note,
         skipped_links=_skipped(source_set.descriptions, "skipped_links"),
         skipped_names=_skipped(source_set.descriptions, "skipped_names"),
+        skipped_files=_skipped_files(source_set.descriptions),
+        line_windows=line_windows,
         ranking=str((bundle.manifest.get("build") or {}).get("ranking", "")),
         ranking_seconds=float((bundle.manifest.get("build") or {}).get("ranking_seconds", 0.0)),
     )
@@ -426,3 +457,40 @@ def build_bundle(
 
 def _skipped(descriptions: Sequence[dict[str, Any]], key: str) -> int:
     return sum(int(d.get(key, 0)) for d in descriptions)
+
+
+def _skipped_files(descriptions: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """What `code` sources left out: files per reason, summed over sources."""
+    counts: dict[str, int] = {}
+    for description in descriptions:
+        for reason, n in (description.get("skipped") or {}).items():
+            counts[reason] = counts.get(reason, 0) + int(n)
+    return counts
+
+
+def _chunk_all(
+    documents: list[Document], embedder: Embedder, max_tokens: int, code_chunking: str
+) -> tuple[list[Document], list[Chunk], dict[str, str]]:
+    """Chunk markdown with the markdown chunker and source code by definition, in document
+    order; source code documents come back with their definitions as identifier entries."""
+    from atlas_core.markdown.chunker import chunk_documents
+    from atlas_core.sources.code_chunks import chunk_code_documents, code_identifiers
+
+    code = [d for d in documents if d.language]
+    prose = [d for d in documents if not d.language]
+    by_file: dict[str, list[Chunk]] = {}
+    for chunk in chunk_documents(prose, count_tokens=embedder.count_tokens, max_tokens=max_tokens):
+        by_file.setdefault(chunk.file, []).append(chunk)
+    line_windows: dict[str, str] = {}
+    if code:
+        code_chunks, line_windows = chunk_code_documents(
+            code, count_tokens=embedder.count_tokens, max_tokens=max_tokens, chunking=code_chunking
+        )
+        for chunk in code_chunks:
+            by_file.setdefault(chunk.file, []).append(chunk)
+    chunks = [chunk for doc in documents for chunk in by_file.get(doc.path, ())]
+    documents = [
+        code_identifiers(doc, by_file.get(doc.path, [])) if doc.language else doc
+        for doc in documents
+    ]
+    return documents, chunks, line_windows

@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "distribution",  # download, backup, restore, publish
     "doctor",  # doctor
     "setup",  # setup
+    "index",  # index
 )
 # Commands other packages add: each entry point names a ``register(subparsers)`` function. The
 # host package adds `atlas smoke` this way, so the engine never imports the servers it drives.

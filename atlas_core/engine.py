@@ -36,6 +36,7 @@ from atlas_core.search.limits import (
     MAX_QUERY_CHARS,
     MAX_TOP_K,
     check_mode,
+    check_scope,
     clamp_count,
     clean_query,
     looks_like_identifier,
@@ -53,6 +54,7 @@ from atlas_core.types import (
     SearchFilters,
     Section,
     Symbol,
+    Usage,
 )
 
 if TYPE_CHECKING:
@@ -144,6 +146,14 @@ class _Part:
     _ids: IdentifierIndex | None = None
     _ranking: tuple[RankingModel | None, str] | None = None
     _rank_context: RankContext | None = None
+
+    @property
+    def scope(self) -> str:
+        """ "project" for a bundle of a team's own code (built from a `code` source, as `atlas
+        index` does), "docs" for documentation."""
+        sources = self.bundle.manifest.get("sources") or []
+        code = any(isinstance(s, dict) and s.get("kind") == "code" for s in sources)
+        return "project" if code else "docs"
 
     def gone(self) -> bool:
         """The bundle's folder was deleted after it was opened (its manifest is no longer there)."""
@@ -329,6 +339,7 @@ class Engine:
         self.reranker_dir = reranker_dir
         self._reranker: Reranker | None = None
         self._api: ApiModel | None = None
+        self._usages: dict[tuple[str, str], list[Usage]] | None = None
         self._lock = threading.Lock()
 
     # -- opening -------------------------------------------------------------------------------
@@ -367,6 +378,14 @@ class Engine:
             settings=settings,
         )
 
+    def _documented(self) -> list[tuple[int, _Part]]:
+        """(index, part) of the documentation bundles: what lookup, definitions, symbols and the
+        API checks answer from. A project's own definitions never stand in for the docs' (a
+        wrapper named like an operation is not its documentation); with no docs bundle open,
+        the project's are all there is."""
+        docs = [(i, p) for i, p in enumerate(self._parts) if p.scope == "docs"]
+        return docs or list(enumerate(self._parts))
+
     @property
     def bundles(self) -> list[Bundle]:
         """The opened bundles, in the order they were given."""
@@ -394,14 +413,19 @@ class Engine:
         top_k: int = 10,
         filters: SearchFilters | None = None,
         rerank: bool = False,
+        scope: str = "all",
     ) -> list[Hit]:
-        """Ranked passages for a question or an identifier; at most `MAX_TOP_K`."""
+        """Ranked passages for a question or an identifier; at most `MAX_TOP_K`. `scope` keeps
+        the documentation ("docs"), the team's own code ("project", see `atlas index`) or both."""
         text = clean_query(query)
         mode = check_mode(mode)
+        scope = check_scope(scope)
         k = clamp_count(top_k, "top_k", MAX_TOP_K)
         filters = filters or SearchFilters()
         found: list[tuple[float, int, int]] = []  # (score, part index, row)
         for index, part in enumerate(self._parts):
+            if scope != "all" and part.scope != scope:
+                continue
             depth = max(k, self.settings.rerank_depth) if rerank else k
             for row, score in self._search_part(part, text, mode, depth, filters):
                 found.append((score, index, row))
@@ -432,6 +456,7 @@ class Engine:
                     line_end=int(c["line_end"][row] or 0),
                     is_code=bool(c["is_code"][row]),
                     bundle=part.name if multi else "",
+                    scope=part.scope if multi else "",
                 )
             )
         return hits
@@ -568,7 +593,7 @@ class Engine:
         limit = clamp_count(limit, "limit", MAX_LIMIT)
         merged: list[tuple[int, Candidate]] = []
         multi = len(self._parts) > 1
-        for index, part in enumerate(self._parts):
+        for index, part in self._documented():
             for candidate in part.identifiers().lookup(text, limit):
                 merged.append((index, replace(candidate, bundle=part.name) if multi else candidate))
         merged.sort(key=lambda item: (-item[1].confidence, item[0]))
@@ -613,7 +638,7 @@ class Engine:
             return []  # a restriction of nothing but control characters restricts to nothing
         merged: list[tuple[int, int, Definition]] = []
         multi = len(self._parts) > 1
-        for index, part in enumerate(self._parts):
+        for index, part in self._documented():
             for order, found in enumerate(
                 part.identifiers().definitions(text, **where, limit=limit)
             ):
@@ -646,7 +671,7 @@ class Engine:
 
         specs: list[Any] = []
         operations: list[Any] = []
-        for part in self._parts:
+        for _, part in self._documented():
             ids = part.identifiers()
 
             def page_url(relpath: str, part: _Part = part) -> str:
@@ -662,6 +687,61 @@ class Engine:
             known = {(op.method, op.segments) for op in operations}
             operations.extend(op for op in found[1] if (op.method, op.segments) not in known)
         return ApiModel(tuple(specs), operations)
+
+    def usages(self, method: str, path: str, limit: int = 20) -> list[Usage]:
+        """Where the project's code (an open project bundle) calls the documented operation
+        `method` `path` (as the docs name it: ``GET /assets``), in file and line order."""
+        if not isinstance(method, str) or not isinstance(path, str):
+            return []
+        limit = clamp_count(limit, "limit", MAX_LIMIT)
+        if self._usages is None:
+            self.api_model()  # built first: it takes the same lock
+            with self._lock:
+                if self._usages is None:
+                    self._usages = self._find_usages()
+        return self._usages.get((method.strip().upper(), path.strip()), [])[:limit]
+
+    def usages_of(self, candidate: Candidate, limit: int = 20) -> list[Usage]:
+        """`usages` of the operation a lookup candidate names (an endpoint or operation id)."""
+        if not candidate.method or not candidate.path:
+            return []
+        return self.usages(candidate.method, candidate.path, limit)
+
+    def _find_usages(self) -> dict[tuple[str, str], list[Usage]]:
+        """Every API call the project bundles' chunks recorded, resolved against the docs."""
+        from atlas_core.sources.code_chunks import parse_call, qualified_name
+
+        projects = [p for p in self._parts if p.scope == "project"]
+        if not projects or len(projects) == len(self._parts):
+            return {}
+        found: dict[tuple[str, str], list[Usage]] = {}
+        seen: set[tuple[str, str, int]] = set()
+        multi = len(self._parts) > 1
+        for part in projects:
+            c = part.table().cols
+            for row, calls in enumerate(c["calls"]):
+                for entry in calls or ():
+                    call = parse_call(entry)
+                    if call is None:
+                        continue
+                    line, method, url = call
+                    operation = self.api_operation(method, url)
+                    file = c["file"][row]
+                    if operation is None or (part.name, file, line) in seen:
+                        continue
+                    seen.add((part.name, file, line))
+                    usage = Usage(
+                        file=file,
+                        line=line,
+                        method=operation.method,
+                        path=operation.path,
+                        symbol=qualified_name(c["parent"][row] or "", c["symbol"][row] or ""),
+                        bundle=part.name if multi else "",
+                    )
+                    found.setdefault((operation.method, operation.path), []).append(usage)
+        for usages in found.values():
+            usages.sort(key=lambda u: (u.bundle, u.file, u.line))
+        return found
 
     def api_operation(self, method: str, url: str) -> Operation | None:
         """The documented operation a call's method and URL (as the call reader spells it:
@@ -732,8 +812,9 @@ class Engine:
         verb = CONTROL_CHARS.sub("", method).strip().upper()[:16]
         return check_request(self.api_model(), verb, text, params, body)[1]
 
-    def symbols(self, query: str, limit: int = 50) -> list[Symbol]:
-        """Workspace-symbol search: identifiers and headings fuzzy-matched, best first."""
+    def symbols(self, query: str, limit: int = 50, *, project: bool = False) -> list[Symbol]:
+        """Workspace-symbol search: identifiers and headings fuzzy-matched, best first; with
+        `project`, also the definitions in the team's own code (a project bundle)."""
         if not isinstance(query, str):
             raise QueryError(f"symbol query must be text, got {type(query).__name__}")
         text = CONTROL_CHARS.sub(" ", query).strip()[:MAX_QUERY_CHARS]
@@ -742,7 +823,8 @@ class Engine:
         multi = len(self._parts) > 1
         # Room for the pages of one subject that `one_per_subject` folds away.
         wanted = min(limit * 2, MAX_LIMIT)
-        for index, part in enumerate(self._parts):
+        parts = enumerate(self._parts) if project else self._documented()
+        for index, part in parts:
             for symbol in part.identifiers().symbols(text, wanted):
                 merged.append((index, replace(symbol, bundle=part.name) if multi else symbol))
         merged.sort(key=lambda item: (-item[1].score, item[0]))
@@ -750,7 +832,7 @@ class Engine:
 
     def deprecations(self) -> list[Deprecation]:
         out: list[Deprecation] = []
-        for part in self._parts:
+        for _, part in self._documented():
             out.extend(part.identifiers().deprecations())
         return out
 
@@ -760,7 +842,7 @@ class Engine:
         text = CONTROL_CHARS.sub(" ", prefix or "").strip()[:MAX_QUERY_CHARS]
         out: list[Candidate] = []
         multi = len(self._parts) > 1
-        for part in self._parts:
+        for _, part in self._documented():
             for candidate in part.identifiers().endpoints(text, limit):
                 out.append(replace(candidate, bundle=part.name) if multi else candidate)
         return out[:limit]
@@ -873,6 +955,30 @@ class Engine:
                 hint="use the `file` of a result: a relative POSIX path without '..'",
             )
         return part.bundle.mirror_dir / relpath
+
+    def scope_of(self, bundle: str) -> str:
+        """ "docs" or "project" (see `search`) for the open bundle named `bundle`."""
+        return self._part_named(bundle).scope
+
+    def project_file(self, bundle: str, relpath: str) -> Path | None:
+        """For a project bundle's result, the file in the repository it was indexed from (so
+        an editor opens the real file); None for a docs bundle, or when that file is gone."""
+        from atlas_core.bundle.manifest import safe_relpath
+
+        try:
+            part = self._part_named(bundle)
+        except AtlasError:
+            return None
+        if part.scope != "project" or not safe_relpath(relpath):
+            return None
+        for source in part.bundle.manifest.get("sources") or []:
+            root = source.get("path") if isinstance(source, dict) else None
+            if source.get("kind") != "code" or not isinstance(root, str) or "commit" in source:
+                continue  # a commit's files are not the working tree's
+            path = Path(root) / relpath
+            if path.is_file() and not path.is_symlink():
+                return path
+        return None
 
     def doc_files(self, bundle: str) -> list[DocFile]:
         """The pages the chunk table of `bundle` knows, with the publication, title and web URL of

@@ -79,9 +79,16 @@ class Document:
     title: str
     url: str  # web URL of the page ("" when unknown)
     text: str  # cleaned markdown body: no front matter; stored verbatim in the bundle mirror
-    source: str = ""  # the source kind that produced it: local, mirror, git, openapi
+    source: str = ""  # the source kind that produced it: local, mirror, git, openapi, code
     metadata: Mapping[str, Any] = field(default_factory=dict)  # front matter and source extras
     identifiers: tuple[IdentifierEntry, ...] = ()  # entries the source already knows (OpenAPI)
+
+    @property
+    def language(self) -> str:
+        """The programming language of a `code` source's file ("python", "groovy", "text");
+        "" for a markdown page, whatever its source."""
+        language = str(self.metadata.get("language", "")) if self.source == "code" else ""
+        return "" if language == "markdown" else language
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +109,14 @@ class Chunk:
     is_code: bool = False
     cluster_tags: tuple[str, ...] = ()
     token_count: int = 0
+    # Source code chunks only (a `code` source); "" or () for documentation.
+    language: str = ""  # "python", "groovy", ... ("text" for line windows of other files)
+    symbol: str = ""  # the definition's own name: "send"; "" for module code and windows
+    symbol_kind: str = ""  # function, method, class, interface, enum, type, module, key, window
+    parent: str = ""  # dotted enclosing symbols: "Session" for Session.send
+    # The API calls the chunk makes, one per call: "LINE<TAB>METHOD<TAB>URL" as the call reader
+    # spells it (unknown parts "{}"), resolved against the docs when served (cross-links).
+    calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +146,24 @@ class Hit:
     line_end: int = 0
     is_code: bool = False
     bundle: str = ""  # the bundle's name when several bundles are searched together
+    scope: str = ""  # with several bundles: "docs", or "project" for the team's own code
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """A place in the team's own code (a project bundle) that calls a documented operation."""
+
+    file: str  # path in the repository
+    line: int  # 1-based
+    method: str  # the operation's method and path as the docs name them
+    path: str
+    symbol: str = ""  # the enclosing definition, dotted ("SyncJob.run"); "" at module level
+    bundle: str = ""  # the project bundle's name
+
+    @property
+    def where(self) -> str:
+        """``src/sync.py:41``"""
+        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True, slots=True)

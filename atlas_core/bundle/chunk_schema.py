@@ -32,18 +32,32 @@ CHUNK_SCHEMA = pa.schema(
     ],
     metadata={"atlas.format_version": FORMAT_VERSION},
 )
+# SPEC "chunks.parquet", optional columns (since 1.3): what a `code` source's chunks know about
+# their definition. Written by every 1.3 build ("" and [] for documentation); a table without
+# them (1.2 and older) reads as documentation.
+_TEXT_LIST = pa.list_(pa.field("item", pa.string(), nullable=False))
+OPTIONAL_FIELDS = (
+    pa.field("language", pa.string(), nullable=False),
+    pa.field("symbol", pa.string(), nullable=False),
+    pa.field("symbol_kind", pa.string(), nullable=False),
+    pa.field("parent", pa.string(), nullable=False),
+    pa.field("calls", _TEXT_LIST, nullable=False),
+)
+WRITTEN_SCHEMA = pa.schema(
+    [*CHUNK_SCHEMA, *OPTIONAL_FIELDS], metadata={"atlas.format_version": FORMAT_VERSION}
+)
 
-_LIST_COLUMNS = frozenset({"cluster_tags"})
+_LIST_COLUMNS = frozenset({"cluster_tags", "calls"})
 
 
 def chunks_to_table(chunks: Sequence[Chunk]) -> pa.Table:
-    """One row per chunk, in order, with the SPEC's schema."""
-    columns: dict[str, list[Any]] = {field.name: [] for field in CHUNK_SCHEMA}
+    """One row per chunk, in order, with the SPEC's schema and its optional columns."""
+    columns: dict[str, list[Any]] = {field.name: [] for field in WRITTEN_SCHEMA}
     for chunk in chunks:
         for name, values in columns.items():
             value = getattr(chunk, name)
             values.append(list(value) if name in _LIST_COLUMNS else value)
-    return pa.Table.from_pydict(columns, schema=CHUNK_SCHEMA)
+    return pa.Table.from_pydict(columns, schema=WRITTEN_SCHEMA)
 
 
 def row_to_chunk(row: dict[str, Any]) -> Chunk:
@@ -51,11 +65,14 @@ def row_to_chunk(row: dict[str, Any]) -> Chunk:
 
     Columns a newer minor format adds are ignored; columns it does not have keep their defaults.
     """
-    known = {field.name for field in CHUNK_SCHEMA}
-    values = {key: value for key, value in row.items() if key in known}
-    if "cluster_tags" in values:
-        values["cluster_tags"] = tuple(values["cluster_tags"] or ())
+    values = {key: value for key, value in row.items() if key in _KNOWN}
+    for name in _LIST_COLUMNS:
+        if name in values:
+            values[name] = tuple(values[name] or ())
     return Chunk(**values)
+
+
+_KNOWN = frozenset(field.name for field in WRITTEN_SCHEMA)
 
 
 def iter_chunks(table: pa.Table, *, batch_size: int = 4096) -> Iterator[Chunk]:
@@ -92,10 +109,12 @@ def table_problems(
     (`file_problem` checks the distinct names a reader has anyway) whose text, with
     `mirror_files`, is in the bundle, and that line ranges are in order."""
     problems = []
-    for field in CHUNK_SCHEMA:
+    optional = {field.name for field in OPTIONAL_FIELDS}
+    for field in WRITTEN_SCHEMA:
         index = table.schema.get_field_index(field.name)
         if index < 0:
-            problems.append(f"column {field.name!r} is missing")
+            if field.name not in optional:
+                problems.append(f"column {field.name!r} is missing")
             continue
         found = table.schema.field(index).type
         if not _READABLE[str(field.type)](found):

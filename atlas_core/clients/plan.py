@@ -73,10 +73,14 @@ def server_command() -> str:
     )
 
 
-def server_args(bundle: Path | None) -> list[str]:
-    # `--project` joins these when atlas-mcp opens a project index beside the docs (issue 15).
+def server_args(bundle: Path | None, project: Path | None = None) -> list[str]:
+    """atlas-mcp's arguments: the bundle and the project (a repository `atlas index` built),
+    each as an absolute path to an existing folder."""
     args: list[str] = []
-    for flag, path, what in (("--bundle", bundle, "bundle folder"),):
+    for flag, path, what in (
+        ("--bundle", bundle, "bundle folder"),
+        ("--project", project, "project folder"),
+    ):
         if path is None:
             continue
         absolute = Path(os.path.abspath(path.expanduser()))

@@ -11,7 +11,7 @@ from typing import Any
 
 from atlas_core.errors import ConfigError
 
-SOURCE_KINDS = ("local", "mirror", "git", "openapi")
+SOURCE_KINDS = ("local", "mirror", "git", "openapi", "code")
 
 
 def register(sub: Any) -> None:
@@ -26,8 +26,8 @@ def register(sub: Any) -> None:
         action="append",
         required=True,
         metavar="KIND=PATH",
-        help="a source: local=DIR, mirror=DIR (crawler layout), git=REPO[@REF], openapi=FILE; "
-        "repeatable",
+        help="a source: local=DIR, mirror=DIR (crawler layout), git=REPO[@REF], openapi=FILE, "
+        "code=REPO[#REF] (source files, chunked by definition); repeatable",
     )
     build.add_argument("--output", "-o", required=True, type=Path, metavar="DIR", help="bundle dir")
     build.add_argument(
@@ -57,6 +57,13 @@ def register(sub: Any) -> None:
         dest="ranking",
         action="store_false",
         help="skip training the learned ranking (the bundle ranks with the untrained fusion)",
+    )
+    build.add_argument(
+        "--code-chunking",
+        choices=("definition", "window"),
+        default="definition",
+        help="how code sources are cut: by definition (default) or in fixed 6,000-character "
+        "windows (the usual codebase-RAG baseline, for comparison)",
     )
     build.add_argument("--name", help="bundle name shown in results (default: the output dir name)")
     build.add_argument("--json", action="store_true", help="print the build report as JSON")
@@ -119,6 +126,7 @@ def run_build(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         name=args.name,
         ranking=args.ranking,
+        code_chunking=args.code_chunking,
     )
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
@@ -140,6 +148,10 @@ def run_build(args: argparse.Namespace) -> int:
         skipped.append(f"{report.skipped_names} file(s) whose names are not UTF-8")
     if skipped:
         print(f"skipped {' and '.join(skipped)}; the warnings above name them")
+    if report.skipped_files:
+        reasons = sorted(report.skipped_files.items(), key=lambda item: -item[1])
+        shown = ", ".join(f"{n} {reason}" for reason, n in reasons)
+        print(f"code: skipped {sum(report.skipped_files.values())} file(s): {shown}")
     return 0
 
 

@@ -43,6 +43,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     setup.add_argument("--bundle", type=Path, metavar="DIR", help="bundle the server opens")
     setup.add_argument(
+        "--project",
+        type=Path,
+        metavar="DIR",
+        help="a repository indexed with `atlas index`, served beside the docs",
+    )
+    setup.add_argument(
         "--config", type=Path, metavar="FILE", help="edit this file instead of the client's own"
     )
     setup.set_defaults(func=run_setup)
@@ -60,7 +66,11 @@ def run_setup(args: argparse.Namespace) -> int:
         )
     client = clients.find_client(args.client)
     command = clients.server_command()
-    server_args = clients.server_args(args.bundle)
+    server_args = clients.server_args(args.bundle, args.project)
+    if args.project is not None:
+        from atlas_core.project import project_bundles
+
+        project_bundles(args.project)  # no index yet: the server would not start; say so now
     plan = clients.plan_setup(client, command, server_args, args.config)
     if not plan.changed:
         print(f"{plan.path}: the atlas entry is already set up for {client.title}; nothing changed")

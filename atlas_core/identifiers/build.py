@@ -63,8 +63,9 @@ def extract_ranked(documents: Sequence[Document]) -> tuple[list[Found], list[Dep
     deprecations: list[Deprecation] = []
     ranked: list[tuple[Found, Scan | None, bool]] = []
     for doc in documents:
-        # One scan serves every extractor: fences, sections and summaries cost the most.
-        scan = Scan(doc.text, doc.title) if doc.text else None
+        # One scan serves every extractor: fences, sections and summaries cost the most. A
+        # source file's definitions come with it; its text is not prose to scan.
+        scan = Scan(doc.text, doc.title) if doc.text and not doc.language else None
         generated = doc.source == "openapi"
         for e in doc.identifiers:
             weighted = e.kind in ("operation", "schema", "type")

@@ -210,7 +210,7 @@ def write_mention_index(documents: Sequence[Document], out_dir: Path) -> dict[st
     builder = MentionBuilder()
     endpoints: list[str] = []
     for doc in documents:
-        if doc.text:
+        if doc.text and not doc.language:  # documentation pages, not a project's source files
             builder.add_page(
                 doc.path, doc.url, doc.text, doc.title, generated=doc.source == "openapi"
             )

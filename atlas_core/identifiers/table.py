@@ -59,6 +59,10 @@ KIND_ORDER: tuple[str, ...] = (
     # their meaning and older readers (which name kinds from meta.json) read these rows too.
     "parameter",
     "property",
+    # Definitions in a project's source code (a `code` source), since format 1.3.
+    "function",
+    "method",
+    "class",
 )
 # Kinds of which one page holds many rows of one name (one per operation or schema that takes
 # it): the writer keeps each, where it keeps one row of any other kind per page.

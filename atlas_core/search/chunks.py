@@ -32,6 +32,11 @@ class ChunkTable:
         "is_code",
         "cluster_tags",
         "token_count",
+        "language",
+        "symbol",
+        "symbol_kind",
+        "parent",
+        "calls",
     )
 
     def __init__(self, source: Any) -> None:
@@ -100,6 +105,11 @@ class ChunkTable:
             is_code=bool(c["is_code"][row]),
             cluster_tags=tuple(c["cluster_tags"][row] or ()),
             token_count=int(c["token_count"][row] or 0),
+            language=c["language"][row] or "",
+            symbol=c["symbol"][row] or "",
+            symbol_kind=c["symbol_kind"][row] or "",
+            parent=c["parent"][row] or "",
+            calls=tuple(c["calls"][row] or ()),
         )
 
 
@@ -108,7 +118,7 @@ def _default(name: str) -> Any:
         return 0
     if name == "is_code":
         return False
-    if name == "cluster_tags":
+    if name in ("cluster_tags", "calls"):
         return ()
     return ""
 

@@ -63,6 +63,16 @@ def check_mode(mode: object) -> str:
     return str(mode)
 
 
+SCOPES = ("all", "docs", "project")
+
+
+def check_scope(scope: object) -> str:
+    """Which bundles a search reads: the docs, the team's own code (a project index) or both."""
+    if scope not in SCOPES:
+        raise QueryError(f"unknown search scope {scope!r}", hint=f"use one of: {', '.join(SCOPES)}")
+    return str(scope)
+
+
 def clamp_count(value: object, name: str, maximum: int, *, strict: bool = True) -> int:
     """1..maximum; above the maximum is cut.
 

@@ -114,6 +114,8 @@ class BundleLoader:
         self.pending: Future[LoadResult] | None = None
         self.last: LoadResult | None = None
         self.paths: tuple[str, ...] = ()  # the bundles the current engine was opened from
+        # Project bundles (`atlas index`) served beside whatever docs bundles are resolved.
+        self.projects: tuple[str, ...] = ()
         self.listeners: list[Callable[[LoadResult], None]] = []
         self.on_demo_build: Callable[[], None] | None = None
 
@@ -146,6 +148,10 @@ class BundleLoader:
         return future
 
     def _resolve(self, explicit: tuple[str, ...], allow_demo: bool) -> list[str]:
+        docs = self._resolve_docs(explicit, allow_demo)
+        return docs + [p for p in self.projects if p not in docs]
+
+    def _resolve_docs(self, explicit: tuple[str, ...], allow_demo: bool) -> list[str]:
         from atlas_core.serving.locator import resolve_bundle_paths
 
         try:

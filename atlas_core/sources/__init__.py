@@ -2,8 +2,9 @@
 
 Kinds: ``local`` (a folder of markdown), ``mirror`` (the crawler's output), ``git`` (markdown of a
 repository at a pinned commit: ``git=PATH_OR_URL#REF`` or ``#REF:SUBDIR``; ``@REF`` is also
-accepted where it cannot be confused with a user name) and ``openapi`` (an OpenAPI 3 file rendered
-as reference pages with identifier entries).
+accepted where it cannot be confused with a user name), ``openapi`` (an OpenAPI 3 file rendered
+as reference pages with identifier entries) and ``code`` (a repository's source files, chunked by
+definition: ``code=PATH`` or ``code=PATH_OR_URL#REF[:SUBDIR]``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,15 @@ from atlas_core.types import Document
 
 log = logging.getLogger(__name__)
 
-SOURCE_KINDS: tuple[str, ...] = ("local", "mirror", "git", "openapi")
+SOURCE_KINDS: tuple[str, ...] = ("local", "mirror", "git", "openapi", "code")
 # GitBook cleaning is on by default only where GitBook exports are expected.
-CLEAN_BY_DEFAULT: dict[str, bool] = {"local": False, "mirror": True, "git": False, "openapi": False}
+CLEAN_BY_DEFAULT: dict[str, bool] = {
+    "local": False,
+    "mirror": True,
+    "git": False,
+    "openapi": False,
+    "code": False,
+}
 
 
 @dataclass(slots=True)
@@ -64,6 +71,10 @@ def load_source(
         from atlas_core.sources.git import load_git
 
         return load_git(value, clean_gitbook=clean)
+    if kind == "code":
+        from atlas_core.sources.code import load_code
+
+        return load_code(value)
     from atlas_core.sources.openapi import load_openapi
 
     return load_openapi(Path(value).expanduser())
@@ -76,7 +87,7 @@ def load_sources(
     mirror only); `limit` keeps the first N documents in path order (for quick builds)."""
     if not specs:
         raise SourceError(
-            "no sources given", hint="add --source KIND=PATH (local, mirror, git or openapi)"
+            "no sources given", hint="add --source KIND=PATH (local, mirror, git, openapi or code)"
         )
     owner: dict[str, str] = {}
     documents: list[Document] = []

@@ -33,6 +33,7 @@ _SNIFF = 8192  # bytes read to tell text from binary
 _MINIFIED_LINE = 1000  # a first-screen line this long in JS/CSS means a bundle, not source
 
 IGNORE_FILES = (".gitignore", ".atlasignore")
+VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never content, so not counted as skipped
 _VENDORED_TEXT = """
     .git .hg .svn node_modules bower_components jspm_packages vendor third_party third-party
     .venv venv .tox .nox .mypy_cache .pytest_cache .ruff_cache __pycache__ site-packages
@@ -46,6 +47,25 @@ _LOCK_TEXT = """
 """
 LOCK_FILES = frozenset(_LOCK_TEXT.split())
 _GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".bundle.js", ".pyc", ".class", ".o")
+# Files that hold credentials, not code: never copied into an index an agent can read.
+_SECRET_NAMES = frozenset({".env", ".netrc", ".npmrc", ".pypirc", ".pgpass", "credentials.json"})
+_SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore")
+_SECRET_PREFIXES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
+_EXAMPLE_SUFFIXES = (".example", ".sample", ".template", ".dist")
+
+
+def looks_secret(name: str) -> bool:
+    """A file name that usually holds credentials (`.env`, `.env.local`, `*.pem`, `id_rsa`)."""
+    lower = name.lower()
+    if lower.endswith(_EXAMPLE_SUFFIXES):
+        return False
+    return (
+        lower in _SECRET_NAMES
+        or lower.startswith(".env.")
+        or lower.endswith(_SECRET_SUFFIXES)
+        or lower.startswith(_SECRET_PREFIXES)
+    )
+
 
 LANGUAGES = {
     ".py": "python",
@@ -173,6 +193,8 @@ def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
             elif not is_utf8_name(entry.name):
                 listing.skip("name is not UTF-8", shown)
             elif entry.is_dir(follow_symlinks=False):
+                if entry.name in VCS_FOLDERS:
+                    continue
                 if entry.name in VENDORED:
                     listing.skip("vendored or generated folder", shown + "/")
                 elif rules.ignored(rel, is_dir=True):
@@ -195,6 +217,9 @@ def _consider(path: Path, rel: str, listing: CodeListing, max_bytes: int) -> Non
     name = path.name
     if name in LOCK_FILES:
         listing.skip("lock file", rel)
+        return
+    if looks_secret(name):
+        listing.skip("credentials file (.env, keys)", rel)
         return
     if name.lower().endswith(_GENERATED_SUFFIXES):
         listing.skip("minified, compiled or source map", rel)

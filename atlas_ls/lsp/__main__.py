@@ -39,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="bundle directory to serve (repeat for several); default: ATLAS_BUNDLE, the config "
         "file, then the installed bundle. The editor setting atlas.bundle overrides it.",
     )
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="also serve this repository's index (`atlas index DIR`) beside the docs; default: "
+        "$ATLAS_PROJECT, else the repository of the working directory when it has an index",
+    )
     transport = parser.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
     transport.add_argument("--tcp", action="store_true", help="listen on --host:--port instead")
@@ -85,11 +91,19 @@ def main(argv: list[str] | None = None) -> int:
     collector = threading.Timer(STARTUP_GC_DELAY_S, collect_startup_garbage)
     collector.daemon = True
 
+    from atlas_core.errors import AtlasError
+    from atlas_core.project import project_bundles
     from atlas_core.serving.holder import EngineHolder
     from atlas_core.serving.loader import BundleLoader
 
+    try:
+        projects = tuple(str(p) for p in project_bundles(args.project))
+    except AtlasError as exc:
+        print(f"atlas-ls: error: {exc.one_line()}", file=sys.stderr)
+        return 2
     holder: EngineHolder[Engine] = EngineHolder()
     loader = BundleLoader(holder)
+    loader.projects = projects
     loader.request(args.bundle)
 
     from atlas_ls.lsp.features import create_server

@@ -32,6 +32,7 @@ MAX_PARAM_ROWS = 15
 MAX_CELL_CHARS = 140
 MAX_OTHERS = 5
 MAX_OTHER_PAGES = 3
+MAX_USES = 3  # places in the project's code a hover lists
 
 _KIND_LABELS = {
     "endpoint": "REST endpoint",
@@ -121,6 +122,21 @@ def links_line(engine: Engine, cand: Candidate) -> str:
     if cand.url:
         parts.append(f"[Open on the web]({cand.url})")
     return " · ".join(parts)
+
+
+def usages_line(engine: Engine, cand: Candidate) -> str:
+    """ "Used in your project at [src/sync.py:41](...)": where the project index's code calls
+    the operation, each linked to the file in the repository; "" without a project or calls."""
+    uses = engine.usages_of(cand, MAX_USES + 1)
+    if not uses:
+        return ""
+    shown = []
+    for use in uses[:MAX_USES]:
+        path = engine.project_file(use.bundle, use.file)
+        label = f"{use.file}:{use.line}"
+        shown.append(f"[{label}]({file_uri(path)}#L{use.line})" if path else f"`{label}`")
+    more = " and more" if len(uses) > MAX_USES else ""
+    return f"Used in your project at {', '.join(shown)}{more}"
 
 
 def definition_of(cand: Candidate) -> Definition:
@@ -279,6 +295,9 @@ def hover_markdown(
         shown = ", ".join(file_link(engine, page) for page in pages[:MAX_OTHER_PAGES])
         more = len(pages) - MAX_OTHER_PAGES
         blocks.append(f"Also documented in: {shown}" + (f" and {more} more" if more > 0 else ""))
+    used = usages_line(engine, cand)
+    if used:
+        blocks.append(used)
     links = links_line(engine, best)
     if links:
         blocks.append("---\n" + links)

@@ -40,6 +40,7 @@ MAX_SETTINGS_DEPTH = 8
 class Settings:
     bundle: tuple[str, ...] = ()  # empty: the server's --bundle, then the default resolution
     max_symbol_results: int = DEFAULT_SYMBOL_RESULTS
+    project_symbols: bool = False  # atlas.workspaceSymbols.project: the project index's too
     recognizers_enabled: frozenset[str] | None = None  # None: every recogniser
     diagnostics_enabled: bool = True
     diagnostics_debounce_ms: int = DEFAULT_DEBOUNCE_MS
@@ -131,7 +132,14 @@ def parse_settings(raw: Any, base: Settings | None = None) -> ParsedSettings:
     if symbols is not None:
         if not isinstance(symbols, dict):
             problems.append(f"atlas.workspaceSymbols must be an object, got {_show(symbols)}")
-        elif "maxResults" in symbols:
+        elif "project" in symbols and not isinstance(symbols["project"], bool):
+            problems.append(
+                f"atlas.workspaceSymbols.project must be true or false, got "
+                f"{_show(symbols['project'])}"
+            )
+        elif "project" in symbols:
+            settings = replace(settings, project_symbols=symbols["project"])
+        if isinstance(symbols, dict) and "maxResults" in symbols:
             value = symbols["maxResults"]
             if (
                 isinstance(value, bool)

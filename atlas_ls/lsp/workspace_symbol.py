@@ -23,6 +23,10 @@ SYMBOL_KINDS: dict[str, types.SymbolKind] = {
     "cli": types.SymbolKind.Module,
     "graphql": types.SymbolKind.Property,
     "heading": types.SymbolKind.String,  # as markdown servers show headings
+    # Definitions in the project's own code (atlas.workspaceSymbols.project).
+    "function": types.SymbolKind.Function,
+    "method": types.SymbolKind.Method,
+    "class": types.SymbolKind.Class,
 }
 
 
@@ -33,19 +37,23 @@ def symbol_kind(kind: str) -> types.SymbolKind:
 def to_symbol_information(engine: Engine, symbol: Symbol) -> types.SymbolInformation:
     line = max(symbol.line, 1) - 1
     position = types.Position(line=line, character=0)
+    # A project's definition opens the file in the repository, not the bundle's copy of it.
+    source = engine.project_file(symbol.bundle, symbol.file)
     return types.SymbolInformation(
         name=symbol.name,
         kind=symbol_kind(symbol.kind),
         location=types.Location(
-            uri=file_uri(mirror_file(engine, symbol.bundle, symbol.file)),
+            uri=file_uri(source or mirror_file(engine, symbol.bundle, symbol.file)),
             range=types.Range(start=position, end=position),
         ),
         container_name=symbol.container or None,
     )
 
 
-def workspace_symbols(engine: Engine, query: str, limit: int) -> list[types.SymbolInformation]:
-    symbols = engine.symbols(query, limit=limit)
+def workspace_symbols(
+    engine: Engine, query: str, limit: int, *, project: bool = False
+) -> list[types.SymbolInformation]:
+    symbols = engine.symbols(query, limit=limit, project=project)
     return [to_symbol_information(engine, s) for s in symbols[:limit] if s.file]
 
 
@@ -57,4 +65,7 @@ def register(server: AtlasLanguageServer) -> None:
         engine = await ls.engine()
         if engine is None:
             return []
-        return workspace_symbols(engine, params.query, ls.settings.max_symbol_results)
+        settings = ls.settings
+        return workspace_symbols(
+            engine, params.query, settings.max_symbol_results, project=settings.project_symbols
+        )

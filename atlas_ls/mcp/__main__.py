@@ -42,6 +42,12 @@ def build_parser(prog: str, default_tools: str) -> argparse.ArgumentParser:
         "$ATLAS_BUNDLE, the config file, the installed bundle, then the demo bundle",
     )
     parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="also serve this repository's index (`atlas index DIR`) beside the docs; default: "
+        "$ATLAS_PROJECT, else the repository of the working directory when it has an index",
+    )
+    parser.add_argument(
         "--mirror",
         type=Path,
         metavar="DIR",
@@ -134,8 +140,18 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
         if not value > 0 or value == float("inf"):
             print(f"{prog}: error: {flag} {value} must be a positive number", file=sys.stderr)
             return 2
+    try:
+        from atlas_core.project import project_bundles
+
+        projects = tuple(str(p) for p in project_bundles(args.project))
+    except AtlasError as exc:
+        print(f"{prog}: error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        return 2
     options = ServerOptions(
         bundles=tuple(args.bundle),
+        projects=projects,
         mirror=args.mirror,
         tools=args.tools,
         transport=args.transport,

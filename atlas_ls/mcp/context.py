@@ -72,6 +72,7 @@ class AppContext:
         # This server serves searches of every kind besides lookups: all of it is loaded before
         # the first request, as a hot reload also does before its swap.
         self.loader = BundleLoader(self.holder, warm_up=WARM_MODES)
+        self.loader.projects = self.options.projects
         if self.fixed_mirror is not None:
             self._fixed_docs = MirrorSet({"": self.fixed_mirror})
 

@@ -58,6 +58,9 @@ class Mirror:
     crawl_meta: Mapping[str, Any] = field(default_factory=dict)
     # Per-file facts a bundle knows (from its chunk table); a crawled mirror reads front matter.
     known: Mapping[str, DocMeta] = field(default_factory=dict)
+    # A project bundle's files are its source files, not only markdown: exactly the files its
+    # chunk table names are served (what `atlas index` read: regular files, never links).
+    source_files: bool = False
     _front_matter: dict[str, DocMeta] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -97,6 +100,8 @@ class Mirror:
 
     @cached_property
     def files(self) -> tuple[str, ...]:
+        if self.source_files:
+            return tuple(sorted(rel for rel in self.known if (self.root / rel).is_file()))
         return tuple(iter_doc_files(self.root))
 
     @cached_property
@@ -265,7 +270,11 @@ class MirrorSet:
                 doc.file: DocMeta(publication=doc.publication, title=doc.title, url=doc.url)
                 for doc in engine.doc_files(info.name)
             }
-            mirrors[info.name] = Mirror(root=Path(info.mirror).resolve(), known=known).listed()
+            mirrors[info.name] = Mirror(
+                root=Path(info.mirror).resolve(),
+                known=known,
+                source_files=engine.scope_of(info.name) == "project",
+            ).listed()
         return cls(mirrors)
 
     @property

@@ -47,6 +47,7 @@ class SearchHit(BaseModel):
     url: str = Field(description="web page of the section, to cite")
     is_code: bool
     bundle: str = bundle_field()
+    scope: str = Field(default="", description="with a project open: docs or project")
     text: str
     truncated: bool = Field(description="the text was cut at max_chars")
     continue_with: str | None = Field(
@@ -109,6 +110,13 @@ class ParameterDefinition(BaseModel):
     bundle: str = bundle_field()
 
 
+class ProjectUse(BaseModel):
+    file: str = Field(description="path in the project; read_file(path=file, bundle=bundle)")
+    line: int
+    symbol: str = Field(default="", description="the enclosing function or method")
+    bundle: str = ""
+
+
 class IdentifierMatch(BaseModel):
     name: str
     kind: str = Field(
@@ -136,6 +144,9 @@ class IdentifierMatch(BaseModel):
     bundle: str = bundle_field()
     also_documented_in: list[PageInfo] = Field(
         default=[], description="other pages documenting the same subject, best first"
+    )
+    used_in: list[ProjectUse] = Field(
+        default=[], description="where your project's code calls this operation (atlas index)"
     )
 
 

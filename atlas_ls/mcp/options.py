@@ -19,6 +19,7 @@ class ServerOptions:
     """What the command line chose; fixed for the life of the process."""
 
     bundles: tuple[str, ...] = ()  # explicit --bundle paths; empty: the default resolution
+    projects: tuple[str, ...] = ()  # project bundles (`atlas index`) served beside the docs
     mirror: Path | None = None
     tools: str = "all"  # all | fs | rag
     transport: str = "stdio"

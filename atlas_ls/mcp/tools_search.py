@@ -27,6 +27,7 @@ from atlas_ls.mcp.models import (
     PageInfo,
     ParameterDefinition,
     ParamInfo,
+    ProjectUse,
     SearchHit,
     SearchResult,
     bounded_facts,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 MAX_TOP_K = 50
 MAX_LOOKUP = 20
 MAX_ALSO_PAGES = 10  # other pages of one subject listed per candidate
+MAX_USES = 10  # places in the project's code listed per candidate
 # Definitions of a parameter name counted, and shown in full (`nameMatchMode` has 13, `id` hundreds).
 MAX_DEFINITIONS = 100  # the engine's MAX_LIMIT
 MAX_DEFINITIONS_SHOWN = 30
@@ -58,6 +60,10 @@ Publication = Annotated[
 MaxChars = Annotated[
     int, Field(ge=1, description=f"characters of text per result (at most {MAX_CHARS})")
 ]
+Scope = Annotated[
+    Literal["all", "docs", "project"],
+    Field(description="docs, project (your own code, from atlas index) or all"),
+]
 
 
 @tool_errors
@@ -72,6 +78,7 @@ async def search_docs(
     min_score: MinScore = 0,
     publication: Publication = None,
     max_chars: MaxChars = DEFAULT_HIT_CHARS,
+    scope: Scope = "all",
 ) -> Annotated[CallToolResult, SearchResult]:
     """Search the Collibra developer docs for passages that answer a question. Start here.
 
@@ -80,7 +87,7 @@ async def search_docs(
     (endpoint, operation, class, JSON key) lookup_identifier is more precise; for code samples use
     search_code; for an exact string use search_text.
     """
-    return await _search(ctx, query, mode, top_k, min_score, publication, max_chars, False)
+    return await _search(ctx, query, mode, top_k, min_score, publication, max_chars, False, scope)
 
 
 @tool_errors
@@ -92,12 +99,14 @@ async def search_code(
     min_score: MinScore = 0,
     publication: Publication = None,
     max_chars: MaxChars = DEFAULT_HIT_CHARS,
+    scope: Scope = "all",
 ) -> Annotated[CallToolResult, SearchResult]:
-    """Search only passages that contain code: request bodies, scripts, client snippets.
+    """Search only passages that contain code: request bodies, scripts, client snippets, and
+    your project's own functions when it is indexed (scope='project' for those alone).
 
     Same arguments and results as search_docs; use it when you need an example to adapt.
     """
-    return await _search(ctx, query, mode, top_k, min_score, publication, max_chars, True)
+    return await _search(ctx, query, mode, top_k, min_score, publication, max_chars, True, scope)
 
 
 async def _search(
@@ -109,6 +118,7 @@ async def _search(
     publication: str | None,
     max_chars: int,
     code_only: bool,
+    scope: str = "all",
 ) -> CallToolResult:
     app = app_of(ctx)
     engine = await app.engine()
@@ -122,7 +132,7 @@ async def _search(
     filters = SearchFilters(publication=publication, code_only=code_only, min_score=min_score)
     await report_progress(ctx, 0, 1, f"{mode} search")
     found = await anyio.to_thread.run_sync(
-        functools.partial(engine.search, query, mode, top_k, filters)
+        functools.partial(engine.search, query, mode, top_k, filters, scope=scope)
     )
     hits = [_hit(engine.chunk(hit.chunk_id), hit, max_chars) for hit in found]
     await report_progress(ctx, 1, 1, f"{len(hits)} results")
@@ -136,9 +146,10 @@ async def _search(
     kind = "code passages" if code_only else "results"
     lines = [f"{len(hits)} {kind} for {query!r} ({mode}):"]
     for hit in hits:
+        where = f"[{hit.bundle}] " if hit.scope == "project" else ""
         lines.append(
-            f"\n{hit.rank}. {hit.heading or hit.title} - {hit.file}:{hit.line_start}-{hit.line_end}"
-            f" (score {hit.score:.4f}, chunk {hit.chunk_id})"
+            f"\n{hit.rank}. {hit.heading or hit.title} - {where}{hit.file}:{hit.line_start}-"
+            f"{hit.line_end} (score {hit.score:.4f}, chunk {hit.chunk_id})"
         )
         if hit.url:
             lines.append(hit.url)
@@ -182,6 +193,7 @@ def _hit(chunk: Chunk | None, hit: Hit, max_chars: int) -> SearchHit:
         url=hit.url,
         is_code=hit.is_code,
         bundle=hit.bundle,
+        scope=hit.scope,
         text=text,
         truncated=continue_with is not None,
         continue_with=continue_with,
@@ -248,6 +260,9 @@ async def lookup_identifier(
             lines.append(
                 "  params: " + ", ".join(f"{p.name} ({p.location})" for p in m.params[:20])
             )
+        for use in m.used_in:
+            symbol = f" in {use.symbol}" if use.symbol else ""
+            lines.append(f"  used in your project at {use.file}:{use.line}{symbol}")
     if result.definitions:
         lines.append(f"\n{named} is defined by {result.definitions_total} operations or schemas:")
         for d in result.definitions:
@@ -331,6 +346,10 @@ def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatc
                 also_documented_in=[
                     PageInfo(file=p.file, line=p.line, url=p.url, bundle=p.bundle)
                     for p in c.also[:MAX_ALSO_PAGES]
+                ],
+                used_in=[
+                    ProjectUse(file=u.file, line=u.line, symbol=u.symbol, bundle=u.bundle)
+                    for u in engine.usages_of(c, MAX_USES)
                 ],
             )
         )

@@ -125,3 +125,16 @@ def test_languages_by_name() -> None:
     assert language_of("deploy.yml") == "yaml"
     assert language_of("main.go") == "go"
     assert language_of("Makefile") == "text"
+
+
+def test_credentials_files_are_never_indexed_and_git_is_not_a_skip(repo: Path) -> None:
+    for rel in (".env", "config/.env.local", "certs/server.pem", "keys/id_rsa", "deploy/app.key"):
+        _write(repo, rel, "SECRET=1\n")
+    _write(repo, ".env.example", "SECRET=\n")  # a template names the keys, not their values
+    _write(repo, ".git/config", "[core]\n")
+    listing = walk_repository(repo)
+    rels = {f.rel for f in listing.files}
+    assert ".env.example" in rels
+    assert not rels & {".env", "config/.env.local", "certs/server.pem", "keys/id_rsa"}
+    assert listing.counts()["credentials file (.env, keys)"] == 5
+    assert not any(".git" in entry for entries in listing.skipped.values() for entry in entries)

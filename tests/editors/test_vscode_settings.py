@@ -22,6 +22,7 @@ VSCODE = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 SERVER_KEYS = {
     "bundle": "atlas.bundle",
     "max_symbol_results": "atlas.workspaceSymbols.maxResults",
+    "project_symbols": "atlas.workspaceSymbols.project",
     "recognizers_enabled": "atlas.recognizers.enabled",
     "diagnostics_enabled": "atlas.diagnostics.enabled",
     "diagnostics_debounce_ms": "atlas.diagnostics.debounceMs",

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from atlas_core.bundle import Bundle, BundleWriter, verify_bundle
-from atlas_core.bundle.chunk_schema import CHUNK_SCHEMA, iter_chunks
+from atlas_core.bundle.chunk_schema import WRITTEN_SCHEMA, iter_chunks
 from atlas_core.bundle.manifest import read_npy_header, schema, schema_errors, sha256_file
 from atlas_core.errors import BuildError, BundleError, BundleVersionError
 from atlas_core.types import Chunk, Document
@@ -157,7 +157,7 @@ def test_manifest_lists_every_file_with_hash_size_and_array_shape(bundle_dir: Pa
         "dtype": "<i8",
         "shape": [3],
     }
-    assert manifest["format_version"] == "1.2"
+    assert manifest["format_version"] == "1.3"
     assert manifest["counts"] == {"documents": 2, "chunks": 3, "mirror_files": 2}
     assert manifest["keyword"] == {"k1": 1.2, "b": 0.75}
     assert schema_errors(manifest) == []
@@ -179,8 +179,8 @@ def test_mirror_holds_document_text_byte_for_byte(bundle_dir: Path) -> None:
 
 def test_chunk_table_has_the_spec_schema_and_round_trips(bundle_dir: Path) -> None:
     table = pq.read_table(bundle_dir / "chunks.parquet")
-    assert table.schema.equals(CHUNK_SCHEMA, check_metadata=False)
-    assert table.schema.metadata[b"atlas.format_version"] == b"1.2"
+    assert table.schema.equals(WRITTEN_SCHEMA, check_metadata=False)
+    assert table.schema.metadata[b"atlas.format_version"] == b"1.3"
     assert list(iter_chunks(table)) == _chunks()
 
 
@@ -288,7 +288,7 @@ def test_open_exposes_the_contract(bundle_dir: Path) -> None:
     bundle = Bundle.open(bundle_dir)
     assert bundle.path == bundle_dir
     assert bundle.name == "toy"
-    assert bundle.manifest["format_version"] == "1.2"
+    assert bundle.manifest["format_version"] == "1.3"
     assert bundle.mirror_dir == bundle_dir / "mirror"
     assert bundle.model_dir == bundle_dir / "model"
     assert bundle.chunk_count == 3
@@ -308,7 +308,7 @@ def test_info_summarises_the_manifest(bundle_dir: Path) -> None:
     info = Bundle.open(bundle_dir).info()
     assert (info.name, info.format_version, info.chunks, info.dims, info.model) == (
         "toy",
-        "1.2",
+        "1.3",
         3,
         DIMS,
         "toy",

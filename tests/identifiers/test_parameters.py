@@ -179,7 +179,8 @@ def test_new_kinds_are_appended_and_records_stay_readable(engine: Engine) -> Non
     )
     directory = Path(engine.bundles[0].path) / "identifiers"
     meta = json.loads((directory / "meta.json").read_text())
-    assert meta["kinds"][-2:] == ["parameter", "property"] and meta["kind_counts"]["parameter"]
+    assert meta["kinds"][8:] == ["parameter", "property", "function", "method", "class"]
+    assert meta["kind_counts"]["parameter"] and meta["kind_counts"]["function"] == 0
     records = [json.loads(line) for line in (directory / "records.jsonl").read_text().splitlines()]
     detailed = [r for r in records if "param_details" in r]
     assert detailed

@@ -102,3 +102,18 @@ def test_layering_on_a_base() -> None:
 def test_long_values_are_cut_in_messages() -> None:
     message = parse_settings({"bundle": 12345678901234567890**5}).message()
     assert "..." in message and len(message) < 250
+
+
+def test_project_symbols_setting() -> None:
+    assert parse_settings({}).settings.project_symbols is False
+    on = parse_settings({"atlas": {"workspaceSymbols": {"project": True, "maxResults": 7}}})
+    assert (on.settings.project_symbols, on.settings.max_symbol_results, on.problems) == (
+        True,
+        7,
+        (),
+    )
+    dotted = parse_settings({"atlas.workspaceSymbols.project": True})
+    assert dotted.settings.project_symbols is True
+    bad = parse_settings({"atlas": {"workspaceSymbols": {"project": "yes", "maxResults": 7}}})
+    assert bad.settings.project_symbols is False and bad.settings.max_symbol_results == 7
+    assert "atlas.workspaceSymbols.project must be true or false" in bad.message()

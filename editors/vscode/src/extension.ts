@@ -34,7 +34,10 @@ function serverSettings(): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration(SECTION);
   return {
     bundle: config.get("bundle"),
-    workspaceSymbols: { maxResults: config.get("workspaceSymbols.maxResults") },
+    workspaceSymbols: {
+      maxResults: config.get("workspaceSymbols.maxResults"),
+      project: config.get("workspaceSymbols.project"),
+    },
     recognizers: { enabled: config.get("recognizers.enabled") },
     diagnostics: {
       enabled: config.get("diagnostics.enabled"),

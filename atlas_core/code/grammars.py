@@ -1,0 +1,118 @@
+"""Tree-sitter grammars for chunking source files, loaded on first use.
+
+The five grammars the call recognizer already knows come from its loader
+(`atlas_core.recognize.calls.syntax.load_language`), so a process holds one `Language` per grammar;
+the grammars only the chunker needs (TSX, Go, Bash, YAML, JSON) are loaded here the same way: lazily,
+once, and None when the package is missing or built for another tree-sitter. Parsers are not
+thread-safe, so each thread keeps its own, one per language.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.site import Document
+from atlas_core.recognize.calls.syntax import has_grammar, load_language, parse_source
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node, Parser, Tree
+
+log = logging.getLogger(__name__)
+
+# Grammar module and the function in it that returns the language pointer, for the languages of
+# `atlas_core.sources.code_walk.language_of` that the call recognizer has no use for.
+_CHUNKING_GRAMMARS: dict[str, tuple[str, str]] = {
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "shell": ("tree_sitter_bash", "language"),
+    "yaml": ("tree_sitter_yaml", "language"),
+    "json": ("tree_sitter_json", "language"),
+}
+
+# A parse that runs longer than this is given up and the file is read in line windows.
+PARSE_BUDGET_S = 5.0
+
+_languages: dict[str, Language | None] = {}
+_languages_lock = threading.Lock()
+_parsers = threading.local()
+
+
+class ParseFailed(Exception):
+    """Tree-sitter could not parse a file (the message says why)."""
+
+
+def grammar(language: str) -> Language | None:
+    """The tree-sitter language for `language`, or None when there is no grammar for it."""
+    if has_grammar(language):
+        return load_language(language)
+    with _languages_lock:
+        if language in _languages:
+            return _languages[language]
+        found: Language | None = None
+        spec = _CHUNKING_GRAMMARS.get(language)
+        if spec is not None:
+            try:
+                from tree_sitter import Language
+
+                module = importlib.import_module(spec[0])
+                found = Language(getattr(module, spec[1])())
+            except ImportError:
+                log.info(
+                    "no tree-sitter grammar for %s (%s); chunking it in lines", language, spec[0]
+                )
+            except (ValueError, AttributeError) as exc:
+                # An installed grammar built for another tree-sitter ABI.
+                log.warning("tree-sitter grammar %s cannot be loaded: %s", spec[0], exc)
+        _languages[language] = found
+        return found
+
+
+def _parser(language: str, lang: Language) -> Parser:
+    cache: dict[str, Parser] | None = getattr(_parsers, "by_language", None)
+    if cache is None:
+        cache = _parsers.by_language = {}
+    parser = cache.get(language)
+    if parser is None:
+        from tree_sitter import Parser
+
+        parser = cache[language] = Parser(lang)
+    return parser
+
+
+def parse(document: Document, language: str, lang: Language) -> Tree:
+    """The syntax tree of `document`. Byte offsets in it are the document's UTF-8 offsets (lines
+    too long to be code are blanked first, Groovy chains joined: both keep every offset)."""
+    source = parse_source(document, language)
+    parser = _parser(language, lang)
+    deadline = time.perf_counter() + PARSE_BUDGET_S
+
+    def over_budget(_offset: int, _has_error: bool) -> bool:
+        return time.perf_counter() > deadline
+
+    def read(offset: int, _point: tuple[int, int]) -> bytes:
+        return source[offset : offset + (1 << 18)]
+
+    try:
+        return parser.parse(read, progress_callback=over_budget)
+    except ValueError as exc:  # the progress callback halted the parse
+        parser.reset()
+        raise ParseFailed(f"parsing ran over {PARSE_BUDGET_S:g} s") from exc
+
+
+def error_share(root: Node, size: int) -> float:
+    """The share of the file's `size` bytes that tree-sitter could only read as ERROR nodes."""
+    if not root.has_error or size <= 0:
+        return 0.0
+    broken = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
+            broken += node.end_byte - node.start_byte
+        else:
+            stack.extend(child for child in node.children if child.has_error)
+    return broken / size

@@ -1,0 +1,109 @@
+"""`atlas index [PATH] [--watch]`: the team's own code as a bundle beside the docs."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from atlas_core.errors import AtlasError
+
+if TYPE_CHECKING:
+    from atlas_core.build import BuildReport
+
+SHOWN_SKIPS = 6  # reasons listed in the summary
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    index = sub.add_parser(
+        "index",
+        help="index your own code (a repository) to search it beside the docs",
+        description="Build or update a bundle of a repository's source files and docs in the "
+        "user data dir. Files git ignores, vendored folders, lock files, binaries and huge "
+        "files are left out. Updates embed only what changed; running servers pick the new "
+        "bundle up by themselves.",
+    )
+    index.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        metavar="PATH",
+        help="the repository (default: the current one)",
+    )
+    index.add_argument(
+        "--watch", action="store_true", help="keep the index current as files change (Ctrl-C stops)"
+    )
+    index.add_argument(
+        "--output", "-o", type=Path, metavar="DIR", help="write the bundle here instead"
+    )
+    index.add_argument(
+        "--model", default="default", metavar="default|hash|DIR", help="embedding model"
+    )
+    index.add_argument("--prefer", choices=("apple", "nvidia", "cpu"), help="embedding backend")
+    index.add_argument("--json", action="store_true", help="print the report as JSON")
+    index.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    index.set_defaults(func=run_index)
+
+
+def run_index(args: argparse.Namespace) -> int:
+    from atlas_core.commands.build import _interrupt_on_sigterm
+    from atlas_core.project.index import index_project, target_of, watch_project
+
+    target = target_of(args.path, args.output)
+    _interrupt_on_sigterm()
+    report = index_project(
+        target, model=args.model, prefer=args.prefer, progress=not args.quiet and not args.json
+    )
+    _print_report(report, target.root, as_json=args.json)
+    if not args.watch:
+        return 0
+
+    def on_update(report: BuildReport | None, error: AtlasError | None, seconds: float) -> None:
+        if error is not None:
+            print(
+                f"atlas index: update failed after {seconds:.1f} s: {error.message}; "
+                "the previous index keeps serving",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif report is not None:
+            _print_report(report, target.root, as_json=args.json, seconds=seconds)
+
+    def ready() -> None:
+        print(f"watching {target.root} (Ctrl-C stops)", file=sys.stderr, flush=True)
+
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a watch ends
+        watch_project(target, on_update, model=args.model, prefer=args.prefer, ready=ready)
+    return 0
+
+
+def _print_report(
+    report: BuildReport, root: Path, *, as_json: bool, seconds: float | None = None
+) -> None:
+    if as_json:
+        data = {"project": str(root), **report.as_dict()}
+        if seconds is not None:
+            data["update_seconds"] = round(seconds, 3)
+        print(json.dumps(data), flush=True)
+        return
+    took = seconds if seconds is not None else report.seconds
+    print(
+        f"indexed {root}: {report.documents} files, {report.chunks} chunks "
+        f"(embedded {report.embedded}, reused {report.reused}) in {took:.1f} s -> {report.output}",
+        flush=True,
+    )
+    if report.skipped_files:
+        total = sum(report.skipped_files.values())
+        reasons = sorted(report.skipped_files.items(), key=lambda item: -item[1])
+        shown = ", ".join(f"{n} {reason}" for reason, n in reasons[:SHOWN_SKIPS])
+        more = f", {len(reasons) - SHOWN_SKIPS} more reasons" if len(reasons) > SHOWN_SKIPS else ""
+        print(f"skipped {total} file(s): {shown}{more}", flush=True)
+    if report.line_windows:
+        print(
+            f"{len(report.line_windows)} file(s) cut in line windows (no usable grammar): "
+            + ", ".join(list(report.line_windows)[:3]),
+            flush=True,
+        )

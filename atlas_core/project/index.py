@@ -1,0 +1,123 @@
+"""`atlas index`: build or update a project's bundle, once or on every change (`watch`)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from atlas_core.errors import AtlasError
+from atlas_core.project import project_bundle_dir, project_name, project_root
+from atlas_core.sources.code_walk import IGNORE_FILES, VENDORED
+
+if TYPE_CHECKING:
+    from atlas_core.build import BuildReport
+    from atlas_core.embed import Embedder
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_MS = 400  # changes closer together than this are one update (a save touches several)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexTarget:
+    root: Path  # the repository
+    bundle: Path  # its bundle in the user data dir
+    name: str  # the bundle's name: the repository folder's
+
+
+def target_of(path: str | Path | None, output: str | Path | None = None) -> IndexTarget:
+    """What `atlas index PATH [--output DIR]` builds: the repository and its bundle's place."""
+    root = project_root(path if path is not None else Path.cwd())
+    bundle = Path(output).expanduser().absolute() if output else project_bundle_dir(root)
+    return IndexTarget(root=root, bundle=bundle, name=project_name(root))
+
+
+def index_project(
+    target: IndexTarget,
+    *,
+    model: str = "default",
+    prefer: str | None = None,
+    progress: bool = True,
+    embedder: Embedder | None = None,
+) -> BuildReport:
+    """Build the project's bundle, reusing the vectors of the previous one for unchanged chunks.
+    A failed update leaves the previous bundle in place (and serving)."""
+    from atlas_core.build import build_bundle
+
+    previous = target.bundle if (target.bundle / "manifest.json").is_file() else None
+    target.bundle.parent.mkdir(parents=True, exist_ok=True)
+    return build_bundle(
+        [f"code={target.root}"],
+        target.bundle,
+        model=model,
+        prefer=prefer,
+        reuse=previous,
+        progress=progress,
+        name=target.name,
+        ranking=False,
+        embedder=embedder,
+    )
+
+
+def relevant_change(root: Path, path: str) -> bool:
+    """Whether a changed path can change the index: not inside .git or a vendored folder."""
+    try:
+        parts = Path(path).resolve().relative_to(root).parts
+    except ValueError:
+        return False
+    if not parts:
+        return False
+    folders = parts[:-1]
+    if any(part in VENDORED for part in folders):
+        return False
+    return parts[-1] in IGNORE_FILES or parts[-1] not in VENDORED
+
+
+def watch_project(
+    target: IndexTarget,
+    on_update: Callable[[BuildReport | None, AtlasError | None, float], None],
+    *,
+    model: str = "default",
+    prefer: str | None = None,
+    stop: threading.Event | None = None,
+    ready: Callable[[], None] | None = None,
+) -> None:
+    """Keep the project's bundle current until `stop` is set (or Ctrl-C): one update per burst
+    of changes, with the embedding model loaded once. `on_update(report, error, seconds)` hears
+    each update; an update that fails (a file changing mid-read, a disk error) leaves the last
+    bundle serving and the watch going. `ready` is called once the watch is in place."""
+    import watchfiles
+
+    from atlas_core.embed import load_embedder
+
+    stop = stop or threading.Event()
+    with load_embedder(model, prefer=prefer) as embedder:
+        changes = watchfiles.watch(
+            target.root,
+            watch_filter=lambda _change, path: relevant_change(target.root, path),
+            debounce=DEBOUNCE_MS,
+            step=50,
+            stop_event=stop,
+            rust_timeout=500,
+            yield_on_timeout=True,
+        )
+        for batch in changes:
+            if ready is not None:  # the first yield: the watcher is running
+                ready()
+                ready = None
+            if stop.is_set():
+                break
+            if not batch:
+                continue
+            started = time.perf_counter()
+            try:
+                report = index_project(target, progress=False, embedder=embedder)
+            except AtlasError as exc:
+                on_update(None, exc, time.perf_counter() - started)
+            else:
+                on_update(report, None, time.perf_counter() - started)

@@ -1,0 +1,206 @@
+"""Chunks and identifier entries of a `code` source's files.
+
+Each file is cut by definition (`atlas_core.code.chunk_code`: a function, a method, a class with its
+docstring and signature, top-level code between them) or, for the evaluation's baseline, in plain
+character windows (`fixed_windows`). A chunk keeps the file, the line range, the language, the
+definition's name, kind and enclosing definition, and the API calls it makes: the call reader's
+endpoint sites (method and URL as written, unknown parts ``{}``), which the engine resolves against
+the docs when it serves both (the "used in your project" cross-links).
+
+What is embedded and indexed (`embed_text`) is the file's path, the definition's kind and dotted
+name, the signature of a long definition's first part for its later parts, then the code.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from atlas_core.markdown.chunker import chunk_id_for
+from atlas_core.types import Chunk, Document, IdentifierEntry
+
+log = logging.getLogger(__name__)
+
+CHUNKINGS = ("definition", "window")
+WINDOW_CHARS, WINDOW_OVERLAP = 6000, 800  # the usual codebase-RAG default, for comparison
+PREFIX_TOKENS = 24  # room kept in the budget for the path and name line of `embed_text`
+# Definition kinds that become identifier entries (workspace symbols), by their entry kind.
+ENTRY_KINDS = {
+    "function": "function",
+    "method": "method",
+    "class": "class",
+    "interface": "class",
+    "enum": "class",
+    "type": "class",
+}
+CALL_SEP = "\t"
+# A line that only names a string: `const BASE = 'https://...';`, `BASE = "..."`, `def base = ".."`.
+_CONSTANT = re.compile(
+    r"""^\s*(?:export\s+)?(?:(?:const|let|var|final|static|private|public|def|val|String)\s+)*"""
+    r"""[\w.$]+\s*(?::\s*[\w<>\[\]]+\s*)?=\s*(["'`])[^"'`]*\1\s*;?\s*$"""
+)
+
+
+def chunk_code_documents(
+    documents: Sequence[Document],
+    *,
+    count_tokens: Callable[[str], int],
+    max_tokens: int,
+    chunking: str = "definition",
+) -> tuple[list[Chunk], dict[str, str]]:
+    """The chunks of every source-code document, in document order, and the files that fell
+    back to line windows with the reason (a grammar that failed, no grammar for the language)."""
+    from atlas_core.code import chunk_code, fixed_windows
+
+    budget = max(32, max_tokens - PREFIX_TOKENS)
+
+    def fits(text: str) -> bool:
+        return count_tokens(text) <= budget
+
+    chunks: list[Chunk] = []
+    fallbacks: dict[str, str] = {}
+    for doc in documents:
+        language = doc.language
+        if chunking == "window":
+            pieces = fixed_windows(doc.text, size=WINDOW_CHARS, overlap=WINDOW_OVERLAP)
+        else:
+            try:
+                result = chunk_code(doc.text, language, fits=fits)
+            except Exception as exc:  # a chunker bug must cost one file, never the build
+                log.warning("%s: chunking failed, indexed as line windows", doc.path, exc_info=True)
+                from atlas_core.code import line_windows
+
+                pieces = line_windows(doc.text, fits=fits)
+                fallbacks[doc.path] = f"chunker failed ({type(exc).__name__})"
+            else:
+                pieces = result.pieces
+                if result.fallback and language != "text":
+                    fallbacks[doc.path] = result.fallback
+        calls = _calls_by_line(doc)
+        ids: set[str] = set()
+        for piece in pieces:
+            chunk = _chunk(doc, language, piece, count_tokens, calls)
+            if chunk.chunk_id in ids:  # the same code twice in one file: tell them apart by line
+                name = qualified_name(chunk.parent, chunk.symbol) or chunk.symbol_kind
+                at = f"{name}@{chunk.line_start}"
+                chunk = replace(chunk, chunk_id=chunk_id_for(doc.path, at, chunk.text))
+            ids.add(chunk.chunk_id)
+            chunks.append(chunk)
+    if fallbacks:
+        log.warning(
+            "%d source file(s) indexed as line windows: %s",
+            len(fallbacks),
+            ", ".join(f"{path} ({why})" for path, why in list(fallbacks.items())[:5]),
+        )
+    return chunks, fallbacks
+
+
+def _chunk(
+    doc: Document,
+    language: str,
+    piece: object,
+    count_tokens: Callable[[str], int],
+    calls: list[tuple[int, str]],
+) -> Chunk:
+    from atlas_core.code import CodePiece
+
+    assert isinstance(piece, CodePiece)
+    name = qualified_name(piece.parent, piece.symbol)
+    heading = name or (f"lines {piece.line_start}-{piece.line_end}")
+    described = f"{piece.kind} {name}".strip() if piece.kind != "window" else ""
+    embed_text = "\n".join(
+        part for part in (f"{doc.path} {described}".strip(), piece.header, piece.text) if part
+    )
+    return Chunk(
+        # Not the heading: "lines A-B" would change the id of code an edit above merely moved.
+        chunk_id=chunk_id_for(doc.path, name or piece.kind, piece.text),
+        file=doc.path,
+        publication=doc.publication,
+        title=doc.title,
+        heading=heading,
+        anchor="",
+        url="",
+        line_start=piece.line_start,
+        line_end=piece.line_end,
+        text=piece.text,
+        embed_text=embed_text,
+        is_code=True,
+        token_count=count_tokens(embed_text),
+        language=language,
+        symbol=piece.symbol,
+        symbol_kind=piece.kind,
+        parent=piece.parent,
+        calls=tuple(entry for line, entry in calls if piece.line_start <= line <= piece.line_end),
+    )
+
+
+def qualified_name(parent: str, symbol: str) -> str:
+    """``Session.send``: the enclosing definitions and the name, dotted."""
+    return ".".join(part for part in (parent, symbol) if part)
+
+
+def _calls_by_line(doc: Document) -> list[tuple[int, str]]:
+    """(1-based line, "LINE<TAB>METHOD<TAB>URL") of every HTTP call the call reader sees."""
+    from atlas_core.recognize.calls.scan import scan_calls
+    from atlas_core.recognize.calls.site import ENDPOINT
+
+    try:
+        found = scan_calls(doc.text, doc.language)
+    except Exception:  # the cross-links are extra: a reader failure costs them for this file
+        log.warning("%s: reading its API calls failed", doc.path, exc_info=True)
+        return []
+    lines = doc.text.split("\n")
+    calls = []
+    for located in found:
+        site = located.site
+        if site.role != ENDPOINT or site.loose or not site.url:
+            continue
+        if 0 <= located.line < len(lines) and _CONSTANT.match(lines[located.line]):
+            continue  # the base URL's own line (`const BASE = '...'`), not a call of it
+        line = located.line + 1
+        calls.append((line, CALL_SEP.join((str(line), site.method.upper(), site.url))))
+    return calls
+
+
+def parse_call(entry: str) -> tuple[int, str, str] | None:
+    """(line, method, url) of a `Chunk.calls` entry; None for one this reader cannot read."""
+    parts = entry.split(CALL_SEP)
+    if len(parts) != 3 or not parts[0].isdigit():
+        return None
+    return int(parts[0]), parts[1], parts[2]
+
+
+def code_identifiers(document: Document, chunks: Sequence[Chunk]) -> Document:
+    """`document` with an identifier entry per definition its chunks hold (first part only)."""
+    entries = []
+    previous = ""
+    for chunk in chunks:
+        kind = ENTRY_KINDS.get(chunk.symbol_kind)
+        name = qualified_name(chunk.parent, chunk.symbol)
+        # The later parts of a long definition follow its first part under the same name.
+        is_part = name == previous
+        previous = name
+        if kind is None or not chunk.symbol or is_part:
+            continue
+        entries.append(
+            IdentifierEntry(
+                name=name,
+                kind=kind,
+                file=chunk.file,
+                line=chunk.line_start,
+                summary=_signature(chunk.text),
+                publication=chunk.publication,
+            )
+        )
+    return replace(document, identifiers=tuple(entries))
+
+
+def _signature(text: str) -> str:
+    """The definition's first line that is not a decorator, annotation or comment."""
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("@", "#", "//", "/*", "*")):
+            return stripped[:200]
+    return ""
