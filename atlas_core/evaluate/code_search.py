@@ -225,8 +225,11 @@ def fetch_package(package: str, version: str, workdir: Path) -> Path:
 
 
 def _without_metadata(tree: Path) -> Path:
+    """The tree without what installing left beside the code: the .dist-info folder and the
+    lock file uv writes into a --target folder."""
     for meta in tree.glob("*.dist-info"):
         shutil.rmtree(meta)
+    (tree / ".lock").unlink(missing_ok=True)
     return tree
 
 
