@@ -221,6 +221,9 @@ def _consider(path: Path, rel: str, listing: CodeListing, max_bytes: int) -> Non
     if looks_secret(name):
         listing.skip("credentials file (.env, keys)", rel)
         return
+    if name.startswith("."):  # tool settings (.eslintrc.js, .prettierrc); bundles hold no dot-files
+        listing.skip("hidden file", rel)
+        return
     if name.lower().endswith(_GENERATED_SUFFIXES):
         listing.skip("minified, compiled or source map", rel)
         return

@@ -130,11 +130,14 @@ def test_languages_by_name() -> None:
 def test_credentials_files_are_never_indexed_and_git_is_not_a_skip(repo: Path) -> None:
     for rel in (".env", "config/.env.local", "certs/server.pem", "keys/id_rsa", "deploy/app.key"):
         _write(repo, rel, "SECRET=1\n")
-    _write(repo, ".env.example", "SECRET=\n")  # a template names the keys, not their values
+    _write(repo, "config/app.env.example", "SECRET=\n")  # a template names keys, not values
+    _write(repo, ".eslintrc.js", "module.exports = {};\n")
+    _write(repo, ".github/workflows/ci.yml", "on: push\n")
     _write(repo, ".git/config", "[core]\n")
     listing = walk_repository(repo)
     rels = {f.rel for f in listing.files}
-    assert ".env.example" in rels
+    assert {"config/app.env.example", ".github/workflows/ci.yml"} <= rels
+    assert listing.counts()["hidden file"] == 1  # .eslintrc.js: bundles hold no dot-files
     assert not rels & {".env", "config/.env.local", "certs/server.pem", "keys/id_rsa"}
     assert listing.counts()["credentials file (.env, keys)"] == 5
     assert not any(".git" in entry for entries in listing.skipped.values() for entry in entries)

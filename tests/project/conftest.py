@@ -66,6 +66,8 @@ def make_repo(root: Path) -> Path:
     (root / "node_modules" / "left-pad").mkdir(parents=True)
     (root / "node_modules" / "left-pad" / "index.js").write_text("module.exports = 1;\n")
     (root / ".gitignore").write_text("secrets/\n")
+    (root / ".prettierrc.json").write_text('{"semi": false}\n')
+    (root / ".env").write_text("COLLIBRA_PASSWORD=hunter2\n")
     (root / "secrets").mkdir()
     (root / "secrets" / "token.py").write_text("TOKEN = 'do-not-index'\n")
     return root

@@ -56,9 +56,12 @@ def test_a_project_bundle_keeps_each_definition_with_its_place(repo: Path) -> No
     assert build["ranking"] == "untrained fusion: built with --no-ranking"
     (source,) = bundle.manifest["sources"]
     assert source["kind"] == "code" and source["skipped"] == {
+        "credentials file (.env, keys)": 1,
+        "hidden file": 1,
         "ignored (.gitignore or .atlasignore)": 1,
         "vendored or generated folder": 1,
     }
+    assert not any("hunter2" in r["text"] for r in rows.values())
 
 
 def test_an_update_embeds_only_what_changed(repo: Path) -> None:
