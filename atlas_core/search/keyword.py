@@ -84,8 +84,11 @@ MINE_SYNONYMS = False
 
 def _field_texts(chunk: Chunk) -> dict[str, str]:
     path = PurePosixPath(chunk.file)
+    # Source code (a `code` source's chunk): what was embedded, which adds the enclosing class's
+    # first sentence and a later part's signature to the code.
+    source = chunk.language and chunk.embed_text
     return {
-        "text": chunk.text or chunk.embed_text,
+        "text": source or chunk.text or chunk.embed_text,
         "title": chunk.title,
         "heading": chunk.heading,
         # the extension says nothing about the topic; the folder and stem do

@@ -26,6 +26,11 @@ log = logging.getLogger(__name__)
 CHUNKINGS = ("definition", "window")
 WINDOW_CHARS, WINDOW_OVERLAP = 6000, 800  # the usual codebase-RAG default, for comparison
 PREFIX_TOKENS = 24  # room kept in the budget for the path and name line of `embed_text`
+# A definition chunk's token budget, in model windows: the model reads the first window (the
+# signature and docs first), the keyword index all of it. On the code-search set (click 8.1.8,
+# hybrid MRR@10 with the class's first sentence given to each method): 1.0 0.546, 1.5 0.571,
+# 2.0 0.562, 3.0 0.554; the fixed-window baseline 0.518.
+BUDGET_FACTOR = 1.5
 # Definition kinds that become identifier entries (workspace symbols), by their entry kind.
 ENTRY_KINDS = {
     "function": "function",
@@ -36,6 +41,13 @@ ENTRY_KINDS = {
     "type": "class",
 }
 CALL_SEP = "\t"
+CLASS_KINDS = frozenset({"class", "interface", "enum", "type"})
+SUMMARY_CHARS = 160  # of a class's docs, given to each of its methods
+_DOCS = re.compile(
+    r'''"""\s*(.+?)(?:"""|\n\s*\n)|\'\'\'\s*(.+?)(?:\'\'\'|\n\s*\n)|/\*\*\s*(.+?)(?:\*/|\n\s*\*\s*\n)''',
+    re.DOTALL,
+)
+_COMMENT = re.compile(r"^\s*(?:#|//|\*|--)\s?(.*)$")
 # A line that only names a string: `const BASE = 'https://...';`, `BASE = "..."`, `def base = ".."`.
 _CONSTANT = re.compile(
     r"""^\s*(?:export\s+)?(?:(?:const|let|var|final|static|private|public|def|val|String)\s+)*"""
@@ -57,7 +69,7 @@ def chunk_code_documents(
     holds is not chunked again."""
     from atlas_core.code import chunk_code, fixed_windows
 
-    budget = max(32, max_tokens - PREFIX_TOKENS)
+    budget = max(32, int(max_tokens * BUDGET_FACTOR) - PREFIX_TOKENS)
 
     def fits(text: str) -> bool:
         return count_tokens(text) <= budget
@@ -93,8 +105,12 @@ def chunk_code_documents(
                     fallbacks[doc.path] = result.fallback
         calls = _calls_by_line(doc)
         ids: set[str] = set()
+        summaries: dict[str, str] = {}  # class (dotted name) -> the first sentence of its docs
         for piece in pieces:
-            chunk = _chunk(doc, language, piece, count_tokens, calls)
+            if piece.kind in CLASS_KINDS and piece.part <= 1:
+                summaries[qualified_name(piece.parent, piece.symbol)] = summary_of(piece.text)
+            context = summaries.get(piece.parent, "")
+            chunk = _chunk(doc, language, piece, count_tokens, calls, context)
             if chunk.chunk_id in ids:  # the same code twice in one file: tell them apart by line
                 name = qualified_name(chunk.parent, chunk.symbol) or chunk.symbol_kind
                 at = f"{name}@{chunk.line_start}"
@@ -120,6 +136,7 @@ def _chunk(
     piece: object,
     count_tokens: Callable[[str], int],
     calls: list[tuple[int, str]],
+    context: str = "",
 ) -> Chunk:
     from atlas_core.code import CodePiece
 
@@ -127,8 +144,12 @@ def _chunk(
     name = qualified_name(piece.parent, piece.symbol)
     heading = name or (f"lines {piece.line_start}-{piece.line_end}")
     described = f"{piece.kind} {name}".strip() if piece.kind != "window" else ""
+    # A method says little about what its class is for: its class's first sentence goes first.
+    within = f"in {piece.parent}: {context}" if context else ""
     embed_text = "\n".join(
-        part for part in (f"{doc.path} {described}".strip(), piece.header, piece.text) if part
+        part
+        for part in (f"{doc.path} {described}".strip(), within, piece.header, piece.text)
+        if part
     )
     return Chunk(
         # Not the heading: "lines A-B" would change the id of code an edit above merely moved.
@@ -179,6 +200,24 @@ def _calls_by_line(doc: Document) -> list[tuple[int, str]]:
         line = located.line + 1
         calls.append((line, CALL_SEP.join((str(line), site.method.upper(), site.url))))
     return calls
+
+
+def summary_of(text: str) -> str:
+    """The first sentence of a definition's docs: its docstring, Javadoc or leading comments."""
+    found = _DOCS.search(text)
+    if found is not None:
+        words = next(group for group in found.groups() if group)
+    else:
+        comments = []
+        for line in text.split("\n"):
+            match = _COMMENT.match(line)
+            if match is None:
+                break
+            comments.append(match.group(1))
+        words = " ".join(comments)
+    words = " ".join(re.sub(r"^\s*\*\s?", "", line) for line in words.split("\n")).strip()
+    sentence = re.split(r"(?<=[.!?])\s", words, maxsplit=1)[0]
+    return sentence[:SUMMARY_CHARS].strip()
 
 
 def parse_call(entry: str) -> tuple[int, str, str] | None:
