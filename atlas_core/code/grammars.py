@@ -1,43 +1,30 @@
 """Tree-sitter grammars for chunking source files, loaded on first use.
 
-The five grammars the call recognizer already knows come from its loader
-(`atlas_core.recognize.calls.syntax.load_language`), so a process holds one `Language` per grammar;
-the grammars only the chunker needs (TSX, Go, Bash, YAML, JSON) are loaded here the same way: lazily,
+Every grammar comes from the call recognizer's loader
+(`atlas_core.recognize.calls.syntax.load_language`, which also knows the grammars only the chunker
+needs: TSX, Go, Bash, YAML, JSON), so a process holds one `Language` per grammar: loaded lazily,
 once, and None when the package is missing or built for another tree-sitter. Parsers are not
 thread-safe, so each thread keeps its own, one per language.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
 import time
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.site import Document
-from atlas_core.recognize.calls.syntax import has_grammar, load_language, parse_source
+from atlas_core.recognize.calls.syntax import load_language, parse_source
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Parser, Tree
 
 log = logging.getLogger(__name__)
 
-# Grammar module and the function in it that returns the language pointer, for the languages of
-# `atlas_core.sources.code_walk.language_of` that the call recognizer has no use for.
-_CHUNKING_GRAMMARS: dict[str, tuple[str, str]] = {
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "shell": ("tree_sitter_bash", "language"),
-    "yaml": ("tree_sitter_yaml", "language"),
-    "json": ("tree_sitter_json", "language"),
-}
-
 # A parse that runs longer than this is given up and the file is read in line windows.
 PARSE_BUDGET_S = 5.0
 
-_languages: dict[str, Language | None] = {}
-_languages_lock = threading.Lock()
 _parsers = threading.local()
 
 
@@ -47,28 +34,7 @@ class ParseFailed(Exception):
 
 def grammar(language: str) -> Language | None:
     """The tree-sitter language for `language`, or None when there is no grammar for it."""
-    if has_grammar(language):
-        return load_language(language)
-    with _languages_lock:
-        if language in _languages:
-            return _languages[language]
-        found: Language | None = None
-        spec = _CHUNKING_GRAMMARS.get(language)
-        if spec is not None:
-            try:
-                from tree_sitter import Language
-
-                module = importlib.import_module(spec[0])
-                found = Language(getattr(module, spec[1])())
-            except ImportError:
-                log.info(
-                    "no tree-sitter grammar for %s (%s); chunking it in lines", language, spec[0]
-                )
-            except (ValueError, AttributeError) as exc:
-                # An installed grammar built for another tree-sitter ABI.
-                log.warning("tree-sitter grammar %s cannot be loaded: %s", spec[0], exc)
-        _languages[language] = found
-        return found
+    return load_language(language)
 
 
 def _parser(language: str, lang: Language) -> Parser:

@@ -18,6 +18,7 @@ index (cheap: no embedding involved).
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -82,8 +83,14 @@ JOIN_WEIGHT = 0.5
 MINE_SYNONYMS = False
 
 
+@functools.lru_cache(maxsize=65536)
+def _path_field(file: str) -> str:
+    # the extension says nothing about the topic; the folder and stem do
+    path = PurePosixPath(file)
+    return str(path.with_suffix("")) if path.suffix else file
+
+
 def _field_texts(chunk: Chunk) -> dict[str, str]:
-    path = PurePosixPath(chunk.file)
     # Source code (a `code` source's chunk): what was embedded, which adds the enclosing class's
     # first sentence and a later part's signature to the code.
     source = chunk.language and chunk.embed_text
@@ -91,8 +98,7 @@ def _field_texts(chunk: Chunk) -> dict[str, str]:
         "text": source or chunk.text or chunk.embed_text,
         "title": chunk.title,
         "heading": chunk.heading,
-        # the extension says nothing about the topic; the folder and stem do
-        "path": str(path.with_suffix("")) if path.suffix else chunk.file,
+        "path": _path_field(chunk.file),
     }
 
 

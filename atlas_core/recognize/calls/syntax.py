@@ -35,6 +35,15 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     "java": ("tree_sitter_java", "language"),
     "groovy": ("tree_sitter_groovy", "language"),
 }
+# Grammars only the code chunker reads (`atlas_core.code`), loaded by the same loader so a process
+# holds one `Language` per grammar; the call readers do not read these languages.
+_CHUNKING_GRAMMARS: dict[str, tuple[str, str]] = {
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "shell": ("tree_sitter_bash", "language"),
+    "yaml": ("tree_sitter_yaml", "language"),
+    "json": ("tree_sitter_json", "language"),
+}
 
 # Past these sizes a document is read as text: parsing would cost more than a hover may take.
 MAX_PARSE_BYTES = 1 << 20
@@ -60,7 +69,7 @@ def load_language(language: str) -> Language | None:
         if language in _languages:
             return _languages[language]
         found: Language | None = None
-        spec = _GRAMMARS.get(language)
+        spec = _GRAMMARS.get(language) or _CHUNKING_GRAMMARS.get(language)
         if spec is not None:
             try:
                 from tree_sitter import Language
