@@ -16,9 +16,10 @@ The same environment gives the same repository; its total bytes are printed. The
 2. Raw onnxruntime in another child: the same chunk texts (`embed_text` of the built bundle's
    chunks.parquet) through a bare onnxruntime session with the bundle's model file, tokenizer,
    truncation, batch order and thread count (benchmarks/build.py's `_raw_onnx`), embedding time
-   only. With more chunks than `--raw-sample` (default 2,000), an evenly spaced sample is timed and
-   its chunks/s stands for all of them (`raw_sampled` says so). `index_vs_raw_chunks_per_s` is
-   the index's end-to-end chunks/s over that. The hash model has no onnx file: no baseline (null).
+   only. With more chunks than `--raw-sample` (default 2,000), evenly spaced batches of the
+   longest-first order that embeds all of them are timed, and their chunks/s stands for all
+   (`raw_sampled` says so). `index_vs_raw_chunks_per_s` is the index's end-to-end chunks/s over
+   that. The hash model has no onnx file: no baseline (null).
 3. Updates, each after appending a new small function to a different file:
    a. `atlas index` again in a fresh child (model load included): wall seconds, embedded, reused;
    b. `watch_project` on a thread of this process (model loaded once), `--edits` (default 5)
@@ -125,17 +126,38 @@ def _atlas_index(repo: Path, model: str) -> tuple[dict[str, Any], float, float]:
     return json.loads(stdout.strip().splitlines()[-1]), wall, peak_mb
 
 
+def _batch_sample(model_dir: Path, texts: list[str], sample: int) -> list[str]:
+    """`sample` texts (rounded up to whole batches) that `_raw_onnx` cuts into the same batches
+    as it would cut all of `texts`: evenly spaced batches of the longest-first order. An evenly
+    spaced sample of the texts themselves would pad each batch over a wider spread of lengths."""
+    from tokenizers import Tokenizer
+
+    config = json.loads((model_dir / "atlas_model.json").read_text())
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=int(config["max_length"]))
+    prefix = config.get("document_prefix", "")
+    lengths = [len(e.ids) for e in tokenizer.encode_batch([prefix + t for t in texts])]
+    # The order `_raw_onnx` embeds in: longest first, ties in text order (a stable sort).
+    order = sorted(range(len(texts)), key=lambda i: -lengths[i])
+    batches = [order[start : start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
+    wanted = min(len(batches), -(-sample // BATCH_SIZE))
+    chosen = [batches[k * len(batches) // wanted] for k in range(wanted)]
+    return [texts[i] for batch in chosen for i in batch]
+
+
 def _child_raw(bundle_dir: str, sample: str) -> None:
-    """Runs in the raw child: embed the bundle's chunk texts (or a sample) with bare onnxruntime
-    and print {"sample", "chunks", "seconds"}."""
+    """Runs in the raw child: embed the bundle's chunk texts (or a sample of their batches) with
+    bare onnxruntime and print {"sample", "chunks", "seconds"}."""
     from atlas_core.bundle import Bundle
     from atlas_core.embed.onnx_backend import document_threads
     from benchmarks.build import _raw_onnx
 
     bundle = Bundle.open(bundle_dir)
     texts = bundle.chunks().column("embed_text").to_pylist()
-    step = max(1, -(-len(texts) // int(sample)))  # ceiling: at most `sample` texts
-    timed = texts[::step]
+    timed = (
+        texts if len(texts) <= int(sample) else _batch_sample(bundle.model_dir, texts, int(sample))
+    )
     threads = document_threads()
     _raw_onnx(bundle.model_dir, timed[:BATCH_SIZE], BATCH_SIZE, threads)  # warm, as Atlas's is
     _vectors, seconds = _raw_onnx(bundle.model_dir, timed, BATCH_SIZE, threads)
@@ -163,8 +185,8 @@ def bench_raw(bundle_dir: Path, sample: int) -> dict[str, Any]:
         "raw_sampled": sampled,
         "raw_sample": raw["sample"],
         "raw_note": (
-            f"timed on {raw['sample']} evenly spaced of {raw['chunks']} chunks; "
-            "chunks/s stands for all"
+            f"timed on {raw['sample']} of {raw['chunks']} chunks (evenly spaced batches of the "
+            "longest-first order); chunks/s stands for all"
             if sampled
             else f"timed on all {raw['chunks']} chunks"
         )
