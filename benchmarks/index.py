@@ -212,6 +212,16 @@ def _bundle_has(bundle_dir: Path, name: str) -> bool:
     return any(f"def {name}(" in text for text in texts)
 
 
+def _wait(event: threading.Event, watcher: threading.Thread, what: str) -> None:
+    """Wait for `event`, giving up when the watch thread has died (its traceback is on stderr)."""
+    deadline = time.perf_counter() + UPDATE_TIMEOUT_S
+    while not event.wait(0.2):
+        if not watcher.is_alive():
+            sys.exit(f"benchmarks/index.py: the watch stopped while waiting for {what}")
+        if time.perf_counter() > deadline:
+            sys.exit(f"benchmarks/index.py: waited {UPDATE_TIMEOUT_S} s for {what}")
+
+
 def bench_watch(repo: Path, files: list[Path], model: str, edits: int) -> dict[str, Any]:
     """Edit one file at a time under a running watch; seconds from each write to its update."""
     from atlas_core.project.index import target_of, watch_project
@@ -233,8 +243,7 @@ def bench_watch(repo: Path, files: list[Path], model: str, edits: int) -> dict[s
         daemon=True,
     )
     watcher.start()
-    if not ready.wait(UPDATE_TIMEOUT_S):
-        sys.exit("benchmarks/index.py: the watch never became ready")
+    _wait(ready, watcher, "the watch to become ready")
     latencies, update_seconds, embedded, reused = [], [], [], []
     try:
         for k in range(1, edits + 1):
@@ -245,10 +254,7 @@ def bench_watch(repo: Path, files: list[Path], model: str, edits: int) -> dict[s
             name = _edit(path, k)
             # A burst can end in more than one update; the one that counts holds the new function.
             while True:
-                if not updated.wait(UPDATE_TIMEOUT_S):
-                    sys.exit(
-                        f"benchmarks/index.py: no update within {UPDATE_TIMEOUT_S} s of edit {k}"
-                    )
+                _wait(updated, watcher, f"the update after edit {k}")
                 updated.clear()
                 report, error, seconds, heard_at = heard[-1]
                 if error is not None:
