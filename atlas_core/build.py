@@ -13,7 +13,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,10 @@ class BuildCache:
     a build with a cache writes the same bundle as one without."""
 
     code_chunks: dict[str, tuple[str, list[Chunk], str]] = field(default_factory=dict)
+    # file -> ((chunk id, first line) of its chunks, the document with its definitions)
+    code_entries: dict[str, tuple[tuple[tuple[str, int], ...], Document]] = field(
+        default_factory=dict
+    )
     terms: Any = None  # atlas_core.search.keyword.TermCounts, made on first use
 
 
@@ -242,7 +246,9 @@ def _write(
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
     write_identifier_table = _index_writer("atlas_core.identifiers.build", "write_identifier_table")
     write_mention_index = _index_writer("atlas_core.identifiers.mentions", "write_mention_index")
-    with BundleWriter(target, name=name) as writer:
+    # A build with a cache is one of many in a long-lived process: the old bundle's files are
+    # deleted in the background instead of before the update is reported.
+    with BundleWriter(target, name=name, defer_cleanup=cache is not None) as writer:
         model_section = embedder.stage(writer.staging / MODEL)
         reuse_from: _Previous | None = None
         reuse_note = ""
@@ -516,8 +522,21 @@ def _chunk_all(
         for chunk in code_chunks:
             by_file.setdefault(chunk.file, []).append(chunk)
     chunks = [chunk for doc in documents for chunk in by_file.get(doc.path, ())]
-    documents = [
-        code_identifiers(doc, by_file.get(doc.path, [])) if doc.language else doc
-        for doc in documents
-    ]
+    entries = cache.code_entries if cache is not None else {}
+    kept: dict[str, tuple[tuple[tuple[str, int], ...], Document]] = {}
+
+    def identified(doc: Document) -> Document:
+        file_chunks = by_file.get(doc.path, [])
+        key = tuple((c.chunk_id, c.line_start) for c in file_chunks)
+        found = entries.get(doc.path)
+        if found is not None and found[0] == key:
+            result = replace(doc, identifiers=found[1].identifiers)
+        else:
+            result = code_identifiers(doc, file_chunks)
+        kept[doc.path] = (key, result)
+        return result
+
+    documents = [identified(doc) if doc.language else doc for doc in documents]
+    if cache is not None:
+        cache.code_entries = kept
     return documents, chunks, line_windows

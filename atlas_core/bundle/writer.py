@@ -24,6 +24,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -138,13 +139,19 @@ def _exchange(a: Path, b: Path) -> bool:
     return False
 
 
-def _install(staging: Path, output: Path) -> None:
-    """Put the finished staging directory at `output`, replacing an old bundle at the last moment."""
+def _install(staging: Path, output: Path, *, defer_cleanup: bool = False) -> None:
+    """Put the finished staging directory at `output`, replacing an old bundle at the last moment.
+    With `defer_cleanup` the old bundle's files are deleted on a background thread (a process
+    that lives on, `atlas index --watch`; one that exits first leaves them to the next build's
+    clean-up of stale staging folders)."""
     if not output.exists():
         os.rename(staging, output)
         return
     if _exchange(staging, output):
-        shutil.rmtree(staging, ignore_errors=True)  # now holds the old bundle
+        if defer_cleanup:  # `staging` now holds the old bundle
+            threading.Thread(target=shutil.rmtree, args=(staging, True), daemon=True).start()
+        else:
+            shutil.rmtree(staging, ignore_errors=True)
         return
     old = output.with_name(f".{output.name}.old-{os.getpid()}-{os.urandom(4).hex()}")
     os.rename(output, old)
@@ -189,7 +196,9 @@ def _utc_now() -> str:
 class BundleWriter:
     """Builds one bundle in a staging directory next to `output`; `commit` moves it into place."""
 
-    def __init__(self, output: str | Path, *, name: str | None = None) -> None:
+    def __init__(
+        self, output: str | Path, *, name: str | None = None, defer_cleanup: bool = False
+    ) -> None:
         self.output = check_output(Path(output))
         if name is None:
             # The folder name is anything a user typed; the bundle's name must be a safe path
@@ -207,6 +216,7 @@ class BundleWriter:
             )
         except OSError as exc:
             raise _unwritable(self.output, exc) from exc
+        self._defer_cleanup = defer_cleanup
         self._sections: dict[str, Any] = {}
         self._chunk_rows: int | None = None
         self._mirror_files = 0
@@ -406,7 +416,7 @@ class BundleWriter:
         # Re-check right before the swap: a concurrent writer may have put something there.
         check_output(self.output)
         try:
-            _install(self.staging, self.output)
+            _install(self.staging, self.output, defer_cleanup=self._defer_cleanup)
             _fsync_dir(self.output.parent)
         except OSError as exc:
             raise _unwritable(self.output, exc) from exc

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import shutil
 import sys
 from collections.abc import Sequence
@@ -194,8 +195,8 @@ class TransformerEmbedder(Embedder):
     def stage(self, model_dir_out: Path) -> dict[str, Any]:
         model_dir_out.mkdir(parents=True, exist_ok=True)
         staged = model_dir_out / MODEL_FILE
-        shutil.copyfile(self.model_path, staged)
-        shutil.copyfile(self.tokenizer_path, model_dir_out / TOKENIZER_FILE)
+        _link_or_copy(self.model_path, staged)
+        _link_or_copy(self.tokenizer_path, model_dir_out / TOKENIZER_FILE)
         write_model_config(model_dir_out, self.info)
         sha256 = sha256_file(staged)
         if self._expected_sha256 is not None and sha256 != self._expected_sha256:
@@ -276,3 +277,12 @@ def load_tokenizers(path: Path, info: ModelInfo) -> tuple[Any, Any, int]:
     counter = Tokenizer.from_str(tokenizer.to_str())
     tokenizer.enable_truncation(max_length=info.max_length)
     return tokenizer, counter, int(pad_id)
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """`target` as a hard link to `source` (no copy of a 23 MB model per build: an installed
+    package replaces its files rather than writing into them), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:  # another file system, or links not allowed there
+        shutil.copyfile(source, target)

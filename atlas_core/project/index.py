@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEBOUNCE_MS = 400  # changes closer together than this are one update (a save touches several)
+DEBOUNCE_MS = 200  # changes closer together than this are one update (a save touches several)
 
 
 @dataclass(frozen=True, slots=True)

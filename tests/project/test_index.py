@@ -176,3 +176,32 @@ def test_atlas_index_from_the_command_line(repo: Path) -> None:
     )
     assert done.returncode == 2
     assert "not a folder" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_watch_build_with_its_cache_writes_what_a_fresh_build_writes(
+    repo: Path, tmp_path: Path
+) -> None:
+    import numpy as np
+
+    from atlas_core.build import BuildCache, build_bundle
+    from atlas_core.embed import load_embedder
+
+    target = target_of(repo)
+    cache = BuildCache()
+    with load_embedder("hash") as embedder:
+        index_project(target, progress=False, embedder=embedder, cache=cache)
+        with (repo / "src" / "sync.py").open("a") as fh:
+            fh.write('\n\ndef archive_asset(asset_id):\n    """Move an asset to the archive."""\n')
+        (repo / "web" / "client.ts").unlink()
+        cached = index_project(target, progress=False, embedder=embedder, cache=cache).output
+    fresh = build_bundle(
+        [f"code={repo}"], tmp_path / "fresh", model="hash", ranking=False, progress=False
+    )
+    one, two = Bundle.open(cached), Bundle.open(fresh.output)
+    assert one.chunks().to_pylist() == two.chunks().to_pylist()
+    assert any(r["symbol"] == "archive_asset" for r in one.chunks().to_pylist())
+    for rel in ("keyword/indptr.npy", "keyword/indices.npy", "keyword/data.npy"):
+        assert np.array_equal(np.load(one.path / rel), np.load(two.path / rel))
+    for rel in ("keyword/vocab.txt", "identifiers/records.jsonl", "mirror/src/sync.py"):
+        assert (one.path / rel).read_bytes() == (two.path / rel).read_bytes()
+    assert not (one.path / "mirror" / "web" / "client.ts").exists()
