@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atlas_core.errors import AtlasError
+from atlas_core.errors import AtlasError, ConfigError
 from atlas_core.project import project_bundle_dir, project_name, project_root
 from atlas_core.sources.code_walk import IGNORE_FILES, VENDORED
 
@@ -35,6 +35,13 @@ def target_of(path: str | Path | None, output: str | Path | None = None) -> Inde
     """What `atlas index PATH [--output DIR]` builds: the repository and its bundle's place."""
     root = project_root(path if path is not None else Path.cwd())
     bundle = Path(output).expanduser().absolute() if output else project_bundle_dir(root)
+    if bundle.resolve().is_relative_to(root):
+        # It would index itself, and a watch would rebuild on its own writes without end.
+        raise ConfigError(
+            f"--output {bundle} is inside the repository {root}",
+            hint="leave --output out (the index goes to the user data dir) or pick a folder "
+            "outside the repository",
+        )
     return IndexTarget(root=root, bundle=bundle, name=project_name(root))
 
 

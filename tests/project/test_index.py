@@ -168,6 +168,14 @@ def test_atlas_index_from_the_command_line(repo: Path) -> None:
     assert first["skipped_files"]["vendored or generated folder"] == 1
     second = index(str(repo))
     assert second["embedded"] == 0 and second["output"] == first["output"]
+    inside = subprocess.run(
+        [str(BIN / "atlas"), "index", str(repo), "--output", str(repo / "index")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert inside.returncode == 2 and "inside the repository" in inside.stderr
+    assert not (repo / "index").exists()
     done = subprocess.run(
         [str(BIN / "atlas"), "index", str(repo / "missing")],
         capture_output=True,
