@@ -27,6 +27,7 @@ from atlas_core.types import Chunk, Document
 
 if TYPE_CHECKING:
     from atlas_core.embed import Embedder
+    from atlas_core.search.keyword import TermCounts
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ class BuildCache:
     code_entries: dict[str, tuple[tuple[tuple[str, int], ...], Document]] = field(
         default_factory=dict
     )
-    terms: Any = None  # atlas_core.search.keyword.TermCounts, made on first use
+    terms: TermCounts | None = None  # made on first use
 
 
 @dataclass(frozen=True, slots=True)

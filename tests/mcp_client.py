@@ -163,6 +163,17 @@ class HttpServer:
                 self.proc.wait()
 
 
+def wait_for(predicate: Callable[[], T], timeout: float = 30.0, step: float = 0.05) -> T:
+    """Poll `predicate` until it returns something truthy, and return that; fail after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"timed out waiting for {predicate}")
+
+
 def structured(result: Any) -> dict[str, Any]:
     """The structured content of a successful tool result (fails the test otherwise)."""
     assert not result.is_error, result.content[0].text if result.content else result

@@ -149,10 +149,19 @@ def run_build(args: argparse.Namespace) -> int:
     if skipped:
         print(f"skipped {' and '.join(skipped)}; the warnings above name them")
     if report.skipped_files:
-        reasons = sorted(report.skipped_files.items(), key=lambda item: -item[1])
-        shown = ", ".join(f"{n} {reason}" for reason, n in reasons)
-        print(f"code: skipped {sum(report.skipped_files.values())} file(s): {shown}")
+        print(f"code: {skipped_files_line(report.skipped_files)}")
     return 0
+
+
+SHOWN_SKIPS = 6  # reasons named in the summary of what a code source left out
+
+
+def skipped_files_line(counts: dict[str, int]) -> str:
+    """ "skipped 23 file(s): 21 empty, 2 lock file": what code sources left out, most first."""
+    reasons = sorted(counts.items(), key=lambda item: -item[1])
+    shown = ", ".join(f"{n} {reason}" for reason, n in reasons[:SHOWN_SKIPS])
+    more = f", {len(reasons) - SHOWN_SKIPS} more reasons" if len(reasons) > SHOWN_SKIPS else ""
+    return f"skipped {sum(counts.values())} file(s): {shown}{more}"
 
 
 def run_verify(args: argparse.Namespace) -> int:

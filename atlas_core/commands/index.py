@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from atlas_core.embed import Embedder
     from atlas_core.project.index import IndexTarget
 
-SHOWN_SKIPS = 6  # reasons listed in the summary
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     index = sub.add_parser(
@@ -111,11 +109,9 @@ def _print_report(
         flush=True,
     )
     if report.skipped_files:
-        total = sum(report.skipped_files.values())
-        reasons = sorted(report.skipped_files.items(), key=lambda item: -item[1])
-        shown = ", ".join(f"{n} {reason}" for reason, n in reasons[:SHOWN_SKIPS])
-        more = f", {len(reasons) - SHOWN_SKIPS} more reasons" if len(reasons) > SHOWN_SKIPS else ""
-        print(f"skipped {total} file(s): {shown}{more}", flush=True)
+        from atlas_core.commands.build import skipped_files_line
+
+        print(skipped_files_line(report.skipped_files), flush=True)
     if report.line_windows:
         print(
             f"{len(report.line_windows)} file(s) cut in line windows (no usable grammar): "

@@ -8,12 +8,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from atlas_core.errors import AtlasError, ConfigError
 from atlas_core.project import project_bundle_dir, project_name, project_root
-from atlas_core.sources.code_walk import IGNORE_FILES, VENDORED
+from atlas_core.sources.code_walk import VENDORED
 
 if TYPE_CHECKING:
     from atlas_core.build import BuildCache, BuildReport
@@ -75,17 +75,13 @@ def index_project(
 
 
 def relevant_change(root: Path, path: str) -> bool:
-    """Whether a changed path can change the index: not inside .git or a vendored folder."""
+    """Whether a changed path can change the index: not inside .git or a vendored folder.
+    (watchfiles reports absolute paths under the watched, resolved, root.)"""
     try:
-        parts = Path(path).resolve().relative_to(root).parts
+        parts = PurePath(path).relative_to(root).parts
     except ValueError:
         return False
-    if not parts:
-        return False
-    folders = parts[:-1]
-    if any(part in VENDORED for part in folders):
-        return False
-    return parts[-1] in IGNORE_FILES or parts[-1] not in VENDORED
+    return bool(parts) and not any(part in VENDORED for part in parts)
 
 
 def watch_project(
@@ -109,15 +105,15 @@ def watch_project(
     from atlas_core.embed import load_embedder
 
     stop = stop or threading.Event()
-    loading = load_embedder(model, prefer=prefer) if embedder is None else None
-    with loading if loading is not None else contextlib.nullcontext(embedder) as loaded:
-        assert loaded is not None
+    with contextlib.ExitStack() as owned:
+        if embedder is None:
+            embedder = owned.enter_context(load_embedder(model, prefer=prefer))
         if cache is None:
             # The first build fills the cache (and takes in what changed since the last index),
             # so every update after it re-chunks and re-tokenizes only the changed files.
             cache = BuildCache()
-            index_project(target, progress=False, embedder=loaded, cache=cache)
-        _watch(target, on_update, loaded, cache, stop, ready)
+            index_project(target, progress=False, embedder=embedder, cache=cache)
+        _watch(target, on_update, embedder, cache, stop, ready)
 
 
 def _watch(

@@ -17,9 +17,13 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from atlas_core.markdown.chunker import chunk_id_for
 from atlas_core.types import Chunk, Document, IdentifierEntry
+
+if TYPE_CHECKING:
+    from atlas_core.code import CodePiece
 
 log = logging.getLogger(__name__)
 
@@ -133,14 +137,11 @@ def chunk_code_documents(
 def _chunk(
     doc: Document,
     language: str,
-    piece: object,
+    piece: CodePiece,
     count_tokens: Callable[[str], int],
     calls: list[tuple[int, str]],
     context: str = "",
 ) -> Chunk:
-    from atlas_core.code import CodePiece
-
-    assert isinstance(piece, CodePiece)
     name = qualified_name(piece.parent, piece.symbol)
     heading = name or (f"lines {piece.line_start}-{piece.line_end}")
     described = f"{piece.kind} {name}".strip() if piece.kind != "window" else ""

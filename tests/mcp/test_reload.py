@@ -11,22 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.distribution.install import flip_current
-from tests.mcp_client import stdio_client_for, structured
+from tests.mcp_client import stdio_client_for, structured, wait_for
 from tests.reload_support import build_release
 
 
 def _versions(data: dict[str, Any]) -> set[str]:
     return {hit["title"].split()[1] for hit in data["hits"]}
-
-
-def _wait(predicate: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {predicate}")
 
 
 def test_swap_under_load_and_failed_bundle(tmp_path: Path) -> None:
@@ -63,7 +53,7 @@ def test_swap_under_load_and_failed_bundle(tmp_path: Path) -> None:
         shutil.copytree(v1, broken)
         (broken / "vectors.npy").write_bytes(b"\x93NUMPY garbage")
         flip_current(root, broken)
-        failure = _wait(lambda: [log for log in client.logs if "not loaded" in str(log.data)])
+        failure = wait_for(lambda: [log for log in client.logs if "not loaded" in str(log.data)])
         assert failure[0].level == "error"
         assert _versions(structured(client.call("search_docs", args))) == {"v2"}
         info = structured(client.call("get_bundle_info"))

@@ -9,14 +9,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp_client import error_text, stdio_client_for, structured
+from tests.mcp_client import error_text, stdio_client_for, structured, wait_for
 from tests.project.conftest import make_repo
 
 BIN = Path(sys.executable).parent
@@ -26,16 +25,6 @@ def rotate_warehouse_credentials(vault):
     """Swap the warehouse password for a fresh one from the vault."""
     return vault.rotate("warehouse")
 '''
-
-
-def _wait(predicate: Any, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {predicate}")
 
 
 def _index(repo: Path) -> dict[str, Any]:
@@ -118,9 +107,9 @@ def test_project_beside_the_docs_over_mcp_and_watch(tmp_path: Path, hash_bundle:
                 hits = structured(client.call("search_code", {**new, "scope": "project"}))["hits"]
                 return [h for h in hits if h["heading"] == "rotate_warehouse_credentials"]
 
-            (hit,) = _wait(answered)
+            (hit,) = wait_for(answered, timeout=60, step=0.2)
             assert hit["file"] == "src/sync.py"
-            update = _wait(lambda: updates)[-1]
+            update = wait_for(lambda: updates, timeout=60)[-1]
             assert 0 < update["embedded"] < update["chunks"]  # only the changed file's chunks
     finally:
         watch.send_signal(signal.SIGINT)
