@@ -70,7 +70,8 @@ def chunk_code(text: str, language: str, *, fits: Fits) -> CodeChunking:
         reason = f"parse errors over {MAX_ERROR_SHARE:.0%} of the file"
         return CodeChunking(line_windows(text, fits=fits), reason)
     try:
-        return CodeChunking(_Chunker(text, document, language, fits).chunk(tree.root_node))
+        pieces = _Chunker(text, document, language, fits).chunk(tree.root_node)
+        return CodeChunking(pieces, parsed=(document, tree))
     except Exception as exc:  # a bug here must not lose the file: log it, index it in windows
         log.exception("chunking a %s file by definition failed", language)
         return CodeChunking(line_windows(text, fits=fits), f"chunker failed: {exc}")

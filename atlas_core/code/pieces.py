@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Tree
+
+    from atlas_core.recognize.calls.site import Document
 
 Fits = Callable[[str], bool]
 
@@ -29,6 +35,9 @@ class CodePiece:
 class CodeChunking:
     pieces: list[CodePiece]
     fallback: str = ""  # "" when the grammar chunked the file; else why it went in line windows
+    # The document and syntax tree the pieces were cut from, when the file was parsed: a
+    # reader of the same file in the same language (the call scan) need not parse it again.
+    parsed: tuple[Document, Tree] | None = None
 
 
 class Lines:

@@ -23,7 +23,10 @@ from atlas_core.markdown.chunker import chunk_id_for
 from atlas_core.types import Chunk, Document, IdentifierEntry
 
 if TYPE_CHECKING:
+    from tree_sitter import Tree
+
     from atlas_core.code import CodePiece
+    from atlas_core.recognize.calls.site import Document as SiteDocument
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +95,7 @@ def chunk_code_documents(
             continue
         start = len(chunks)
         language = doc.language
+        parsed = None
         if chunking == "window":
             pieces = fixed_windows(doc.text, size=WINDOW_CHARS, overlap=WINDOW_OVERLAP)
         else:
@@ -104,10 +108,10 @@ def chunk_code_documents(
                 pieces = line_windows(doc.text, fits=fits)
                 fallbacks[doc.path] = f"chunker failed ({type(exc).__name__})"
             else:
-                pieces = result.pieces
+                pieces, parsed = result.pieces, result.parsed
                 if result.fallback and language != "text":
                     fallbacks[doc.path] = result.fallback
-        calls = _calls_by_line(doc)
+        calls = _calls_by_line(doc, parsed)
         ids: set[str] = set()
         summaries: dict[str, str] = {}  # class (dotted name) -> the first sentence of its docs
         for piece in pieces:
@@ -180,13 +184,19 @@ def qualified_name(parent: str, symbol: str) -> str:
     return ".".join(part for part in (parent, symbol) if part)
 
 
-def _calls_by_line(doc: Document) -> list[tuple[int, str]]:
-    """(1-based line, "LINE<TAB>METHOD<TAB>URL") of every HTTP call the call reader sees."""
+def _calls_by_line(
+    doc: Document, parsed: tuple[SiteDocument, Tree] | None = None
+) -> list[tuple[int, str]]:
+    """(1-based line, "LINE<TAB>METHOD<TAB>URL") of every HTTP call the call reader sees.
+    `parsed` is the chunker's parse of the file: the call readers reuse it for the languages
+    they read with the same grammar."""
     from atlas_core.recognize.calls.scan import scan_calls
     from atlas_core.recognize.calls.site import ENDPOINT
+    from atlas_core.recognize.calls.syntax import has_grammar
 
+    shared = parsed if parsed is not None and has_grammar(doc.language) else None
     try:
-        found = scan_calls(doc.text, doc.language)
+        found = scan_calls(doc.text, doc.language, parsed=shared)
     except Exception:  # the cross-links are extra: a reader failure costs them for this file
         log.warning("%s: reading its API calls failed", doc.path, exc_info=True)
         return []
