@@ -15,6 +15,7 @@ pages of a mirror (`doc_files`) and the section around a line (`section_at`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -150,7 +151,7 @@ class _Part:
     _ranking: tuple[RankingModel | None, str] | None = None
     _rank_context: RankContext | None = None
 
-    @property
+    @functools.cached_property
     def scope(self) -> str:
         """ "project" for a bundle of a team's own code (built from a `code` source, as `atlas
         index` does), "docs" for documentation."""
@@ -338,6 +339,9 @@ class Engine:
         if not parts:
             raise BundleError("no bundle to open", hint="pass at least one bundle directory")
         self._parts = parts
+        docs = [(i, p) for i, p in enumerate(parts) if p.scope == "docs"]
+        # What lookups and checks answer from (see `_documented`).
+        self._docs_parts = docs or list(enumerate(parts))
         self.settings = settings or SearchSettings()
         self.reranker_dir = reranker_dir
         self._reranker: Reranker | None = None
@@ -386,8 +390,7 @@ class Engine:
         API checks answer from. A project's own definitions never stand in for the docs' (a
         wrapper named like an operation is not its documentation); with no docs bundle open,
         the project's are all there is."""
-        docs = [(i, p) for i, p in enumerate(self._parts) if p.scope == "docs"]
-        return docs or list(enumerate(self._parts))
+        return self._docs_parts
 
     @property
     def bundles(self) -> list[Bundle]:
