@@ -13,6 +13,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from atlas_core.types import Chunk, Document
 
 if TYPE_CHECKING:
     from atlas_core.embed import Embedder
+    from atlas_core.identifiers.table import RowMemo
     from atlas_core.search.keyword import TermCounts
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,7 @@ class BuildCache:
         default_factory=dict
     )
     terms: TermCounts | None = None  # made on first use
+    identifier_rows: RowMemo = field(default_factory=dict)  # each identifier row's derived keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,14 +245,17 @@ def _write(
     ranking: bool = True,
     ranking_off: str = "untrained fusion: built with --no-ranking",
     cache: BuildCache | None = None,
-) -> tuple[Path, int, float, str]:
-    """Stage and commit the bundle; (output, reused, embed seconds, why nothing was reused)."""
+) -> tuple[Bundle, int, float, str]:
+    """Stage and commit the bundle; (the bundle, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
     write_identifier_table = _index_writer("atlas_core.identifiers.build", "write_identifier_table")
     write_mention_index = _index_writer("atlas_core.identifiers.mentions", "write_mention_index")
     # A build with a cache is one of many in a long-lived process: the old bundle's files are
     # deleted in the background instead of before the update is reported.
-    with BundleWriter(target, name=name, defer_cleanup=cache is not None) as writer:
+    with (
+        BundleWriter(target, name=name, defer_cleanup=cache is not None) as writer,
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-keyword") as pool,
+    ):
         model_section = embedder.stage(writer.staging / MODEL)
         reuse_from: _Previous | None = None
         reuse_note = ""
@@ -257,28 +263,35 @@ def _write(
             reuse_from, reuse_note = _reusable(*previous, model_section, writer.staging)
             if reuse_note:
                 stage(f"not reusing vectors from {previous[0].path}: {reuse_note}")
-        stage(f"writing the mirror ({len(documents)} files) and chunk table ({len(chunks)} rows)")
-        writer.write_mirror(documents, previous[0] if previous is not None else None)
-        writer.write_chunks(chunks)
-        # The indexes before the long embedding step, so a failure there costs seconds, not minutes.
-        keyword_section = None
+        # The indexes before the long embedding step, so a failure there costs seconds, not
+        # minutes. The keyword index is mostly numpy, which lets go of the interpreter: it is
+        # built on a second thread while this one writes the rest.
+        keyword = None
         if write_keyword_index is not None:
-            stage("writing the keyword index")
+            stage("writing the keyword index (on a second thread)")
             counts = None
             if cache is not None:
                 from atlas_core.search.keyword import TermCounts
 
                 cache.terms = counts = cache.terms or TermCounts()
-            keyword_section = write_keyword_index(chunks, writer.staging, counts=counts)
-            writer.set_section("keyword", keyword_section)
+            keyword = pool.submit(write_keyword_index, chunks, writer.staging, counts=counts)
+        stage(f"writing the mirror ({len(documents)} files) and chunk table ({len(chunks)} rows)")
+        writer.write_mirror(documents, previous[0] if previous is not None else None)
+        writer.write_chunks(chunks)
         if write_identifier_table is not None:
             stage("writing the identifier table")
+            memo = cache.identifier_rows if cache is not None else None
             writer.set_section(
-                "identifiers", write_identifier_table(documents, chunks, writer.staging)
+                "identifiers",
+                write_identifier_table(documents, chunks, writer.staging, memo=memo),
             )
         if write_mention_index is not None:
             stage("writing the mention index")
             writer.set_section("mentions", write_mention_index(documents, writer.staging))
+        keyword_section = None
+        if keyword is not None:
+            keyword_section = keyword.result()
+            writer.set_section("keyword", keyword_section)
 
         plan = _plan(chunks, reuse_from)
         reused = len(plan)
@@ -311,7 +324,9 @@ def _write(
                 "reused_from": reuse_from.name if reuse_from else None,
             },
         )
-    return written, reused, embed_seconds, reuse_note
+    # The writer checked the staged bundle as a reader would before moving it into place.
+    assert writer.committed is not None
+    return Bundle(written.resolve(), writer.committed), reused, embed_seconds, reuse_note
 
 
 def _train_ranking(
@@ -430,7 +445,7 @@ def build_bundle(
                     f"the {len(documents)} documents produced no chunks (they have no text)",
                     hint="check that the sources hold markdown with body text",
                 )
-            written, reused, embed_seconds, reuse_note = _write(
+            bundle, reused, embed_seconds, reuse_note = _write(
                 target,
                 name,
                 documents,
@@ -455,7 +470,6 @@ def build_bundle(
             hint="free some space or choose an --output in a writable directory",
             path=str(target),
         ) from exc
-    bundle = Bundle.open(written)
     seconds = time.perf_counter() - started
     stage(f"done: {bundle.path}")
     return BuildReport(

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import json
 import logging
 import os
 import platform
 import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -189,6 +191,18 @@ def _fsync_tree(root: Path, durable: frozenset[str] = frozenset()) -> None:
         _fsync_dir(Path(dirpath))
 
 
+def _staged_files(root: Path) -> list[str]:
+    """Relative POSIX paths of everything under `root` but folders (links included)."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        prefix = os.path.relpath(dirpath, root).replace(os.sep, "/") + "/"
+        prefix = "" if prefix == "./" else prefix
+        found.extend(prefix + name for name in filenames)
+        # os.walk lists a link to a folder among the folders and does not follow it.
+        found.extend(prefix + d for d in dirnames if os.path.islink(os.path.join(dirpath, d)))
+    return found
+
+
 def _utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -221,7 +235,11 @@ class BundleWriter:
         self._chunk_rows: int | None = None
         self._mirror_files = 0
         self._linked: set[str] = set()  # staged files that are links to a previous bundle's
+        # Manifest entries of files whose bytes the writer had in memory (the mirror): hashed
+        # there, not read back from disk at commit.
+        self._entries: dict[str, dict[str, Any]] = {}
         self._done = False
+        self.committed: dict[str, Any] | None = None  # the manifest, once committed
 
     def __enter__(self) -> BundleWriter:
         return self
@@ -258,6 +276,7 @@ class BundleWriter:
         with the same size, and read back equal) is hard-linked from there instead: an update of
         a large project rewrites only what changed, and bundles are never changed in place."""
         seen: dict[str, Document] = {}
+        folders: set[Path] = set()
         for doc in documents:
             rel = doc.path
             if (
@@ -277,22 +296,31 @@ class BundleWriter:
                 )
             seen[rel] = doc
             data = doc.text.encode("utf-8")
-            target = self.path(f"{MIRROR}/{rel}")
-            if previous is None or not self._link(previous, f"{MIRROR}/{rel}", data, target):
+            relpath = f"{MIRROR}/{rel}"
+            entry = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+            target = self.staging / relpath
+            if target.parent not in folders:  # one mkdir per folder, not per page
+                target.parent.mkdir(parents=True, exist_ok=True)
+                folders.add(target.parent)
+            if previous is None or not self._link(previous, relpath, data, target):
                 target.write_bytes(data)
+            self._entries[relpath] = entry
         self._mirror_files = len(seen)
         return len(seen)
 
     def _link(self, previous: Bundle, relpath: str, data: bytes, target: Path) -> bool:
-        entry = previous.files.get(relpath)
-        if not entry or entry.get("size") != len(data):
+        listed = previous.files.get(relpath)
+        if not listed or listed.get("size") != len(data):
             return False
-        source = Path(previous.path) / relpath
+        source = os.path.join(previous.path, relpath)
         try:
-            if source.is_symlink() or not source.is_file() or source.read_bytes() != data:
-                return False
+            # Read back, not trusted from the manifest: a page damaged there is written afresh.
+            fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fd).st_mode) or fh.read() != data:
+                    return False
             os.link(source, target)
-        except OSError:  # another file system, links not allowed: write it instead
+        except OSError:  # gone, a link, another file system, links not allowed: write it instead
             return False
         self._linked.add(str(target))
         return True
@@ -348,10 +376,14 @@ class BundleWriter:
     ) -> dict[str, Any]:
         """Hash every staged file and assemble the manifest (does not write it)."""
         files: dict[str, Any] = {}
-        for path in sorted(p for p in self.staging.rglob("*") if p.is_file() or p.is_symlink()):
-            rel = path.relative_to(self.staging).as_posix()
+        for rel in sorted(_staged_files(self.staging)):
             if rel == MANIFEST:
                 continue
+            known = self._entries.get(rel)
+            if known is not None:  # a file this writer wrote from memory: a plain file
+                files[rel] = dict(known)
+                continue
+            path = self.staging / rel
             if path.is_symlink():
                 raise BuildError(
                     f"{rel} in the staged bundle is a symbolic link; bundles hold plain files"
@@ -421,6 +453,7 @@ class BundleWriter:
         except OSError as exc:
             raise _unwritable(self.output, exc) from exc
         self._done = True
+        self.committed = manifest
         log.info("bundle written to %s", self.output)
         return self.output
 

@@ -18,7 +18,7 @@ from atlas_core.identifiers.normalize import compact
 from atlas_core.identifiers.pages import Found, extract_document
 from atlas_core.identifiers.scan import DEFINITION_WEIGHT, HEADING_WEIGHT, Scan, bound
 from atlas_core.identifiers.synthetic import synthetic_entries, write_synthetic_table
-from atlas_core.identifiers.table import OWNED_KINDS, write_table
+from atlas_core.identifiers.table import OWNED_KINDS, RowMemo, write_table
 from atlas_core.types import Chunk, Deprecation, Document, IdentifierEntry
 
 __all__ = [
@@ -143,10 +143,12 @@ def _density(found: list[Found]) -> Counter[tuple[str, str, str]]:
     )
 
 
-def write_identifier_table(documents: list[Document], chunks: list[Chunk], out_dir: Path) -> dict:
+def write_identifier_table(
+    documents: list[Document], chunks: list[Chunk], out_dir: Path, *, memo: RowMemo | None = None
+) -> dict:
     """Extract identifiers from `documents` and write ``out_dir/identifiers/``; returns its manifest
     section. `chunks` is accepted for the pipeline's uniform call and not needed: line numbers and
-    anchors come from the documents themselves."""
+    anchors come from the documents themselves. `memo`: see `write_table`."""
     del chunks
     found, deprecations = extract_ranked(documents)
     return write_table(
@@ -155,4 +157,5 @@ def write_identifier_table(documents: list[Document], chunks: list[Chunk], out_d
         out_dir,
         weights=[f.weight for f in found],
         generated=[f.generated for f in found],
+        memo=memo,
     )

@@ -15,7 +15,7 @@ import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
@@ -256,6 +256,54 @@ def _write_family(target: Path, family: str, pairs: list[tuple[str, int]]) -> in
     return len(pairs)
 
 
+@dataclass(frozen=True, slots=True)
+class _RowKeys:
+    """What one entry adds to the table besides its position: all of it depends on the entry
+    alone, so a writer that keeps these between builds (`atlas index --watch`) derives them
+    only for entries it has not seen."""
+
+    record: bytes
+    search: str
+    initials: str
+    paths: tuple[str, ...]  # path keys, endpoints only
+    template: str  # endpoints only
+    aliases: tuple[str, ...]
+    keyword: tuple[tuple[str, int], ...]  # (token, 2 for a name word, 1 for a summary word)
+
+
+def _row_keys(e: IdentifierEntry) -> _RowKeys:
+    search = compact(e.name)
+    paths: tuple[str, ...] = ()
+    template = ""
+    if e.kind == "endpoint":
+        pkey = path_key(e.path or strip_path(e.name)[1])
+        method = e.method or e.name.split(" ", 1)[0]
+        paths = (pkey, f"{method} {pkey}")
+        template = (e.path or strip_path(e.name)[1]).lower()
+    keyword: tuple[tuple[str, int], ...] = ()
+    if e.kind not in OWNED_KINDS:
+        # The keyword fallback answers names that resolve to nothing; thousands of parameter
+        # rows would drown its page headings and summaries, and a name of theirs resolves
+        # exactly or by its compact key anyway.
+        name_words = set(split_words(e.name)) | {search}
+        summary_words = set(_SUMMARY_WORD_RE.findall(e.summary.lower()[:600]))
+        keyword = tuple((t, 2) for t in name_words) + tuple(
+            (t, 1) for t in summary_words - name_words - STOPWORDS
+        )
+    return _RowKeys(
+        record=_record(e),
+        search=search,
+        initials=initials(e.name),
+        paths=paths,
+        template=template,
+        aliases=tuple(_aliases(e, search)),
+        keyword=keyword,
+    )
+
+
+RowMemo = dict[IdentifierEntry, _RowKeys]
+
+
 def write_table(
     entries: Iterable[IdentifierEntry],
     deprecations: Iterable[Deprecation],
@@ -263,12 +311,15 @@ def write_table(
     *,
     weights: Sequence[int] | None = None,
     generated: Sequence[bool] | None = None,
+    memo: RowMemo | None = None,
 ) -> dict:
     """Write the identifier table under ``out_dir/identifiers/``; returns the manifest section.
 
     `weights` and `generated`, when given, run parallel to `entries`: how much each entry's
     section documents it (`Scan.weight`) and whether its page was generated from an API spec.
-    Lookups rank equal matches by them; absent, every row weighs 0 and counts as written docs."""
+    Lookups rank equal matches by them; absent, every row weighs 0 and counts as written docs.
+    A `memo` kept between builds saves deriving each row's keys again; it is left holding the
+    rows of this table only, and the table is the same with or without it."""
     order = {k: n for n, k in enumerate(KIND_ORDER)}
     unique: dict[tuple[str, str, str, int, str], tuple[IdentifierEntry, int, bool]] = {}
     for n, e in enumerate(entries):
@@ -293,36 +344,31 @@ def write_table(
     target = Path(out_dir) / TABLE_DIR
     target.mkdir(parents=True, exist_ok=True)
 
+    previous = memo if memo is not None else {}
+    keys: list[_RowKeys] = []
+    for e in rows:
+        found = previous.get(e)
+        keys.append(found if found is not None else _row_keys(e))
+    if memo is not None:
+        memo.clear()
+        memo.update(zip(rows, keys, strict=True))
     names = [e.name for e in rows]
-    search = [compact(n) for n in names]
-    hints = [initials(n) for n in names]
+    search = [k.search for k in keys]
     families: dict[str, list[tuple[str, int]]] = {f: [] for f in KEY_FAMILIES}
     families["search"] = [(k, r) for r, k in enumerate(search)]
-    families["initials"] = [(k, r) for r, k in enumerate(hints) if k]
+    families["initials"] = [(k.initials, r) for r, k in enumerate(keys) if k.initials]
     postings: dict[str, list[int]] = {}
     offsets = [0]
     with open(target / RECORDS_FILE, "wb") as records:
-        for row, e in enumerate(rows):
-            data = _record(e)
-            records.write(data)
-            offsets.append(offsets[-1] + len(data))
-            if e.kind == "endpoint":
-                pkey = path_key(e.path or strip_path(e.name)[1])
-                method = e.method or e.name.split(" ", 1)[0]
-                families["path"] += [(pkey, row), (f"{method} {pkey}", row)]
-                families["template"].append(((e.path or strip_path(e.name)[1]).lower(), row))
-            families["alias"] += [(a, row) for a in _aliases(e, search[row])]
-            if e.kind in OWNED_KINDS:
-                # The keyword fallback answers names that resolve to nothing; thousands of
-                # parameter rows would drown its page headings and summaries, and a name of
-                # theirs resolves exactly or by its compact key anyway.
-                continue
-            name_words = set(split_words(e.name)) | {search[row]}
-            for token in name_words:
-                postings.setdefault(token, []).append(row * 4 + 2)
-            summary_words = set(_SUMMARY_WORD_RE.findall(e.summary.lower()[:600]))
-            for token in summary_words - name_words - STOPWORDS:
-                postings.setdefault(token, []).append(row * 4 + 1)
+        records.write(b"".join(k.record for k in keys))
+    for row, k in enumerate(keys):
+        offsets.append(offsets[-1] + len(k.record))
+        if k.paths:
+            families["path"] += [(p, row) for p in k.paths]
+            families["template"].append((k.template, row))
+        families["alias"] += [(a, row) for a in k.aliases]
+        for token, weight in k.keyword:
+            postings.setdefault(token, []).append(row * 4 + weight)
     write_lines(target / "names.txt", names)
     write_lines(target / "search.txt", search)
     write_npy(target / "kind.npy", "B", (order[e.kind] for e in rows))

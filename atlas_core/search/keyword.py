@@ -18,6 +18,7 @@ index (cheap: no embedding involved).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import logging
 import math
@@ -81,6 +82,8 @@ JOIN_WEIGHT = 0.5
 # single questions flipping both ways: the paraphrases that fail use words the docs never write,
 # and what the docs do pair up is mostly API boilerplate. A bundle holding a table still uses it.
 MINE_SYNONYMS = False
+# New terms `TermCounts.ranks` inserts one by one; more are sorted with the rest.
+_INSERT_AT_MOST = 1000
 
 
 @functools.lru_cache(maxsize=65536)
@@ -124,6 +127,26 @@ class TermCounts:
         self.vocab: dict[str, int] = {}
         self.terms: list[str] = []
         self._rows: dict[tuple[str, ...], _Counted] = {}
+        self._sorted: list[str] = []  # the vocabulary in name order, as of `ranks`' last call
+        self._ranks = np.zeros(0, dtype=np.int64)
+
+    def ranks(self) -> tuple[np.ndarray, list[str]]:
+        """(each term id's position in name order, the terms in that order). A vocabulary that
+        grew by a few terms since the last call has them put in place, not sorted again."""
+        new = self.terms[len(self._sorted) :]
+        if not new:
+            return self._ranks, self._sorted
+        if len(new) <= _INSERT_AT_MOST:
+            for term in new:
+                bisect.insort(self._sorted, term)
+        else:
+            self._sorted = sorted(self.terms)
+        order = np.fromiter(
+            (self.vocab[t] for t in self._sorted), dtype=np.int64, count=len(self._sorted)
+        )
+        self._ranks = np.empty(len(order), dtype=np.int64)
+        self._ranks[order] = np.arange(len(order), dtype=np.int64)
+        return self._ranks, self._sorted
 
     def count(self, chunks: Sequence[Chunk]) -> list[_Counted]:
         """Each chunk's counts, in order; forgets the chunks of earlier calls that are gone."""
@@ -196,32 +219,25 @@ def build_matrix(
     kept = weight[fld] > 0  # a field weighted 0 adds no terms
     col, fld, term, tf = col[kept], fld[kept], term[kept], tf[kept]
     norm = weight[fld] / (1.0 - b + b * lengths[col, fld] / avg[fld])
-    # One entry per (chunk, term): its fields' weighted counts summed in field order.
-    size = max(len(counter.terms), 1)
-    keys, inverse = np.unique(col * size + term, return_inverse=True)
+    # One entry per (term, chunk), sorted by term name and then chunk: the CSR order, and the
+    # vocabulary file is deterministic and binary-searchable. A term's fields' weighted counts
+    # are summed in field order.
+    rank, by_name = counter.ranks()
+    keys, inverse = np.unique(rank[term] * max(n, 1) + col, return_inverse=True)
     wtf = np.bincount(inverse.reshape(-1), weights=tf * norm, minlength=keys.size)
-    cols, term_ids = keys // size, keys % size
-    # Rows sorted by term so the vocabulary file is deterministic and binary-searchable.
-    present = np.unique(term_ids)
-    names = [counter.terms[i] for i in present.tolist()]
-    by_name = sorted(range(len(names)), key=names.__getitem__)
-    remap = np.zeros(size, dtype=np.int64)
-    remap[present[by_name]] = np.arange(len(by_name), dtype=np.int64)
-    row = remap[term_ids]
-    terms = [names[i] for i in by_name]
-
-    df = np.bincount(row, minlength=len(terms)).astype(np.float64)
+    term_rank, cols = keys // max(n, 1), keys % max(n, 1)
+    starts = np.flatnonzero(np.diff(term_rank, prepend=-1)) if keys.size else keys
+    terms = [by_name[i] for i in term_rank[starts].tolist()]
+    indptr = np.append(starts, keys.size).astype(np.int64)
+    df = np.diff(indptr).astype(np.float64)
+    row = np.repeat(np.arange(len(terms), dtype=np.int64), np.diff(indptr))
     idf = np.log1p((n - df + 0.5) / (df + 0.5))
     values = idf[row] * wtf * (k1 + 1.0) / (k1 + wtf)
-
-    order = np.lexsort((cols, row))  # by term, chunk rows increasing within a term
-    indptr = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum(df.astype(np.int64), out=indptr[1:])
     return (
         terms,
         indptr,
-        np.ascontiguousarray(cols[order], dtype="<i4"),
-        np.ascontiguousarray(values[order], dtype="<f4"),
+        np.ascontiguousarray(cols, dtype="<i4"),
+        np.ascontiguousarray(values, dtype="<f4"),
     )
 
 

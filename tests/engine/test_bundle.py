@@ -177,6 +177,43 @@ def test_mirror_holds_document_text_byte_for_byte(bundle_dir: Path) -> None:
         assert (bundle_dir / "mirror" / doc.path).read_bytes() == doc.text.encode("utf-8")
 
 
+def _rewrite(output: Path, documents: list[Document], previous: Path) -> Path:
+    """`write_bundle` again, with other documents and the mirror linked from `previous`."""
+    with BundleWriter(output) as writer:
+        writer.path("model/atlas_model.json").write_text('{"name": "toy", "dims": 8}\n')
+        writer.write_mirror(documents, Bundle.open(previous))
+        writer.write_chunks(_chunks())
+        writer.write_vectors(_vectors(3))
+        return writer.commit(
+            model={"name": "toy", "kind": "hash", "dims": DIMS},
+            sources=[{"kind": "local", "path": "/docs", "documents": 2}],
+        )
+
+
+def test_update_links_the_unchanged_pages_of_the_previous_bundle(tmp_path: Path) -> None:
+    old = write_bundle(tmp_path / "old")
+    changed = Document(**{**_doc_fields(DOCS[1]), "text": DOCS[1].text.replace("one", "a")})
+    new = _rewrite(tmp_path / "new", [DOCS[0], changed], old)
+    same, edited = (f"mirror/{d.path}" for d in DOCS)
+    assert (new / same).stat().st_ino == (old / same).stat().st_ino  # linked, not copied
+    assert (new / edited).stat().st_ino != (old / edited).stat().st_ino
+    assert (new / edited).read_text() == changed.text
+    assert (old / edited).read_text() == DOCS[1].text  # the old bundle is never changed
+    assert verify_bundle(new) == [] and verify_bundle(old) == []
+    assert _manifest(new)["files"][same] == _manifest(old)["files"][same]
+
+
+def test_update_writes_a_page_the_previous_bundle_holds_damaged(tmp_path: Path) -> None:
+    old = write_bundle(tmp_path / "old")
+    page = old / "mirror" / DOCS[0].path
+    # Same size (a reader's open checks sizes), other bytes: not what its manifest vouches for.
+    page.write_text(DOCS[0].text.replace("Welcome", "Wxlcome"))
+    new = _rewrite(tmp_path / "new", DOCS, old)
+    assert (new / "mirror" / DOCS[0].path).read_text() == DOCS[0].text
+    assert (new / "mirror" / DOCS[0].path).stat().st_ino != page.stat().st_ino
+    assert verify_bundle(new) == []
+
+
 def test_chunk_table_has_the_spec_schema_and_round_trips(bundle_dir: Path) -> None:
     table = pq.read_table(bundle_dir / "chunks.parquet")
     assert table.schema.equals(WRITTEN_SCHEMA, check_metadata=False)
