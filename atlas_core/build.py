@@ -386,13 +386,15 @@ def build_bundle(
     name: str | None = None,
     ranking: bool = True,
     code_chunking: str = "definition",
+    code_max_files: int | None = None,
     embedder: Embedder | None = None,
     cache: BuildCache | None = None,
 ) -> BuildReport:
     """Build a bundle at `output` from ``KIND=PATH[@REF]`` source specs (see bundle_spec/SPEC.md).
 
     `code_chunking` cuts `code` sources' files by definition (the default) or, to compare against
-    the usual codebase-RAG baseline, in fixed 6,000-character windows ("window"). A loaded
+    the usual codebase-RAG baseline, in fixed 6,000-character windows ("window"), and takes at
+    most `code_max_files` files of each (default `code_walk.MAX_FILES`). A loaded
     `embedder` is used instead of loading `model` (and left open: `atlas index --watch` keeps
     one for every update); a `cache` kept between builds of the same sources saves re-chunking
     and re-tokenizing what did not change."""
@@ -414,7 +416,9 @@ def build_bundle(
     from atlas_core.sources import load_sources
 
     stage(f"reading {len(sources)} source(s)")
-    source_set = load_sources(list(sources), clean_gitbook=clean_gitbook, limit=limit)
+    source_set = load_sources(
+        list(sources), clean_gitbook=clean_gitbook, limit=limit, code_max_files=code_max_files
+    )
     documents = list(source_set.documents)
     _check_documents(documents, sources)
     previous = _open_previous(Path(reuse)) if reuse is not None else None

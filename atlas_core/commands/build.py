@@ -65,6 +65,12 @@ def register(sub: Any) -> None:
         help="how code sources are cut: by definition (default) or in fixed 6,000-character "
         "windows (the usual codebase-RAG baseline, for comparison)",
     )
+    build.add_argument(
+        "--max-files",
+        type=int,
+        metavar="N",
+        help="refuse a code source with more than N files to index (default 20,000)",
+    )
     build.add_argument("--name", help="bundle name shown in results (default: the output dir name)")
     build.add_argument("--json", action="store_true", help="print the build report as JSON")
     build.add_argument("--quiet", "-q", action="store_true", help="no progress output")
@@ -127,6 +133,7 @@ def run_build(args: argparse.Namespace) -> int:
         name=args.name,
         ranking=args.ranking,
         code_chunking=args.code_chunking,
+        code_max_files=args.max_files,
     )
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))

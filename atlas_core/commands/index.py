@@ -43,6 +43,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--model", default="default", metavar="default|hash|DIR", help="embedding model"
     )
     index.add_argument("--prefer", choices=("apple", "nvidia", "cpu"), help="embedding backend")
+    index.add_argument(
+        "--max-files",
+        type=int,
+        metavar="N",
+        help="refuse a repository with more than N files to index (default 20,000)",
+    )
     index.add_argument("--json", action="store_true", help="print the report as JSON")
     index.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     index.set_defaults(func=run_index)
@@ -52,7 +58,7 @@ def run_index(args: argparse.Namespace) -> int:
     from atlas_core.commands.build import _interrupt_on_sigterm
     from atlas_core.project.index import index_project, target_of
 
-    target = target_of(args.path, args.output)
+    target = target_of(args.path, args.output, max_files=args.max_files)
     _interrupt_on_sigterm()
     progress = not args.quiet and not args.json
     if not args.watch:

@@ -30,10 +30,14 @@ class IndexTarget:
     root: Path  # the repository
     bundle: Path  # its bundle in the user data dir
     name: str  # the bundle's name: the repository folder's
+    max_files: int | None = None  # files it may take; None: `code_walk.MAX_FILES`
 
 
-def target_of(path: str | Path | None, output: str | Path | None = None) -> IndexTarget:
-    """What `atlas index PATH [--output DIR]` builds: the repository and its bundle's place."""
+def target_of(
+    path: str | Path | None, output: str | Path | None = None, *, max_files: int | None = None
+) -> IndexTarget:
+    """What `atlas index PATH [--output DIR] [--max-files N]` builds: the repository, its
+    bundle's place and how many files it may take."""
     root = project_root(path if path is not None else Path.cwd())
     bundle = Path(output).expanduser().absolute() if output else project_bundle_dir(root)
     if bundle.resolve().is_relative_to(root):
@@ -43,7 +47,9 @@ def target_of(path: str | Path | None, output: str | Path | None = None) -> Inde
             hint="leave --output out (the index goes to the user data dir) or pick a folder "
             "outside the repository",
         )
-    return IndexTarget(root=root, bundle=bundle, name=project_name(root))
+    if max_files is not None and max_files < 1:
+        raise ConfigError(f"--max-files must be at least 1, got {max_files}")
+    return IndexTarget(root=root, bundle=bundle, name=project_name(root), max_files=max_files)
 
 
 def index_project(
@@ -70,6 +76,7 @@ def index_project(
         progress=progress,
         name=target.name,
         ranking=False,
+        code_max_files=target.max_files,
         embedder=embedder,
         cache=cache,
     )

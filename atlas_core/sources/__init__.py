@@ -56,7 +56,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 
 def load_source(
-    kind: str, value: str, clean_gitbook: bool | None = None
+    kind: str, value: str, clean_gitbook: bool | None = None, *, code_max_files: int | None = None
 ) -> tuple[list[Document], dict[str, Any]]:
     clean = CLEAN_BY_DEFAULT[kind] if clean_gitbook is None else clean_gitbook
     if kind == "local":
@@ -74,17 +74,22 @@ def load_source(
     if kind == "code":
         from atlas_core.sources.code import load_code
 
-        return load_code(value)
+        return load_code(value, max_files=code_max_files)
     from atlas_core.sources.openapi import load_openapi
 
     return load_openapi(Path(value).expanduser())
 
 
 def load_sources(
-    specs: list[str], clean_gitbook: bool | None = None, limit: int | None = None
+    specs: list[str],
+    clean_gitbook: bool | None = None,
+    limit: int | None = None,
+    *,
+    code_max_files: int | None = None,
 ) -> SourceSet:
     """Load every `KIND=PATH` source. `clean_gitbook=None` uses each kind's default (on for
-    mirror only); `limit` keeps the first N documents in path order (for quick builds)."""
+    mirror only); `limit` keeps the first N documents in path order (for quick builds);
+    `code_max_files` replaces the `code` sources' file limit (`code_walk.MAX_FILES`)."""
     if not specs:
         raise SourceError(
             "no sources given", hint="add --source KIND=PATH (local, mirror, git, openapi or code)"
@@ -94,7 +99,7 @@ def load_sources(
     descriptions: list[dict[str, Any]] = []
     for spec in specs:
         kind, value = parse_spec(spec)
-        docs, description = load_source(kind, value, clean_gitbook)
+        docs, description = load_source(kind, value, clean_gitbook, code_max_files=code_max_files)
         for doc in docs:
             if doc.path in owner:
                 raise SourceError(

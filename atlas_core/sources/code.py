@@ -26,7 +26,7 @@ from typing import Any
 
 from atlas_core.errors import SourceError
 from atlas_core.markdown.frontmatter import markdown_document
-from atlas_core.sources.code_walk import CodeListing, walk_repository
+from atlas_core.sources.code_walk import MAX_FILES, CodeListing, walk_repository
 from atlas_core.sources.files import display_path, read_regular_file
 from atlas_core.types import Document
 
@@ -37,12 +37,15 @@ NAMED_PER_REASON = 5  # skipped files named per reason in the description
 _ARCHIVE_TIMEOUT_S = 600
 
 
-def load_code(value: str) -> tuple[list[Document], dict[str, Any]]:
-    """The documents of a `code` source and its description (see the module docstring)."""
+def load_code(value: str, *, max_files: int | None = None) -> tuple[list[Document], dict[str, Any]]:
+    """The documents of a `code` source and its description (see the module docstring); a
+    SourceError, before any file is read, when more than `max_files` (default `MAX_FILES`)
+    files are to be indexed."""
+    max_files = MAX_FILES if max_files is None else max_files
     if "#" in value:
-        return _load_commit(value)
+        return _load_commit(value, max_files)
     root = Path(value).expanduser()
-    documents, description = _load_tree(root, project_name(root))
+    documents, description = _load_tree(root, project_name(root), max_files)
     description["path"] = display_path(root.resolve())
     return documents, description
 
@@ -52,8 +55,8 @@ def project_name(root: Path) -> str:
     return root.expanduser().resolve().name or "project"
 
 
-def _load_tree(root: Path, name: str) -> tuple[list[Document], dict[str, Any]]:
-    listing = walk_repository(root)
+def _load_tree(root: Path, name: str, max_files: int) -> tuple[list[Document], dict[str, Any]]:
+    listing = walk_repository(root, max_files=max_files)
     documents: list[Document] = []
     for file in listing.files:
         doc = _document(file.path, file.rel, file.language, name, listing)
@@ -130,7 +133,7 @@ def _languages(documents: list[Document]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _load_commit(value: str) -> tuple[list[Document], dict[str, Any]]:
+def _load_commit(value: str, max_files: int) -> tuple[list[Document], dict[str, Any]]:
     from atlas_core.sources.git import _git, _is_local, _repository, parse_git_spec
 
     spec = parse_git_spec(value)
@@ -147,7 +150,7 @@ def _load_commit(value: str) -> tuple[list[Document], dict[str, Any]]:
                 hint="check the subfolder after the ref (code=REPO#REF:SUBDIR)",
                 path=spec.location,
             )
-        documents, description = _load_tree(root, name)
+        documents, description = _load_tree(root, name, max_files)
     description.update(
         {
             ("path" if _is_local(spec.location) else "url"): (

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
 MAX_BYTES = 1_000_000  # per file; larger sources are generated or data
+# Files one index takes. A checkout past it is most likely a home folder or a monorepo whose
+# every file would take hours to embed on a laptop: refused before anything is read.
+MAX_FILES = 20_000
 _SNIFF = 8192  # bytes read to tell text from binary
 _MINIFIED_LINE = 1000  # a first-screen line this long in JS/CSS means a bundle, not source
 
@@ -158,9 +161,12 @@ class _Rules:
         return verdict
 
 
-def walk_repository(root: Path, *, max_bytes: int = MAX_BYTES) -> CodeListing:
+def walk_repository(
+    root: Path, *, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES
+) -> CodeListing:
     """Every file of the repository at `root` worth indexing (sorted by path), and the rest by
-    the reason it was skipped. SourceError when `root` is not a readable folder."""
+    the reason it was skipped. SourceError when `root` is not a readable folder, or as soon as
+    more than `max_files` files are worth indexing."""
     if not root.is_dir():
         raise SourceError(
             f"code source {display_path(root)}: not a folder",
@@ -170,6 +176,13 @@ def walk_repository(root: Path, *, max_bytes: int = MAX_BYTES) -> CodeListing:
     listing = CodeListing()
     for path, rel in _walk(root, listing):
         _consider(path, rel, listing, max_bytes)
+        if len(listing.files) > max_files:
+            raise SourceError(
+                f"code source {display_path(root)}: more than {max_files:,} files to index",
+                hint="leave folders out with a .atlasignore (.gitignore syntax) at the "
+                "repository root, index a subfolder, or raise the limit with --max-files",
+                path=display_path(root),
+            )
     listing.files.sort(key=lambda f: f.rel)
     for entries in listing.skipped.values():
         entries.sort()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,22 @@ def test_code_is_a_source_kind_and_a_missing_folder_says_so(tmp_path: Path) -> N
     assert parse_spec("code=./repo") == ("code", "./repo")
     with pytest.raises(SourceError, match="not a folder"):
         load_sources([f"code={tmp_path / 'missing'}"])
+
+
+def test_a_repository_over_the_file_limit_is_refused_before_reading(tmp_path: Path) -> None:
+    from atlas_core.sources.code_walk import MAX_FILES, walk_repository
+
+    root = tmp_path / "mono"
+    for n in range(12):
+        (root / f"pkg{n % 3}").mkdir(parents=True, exist_ok=True)
+        (root / f"pkg{n % 3}" / f"m{n}.py").write_text(f"X = {n}\n")
+    assert len(walk_repository(root, max_files=12).files) == 12
+    with pytest.raises(SourceError, match="more than 11 files to index") as refused:
+        walk_repository(root, max_files=11)
+    assert ".atlasignore" in (refused.value.hint or "")
+    (root / ".atlasignore").write_text("pkg0/\n")  # the way out the hint names
+    assert len(walk_repository(root, max_files=11).files) == 8
+    help_text = subprocess.run(
+        [sys.executable, "-m", "atlas_core", "index", "--help"], capture_output=True, text=True
+    ).stdout
+    assert f"default {MAX_FILES:,}" in " ".join(help_text.split())

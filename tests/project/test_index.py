@@ -168,6 +168,16 @@ def test_atlas_index_from_the_command_line(repo: Path) -> None:
     assert first["skipped_files"]["vendored or generated folder"] == 1
     second = index(str(repo))
     assert second["embedded"] == 0 and second["output"] == first["output"]
+    manifest = Path(second["output"], "manifest.json").read_bytes()
+    too_many = subprocess.run(
+        [str(BIN / "atlas"), "index", str(repo), "--model", "hash", "--max-files", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert too_many.returncode == 2 and "Traceback" not in too_many.stderr
+    assert "more than 3 files to index" in too_many.stderr and ".atlasignore" in too_many.stderr
+    assert Path(second["output"], "manifest.json").read_bytes() == manifest  # still serving
     inside = subprocess.run(
         [str(BIN / "atlas"), "index", str(repo), "--output", str(repo / "index")],
         capture_output=True,
