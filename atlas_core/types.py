@@ -43,6 +43,7 @@ class Param:
     enum: tuple[str, ...] = ()  # the allowed values, as the spec writes them
     default: str = ""  # the default value as JSON text ("ANYWHERE" is written ANYWHERE)
     deprecated: bool = False  # the spec marks this parameter or property deprecated
+    example: str = ""  # the spec's example value, written as `default` is (compact JSON, capped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +242,8 @@ class Definition:
     publication: str = ""
     bundle: str = ""
     meaning: int = 1  # how many definitions of this name share this meaning
+    example: str = ""  # the spec's example value (see `Param.example`)
+    deprecated: bool = False  # the spec marks this parameter or property deprecated
 
     @property
     def owner_label(self) -> str:

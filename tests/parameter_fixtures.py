@@ -3,8 +3,10 @@ by the tests themselves (the Teapot API), and a bundle built from them.
 
 The spec has what real specs have: query, header, cookie and path-level parameters, a `$ref`
 parameter, an inline request body, a `$ref` body whose schema extends another through `allOf`, a
-`$ref` to an enum schema, defaults and HTML descriptions. `nameMatchMode` is a query parameter of
-two operations; `name` is a property of three schemas and a query parameter of one operation.
+`$ref` to an enum schema, defaults, examples (of a parameter, a property, a schema, a request and a
+response), a deprecated parameter and HTML descriptions. `nameMatchMode` is a query parameter of
+two operations; `name` is a property of three schemas and a query parameter of one operation. The
+bundle is built with the spec's developer portal named (`openapi=FILE#PORTAL`).
 """
 
 from __future__ import annotations
@@ -54,15 +56,40 @@ SPEC: dict[str, Any] = {
                         "description": "A trace id<br>for the logs",
                         "schema": {"type": "string", "format": "uuid"},
                     },
-                    {"name": "session", "in": "cookie", "schema": {"type": "string"}},
+                    {
+                        "name": "session",
+                        "in": "cookie",
+                        "deprecated": True,
+                        "schema": {"type": "string"},
+                    },
                 ],
-                "responses": {"200": {"description": "Pots", "content": _json("PotPage")}},
+                "responses": {
+                    "200": {
+                        "description": "Pots",
+                        "content": {
+                            "application/json": {
+                                **_json("PotPage")["application/json"],
+                                "examples": {
+                                    "one": {"value": {"results": [{"name": "Brown Betty"}]}}
+                                },
+                            }
+                        },
+                    }
+                },
             },
             "post": {
                 "tags": ["Pots"],
                 "operationId": "addPot",
                 "summary": "Add a pot",
-                "requestBody": {"required": True, "content": _json("AddPotRequest")},
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            **_json("AddPotRequest")["application/json"],
+                            "example": {"name": "Brown Betty", "capacity": 2},
+                        }
+                    },
+                },
                 "responses": {"201": {"description": "The new pot", "content": _json("Pot")}},
             },
         },
@@ -117,7 +144,8 @@ SPEC: dict[str, Any] = {
                 "name": "limit",
                 "in": "query",
                 "description": "At most this many results",
-                "schema": {"type": "integer", "format": "int32", "default": 100},
+                "example": 25,
+                "schema": {"type": "integer", "format": "int32", "default": 100, "example": 10},
             }
         },
         "schemas": {
@@ -130,6 +158,7 @@ SPEC: dict[str, Any] = {
                         "type": "string",
                         "description": 'The name of the pot; see <a href="https://pot.example.test'
                         '/names">naming</a>.',
+                        "example": "Brown Betty",
                     },
                     "status": {"$ref": "#/components/schemas/PotStatus"},
                 },
@@ -152,6 +181,7 @@ SPEC: dict[str, Any] = {
             "Pot": {
                 "allOf": [{"$ref": "#/components/schemas/PotBase"}],
                 "properties": {"id": {"type": "string", "format": "uuid"}},
+                "example": {"id": "6f1c0d0e-0000-4000-8000-00000000beef", "name": "Brown Betty"},
             },
             "PotPage": {
                 "type": "object",
@@ -245,14 +275,22 @@ def write_pages(directory: Path) -> Path:
     return directory
 
 
+# Where the bundle says the spec is published: a developer portal laid out as GitBook does.
+PORTAL = "https://dev.pot.example.test/api/references/teapot"
+
+
 @functools.cache
 def build_teapot_bundle(base: Path) -> Path:
-    """The spec and the pages built with the hash embedder, once per session."""
+    """The spec (with its portal) and the pages built with the hash embedder, once per
+    session."""
     out = base / "teapot-bundle"
     if (out / "manifest.json").is_file():
         return out
     spec = write_spec(base / "teapot-src")
     docs = write_pages(base / "teapot-docs")
     return build_fixture_bundle(
-        [f"local={docs}", f"openapi={spec}"], out, base / "teapot-build-home", name="teapot"
+        [f"local={docs}", f"openapi={spec}#{PORTAL}"],
+        out,
+        base / "teapot-build-home",
+        name="teapot",
     )

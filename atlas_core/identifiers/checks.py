@@ -54,11 +54,13 @@ def _param(p: object) -> bool:
 
 
 def _details(d: object) -> bool:
-    """One `param_details` item: optional format and default text, enum a list of text."""
+    """One `param_details` item: optional format, default and example text, enum a list of
+    text."""
     return (
         type(d) is dict
         and type(d.get("format", "")) is str
         and type(d.get("default", "")) is str
+        and type(d.get("example", "")) is str
         and type(d.get("enum", [])) is list
         and all(type(v) is str for v in d.get("enum", []))
         and type(d.get("deprecated", False)) is bool
@@ -92,7 +94,9 @@ def checked_record(record: object, *, full: bool = True) -> dict[str, Any]:
         or len(details) != len(params or ())
         or not all(map(_details, details))
     ):
-        raise ValueError("record param_details is not one {format, enum, default} object per param")
+        raise ValueError(
+            "record param_details is not one {format, enum, default, example} object per param"
+        )
     if type(record.get("deprecated", False)) is not bool:
         raise ValueError("record deprecated is not true or false")
     return record

@@ -678,6 +678,8 @@ class IdentifierIndex:
             anchor=rec.get("anchor", ""),
             url=rec.get("url", ""),
             publication=rec.get("publication", ""),
+            example=p.example,
+            deprecated=p.deprecated,
         )
 
     def _operation_schemas(self, method: str, path: str) -> set[str]:
@@ -840,8 +842,8 @@ def _meaning(d: Definition) -> tuple[str, str, str]:
 
 
 def record_params(rec: dict[str, Any]) -> tuple[Param, ...]:
-    """A checked record's params with their format, values and default (`param_details`, absent
-    in tables written before them)."""
+    """A checked record's params with their format, values, default and example
+    (`param_details`, absent in tables written before them)."""
     raw = rec.get("params", ())
     details = rec.get("param_details") or [{}] * len(raw)
     return tuple(
@@ -855,6 +857,7 @@ def record_params(rec: dict[str, Any]) -> tuple[Param, ...]:
             enum=tuple(d.get("enum", ())),
             default=d.get("default", ""),
             deprecated=d.get("deprecated", False),
+            example=d.get("example", ""),
         )
         for p, d in zip(raw, details, strict=True)
     )

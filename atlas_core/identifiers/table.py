@@ -165,6 +165,8 @@ def _param_details(p: Param) -> dict[str, Any]:
         details["default"] = p.default
     if p.deprecated:
         details["deprecated"] = True
+    if p.example:
+        details["example"] = p.example
     return details
 
 

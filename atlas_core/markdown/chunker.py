@@ -14,7 +14,7 @@ import hashlib
 import logging
 import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -35,6 +35,7 @@ from atlas_core.types import Chunk, Document
 
 # The outline helpers are part of the chunker's interface: other parts import them from here.
 __all__ = [
+    "SECTION_URLS",
     "Heading",
     "Slugger",
     "chunk_documents",
@@ -53,11 +54,25 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 CLUSTER_TAG_CAP = 12
+# Document.metadata key a source may set: {section anchor: web URL} where its sections live
+# under other anchors than the page's (a spec's operations on a developer portal).
+SECTION_URLS = "section_urls"
 CHUNK_ID_HEX = 20
 MIN_SPLIT_CHARS = 48
 
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?:;])\s+")
 _TABLE_LINE_RE = re.compile(r"^\s*\|")
+
+
+def section_url(doc: Document, anchor: str) -> str:
+    """The web URL of the section at `anchor`: the source's own when it gives one, else the
+    page's URL with the anchor."""
+    known = doc.metadata.get(SECTION_URLS)
+    if anchor and isinstance(known, Mapping) and known.get(anchor):
+        return str(known[anchor])
+    if doc.url and anchor:
+        return f"{doc.url.split('#', 1)[0]}#{anchor}"
+    return doc.url
 
 
 # --- section packing ------------------------------------------------------------------------------
@@ -374,9 +389,7 @@ def _chunk_document(
             if tokens > max_tokens and tail:
                 embed = embed_text_for(doc.title, heading, "", text)
                 tokens = count_tokens(embed)
-            url = doc.url
-            if doc.url and anchor:
-                url = f"{doc.url.split('#', 1)[0]}#{anchor}"
+            url = section_url(doc, anchor)
             chunks.append(
                 Chunk(
                     chunk_id=chunk_id_for(doc.path, heading, text),

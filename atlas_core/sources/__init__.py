@@ -3,13 +3,15 @@
 Kinds: ``local`` (a folder of markdown), ``mirror`` (the crawler's output), ``git`` (markdown of a
 repository at a pinned commit: ``git=PATH_OR_URL#REF`` or ``#REF:SUBDIR``; ``@REF`` is also
 accepted where it cannot be confused with a user name), ``openapi`` (an OpenAPI 3 file rendered
-as reference pages with identifier entries) and ``code`` (a repository's source files, chunked by
-definition: ``code=PATH`` or ``code=PATH_OR_URL#REF[:SUBDIR]``).
+as reference pages with identifier entries: ``openapi=FILE`` or ``openapi=FILE#URL``, URL the
+developer portal that publishes it or the file's own web address) and ``code`` (a repository's
+source files, chunked by definition: ``code=PATH`` or ``code=PATH_OR_URL#REF[:SUBDIR]``).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,18 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return kind, value.strip()
 
 
+# `openapi=FILE#URL`: the part after the last `#` that starts a web address.
+_OPENAPI_URL_RE = re.compile(r"^(.*)#(https?://\S+)$")
+
+
+def openapi_value(value: str) -> tuple[str, str]:
+    """`FILE#URL` -> (FILE, URL): where the spec's reference is published on the web (a
+    developer portal, or the spec file's own address); a `#` not followed by one is part of
+    the file name."""
+    m = _OPENAPI_URL_RE.match(value)
+    return (m.group(1), m.group(2)) if m else (value, "")
+
+
 def load_source(
     kind: str, value: str, clean_gitbook: bool | None = None, *, code_max_files: int | None = None
 ) -> tuple[list[Document], dict[str, Any]]:
@@ -77,7 +91,8 @@ def load_source(
         return load_code(value, max_files=code_max_files)
     from atlas_core.sources.openapi import load_openapi
 
-    return load_openapi(Path(value).expanduser())
+    path, url = openapi_value(value)
+    return load_openapi(Path(path).expanduser(), url)
 
 
 def load_sources(

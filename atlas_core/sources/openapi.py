@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from atlas_core.markdown.chunker import SECTION_URLS
 from atlas_core.sources.files import display_path
 from atlas_core.sources.openapi_html import spec_markdown
 from atlas_core.sources.openapi_pages import render_schema_page, render_tag_page, slug
 from atlas_core.sources.openapi_spec import Resolver, parse_spec
+from atlas_core.sources.openapi_urls import WebAddresses
 from atlas_core.types import Document, IdentifierEntry, Param
 
 log = logging.getLogger(__name__)
@@ -48,7 +50,9 @@ class Operation:
     response_schema: str
     deprecated: bool
     replacement: str
-    external_url: str = ""
+    external_url: str = ""  # the operation's own `externalDocs.url`
+    request_example: str = ""
+    response_examples: dict[str, str] = field(default_factory=dict)  # by status
 
 
 @dataclass(slots=True)
@@ -60,6 +64,7 @@ class SchemaInfo:
     enum: list[str] = field(default_factory=list)
     composed_of: list[str] = field(default_factory=list)
     deprecated: bool = False
+    example: str = ""
 
 
 # --- extraction -------------------------------------------------------------------------------------
@@ -103,14 +108,60 @@ def _media(content: Any) -> tuple[str, Any]:
 
 
 MAX_ENUM_VALUES = 200
+MAX_EXAMPLE_CHARS = 200  # a parameter's or property's example
+MAX_BODY_EXAMPLE_CHARS = 400  # a request's or response's example, on one line
+
+
+def _example(resolver: Resolver, node: Any, cap: int = MAX_EXAMPLE_CHARS) -> str:
+    """The example a parameter, property, schema or media type gives: its `example`, else the
+    first of its `examples` (a 3.1 schema's list, or a map of Example Objects), written as a
+    default is (strings bare, the rest as compact JSON), one line, cut with "…" past `cap`."""
+    node = resolver.resolve(node)
+    if not isinstance(node, dict):
+        return ""
+    if node.get("example") is not None:
+        value = node["example"]
+    else:
+        examples = node.get("examples")
+        if isinstance(examples, list) and examples:
+            value = examples[0]
+        elif isinstance(examples, dict) and examples:
+            value = _object(resolver.resolve(next(iter(examples.values())))).get("value")
+        else:
+            return ""
+    if value is None:
+        return ""
+    text = (
+        value
+        if isinstance(value, str)
+        else json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    )
+    text = " ".join(text[: cap * 4].split())
+    return text if len(text) <= cap else text[: cap - 1].rstrip() + "…"
+
+
+def _body_example(resolver: Resolver, media: Any) -> str:
+    """A request's or response's example: the media type's own, else its schema's."""
+    own = _example(resolver, media, MAX_BODY_EXAMPLE_CHARS)
+    if own or not isinstance(media, dict):
+        return own
+    return _example(resolver, media.get("schema"), MAX_BODY_EXAMPLE_CHARS)
+
+
+def _is_object(node: dict[str, Any]) -> bool:
+    return node.get("type") == "object" or "properties" in node or "allOf" in node
 
 
 def _details(resolver: Resolver, schema: Any) -> dict[str, Any]:
-    """Format, values and default of a parameter's or property's schema: a `$ref` to an enum
-    schema gives that schema's values, an array its items' values."""
+    """Format, values, default and example of a parameter's or property's schema: a `$ref` to
+    an enum schema gives that schema's values (and example), an array its items' values (and
+    example, when it has none of its own). A `$ref` to an object type gives no example: a
+    whole object's would crowd a table cell."""
     node = resolver.resolve(schema)
     if not isinstance(node, dict):
         return {}
+    shared = isinstance(schema, dict) and "$ref" in schema and _is_object(node)
+    example = "" if shared else _example(resolver, node)
     if node.get("type") == "array" and "enum" not in node:
         items = resolver.resolve(node.get("items"))
         node = (
@@ -125,6 +176,9 @@ def _details(resolver: Resolver, schema: Any) -> dict[str, Any]:
     }
     if "default" in node and node["default"] is not None:
         details["default"] = _value_text(node["default"])
+    example = example or ("" if _is_object(node) else _example(resolver, node))
+    if example:
+        details["example"] = example
     return details
 
 
@@ -150,6 +204,11 @@ def _params(resolver: Resolver, raw: list[Any]) -> list[Param]:
         if schema is None and isinstance(param.get("content"), dict):
             schema = (_media(param["content"])[1] or {}).get("schema")
         location = str(param.get("in", "query"))
+        details = _details(resolver, schema)
+        # The parameter's own example describes this use; its schema's, the type.
+        own = _example(resolver, param)
+        if own:
+            details["example"] = own
         merged[(str(param["name"]), location)] = Param(
             name=str(param["name"]),
             location=location,
@@ -157,7 +216,7 @@ def _params(resolver: Resolver, raw: list[Any]) -> list[Param]:
             required=bool(param.get("required", location == "path")),
             description=_described(resolver, param),
             deprecated=param.get("deprecated") is True,
-            **_details(resolver, schema),
+            **details,
         )
     return list(merged.values())
 
@@ -207,7 +266,6 @@ def _body_params(
 
 def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operation]:
     operations: list[Operation] = []
-    top_url = _object(spec.get("externalDocs")).get("url", "")
     for api_path, item in spec["paths"].items():
         item = resolver.resolve(item)
         if not isinstance(item, dict):
@@ -220,10 +278,11 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
             own = _array(op.get("parameters"))
             params = _params(resolver, [*shared, *own])
             body = resolver.resolve(op.get("requestBody")) if op.get("requestBody") else None
-            request_schema = request_media = request_description = ""
+            request_schema = request_media = request_description = request_example = ""
             request_required = False
             if isinstance(body, dict):
                 request_media, media = _media(body.get("content"))
+                request_example = _body_example(resolver, media)
                 if isinstance(media, dict) and "schema" in media:
                     request_schema = resolver.type_name(media["schema"])
                 request_required = bool(body.get("required"))
@@ -234,12 +293,16 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
                     )
                 )
             responses: list[tuple[str, str, str]] = []
+            response_examples: dict[str, str] = {}
             raw_responses = _object(op.get("responses"))
             for status, raw in raw_responses.items():
                 response = resolver.resolve(raw)
                 if not isinstance(response, dict):
                     continue
                 _, media = _media(response.get("content"))
+                example = _body_example(resolver, media)
+                if example:
+                    response_examples[str(status)] = example
                 name = (
                     resolver.type_name(media["schema"])
                     if isinstance(media, dict) and "schema" in media
@@ -250,7 +313,6 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
             success = success or [r for r in responses if r[0] == "default" and r[2]]
             description = str(op.get("description") or "")
             tags = [str(t) for t in op.get("tags") or [] if str(t).strip()]
-            external = op.get("externalDocs")
             operations.append(
                 Operation(
                     method=method.upper(),
@@ -268,9 +330,9 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
                     response_schema=success[0][2] if success else "",
                     deprecated=bool(op.get("deprecated")),
                     replacement=replacement_in(description) if op.get("deprecated") else "",
-                    external_url=str(external.get("url", ""))
-                    if isinstance(external, dict)
-                    else top_url,
+                    external_url=str(_object(op.get("externalDocs")).get("url") or ""),
+                    request_example=request_example,
+                    response_examples=response_examples,
                 )
             )
     return operations
@@ -288,6 +350,7 @@ def extract_schemas(spec: dict[str, Any], resolver: Resolver) -> list[SchemaInfo
             description=spec_markdown(str(schema.get("description") or "")),
             type=_schema_kind(schema),
             deprecated=bool(schema.get("deprecated")),
+            example=_example(resolver, schema, MAX_BODY_EXAMPLE_CHARS),
         )
         for part in _array(schema.get("allOf")):
             if isinstance(part, dict) and "$ref" in part:
@@ -323,7 +386,9 @@ def base_path(spec: dict[str, Any]) -> str:
     return ""
 
 
-def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
+def load_openapi(path: Path, url: str = "") -> tuple[list[Document], dict[str, Any]]:
+    """The spec at `path` as reference pages; `url` is where it is published (a developer
+    portal, or the spec file's own address: see `openapi_urls`), "" when the source names none."""
     spec = parse_spec(path)
     resolver = Resolver(spec, path)
     info = _object(spec.get("info"))
@@ -332,9 +397,7 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
     publication = slug(api_title) or slug(path.stem)
     stem = slug(path.stem) or "api"
     base = base_path(spec)
-    spec_url = ""
-    if isinstance(spec.get("externalDocs"), dict):
-        spec_url = str(spec["externalDocs"].get("url") or "")
+    web = WebAddresses.of(spec, api_title, url)
 
     operations = extract_operations(spec, resolver)
     schemas = extract_schemas(spec, resolver)
@@ -380,8 +443,8 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
         if not own and not elsewhere:
             continue
         meta = tag_meta.get(tag, {})
-        docs = _object(meta.get("externalDocs"))
-        url = str(docs.get("url") or "") or spec_url
+        tagged = tag != UNTAGGED
+        url = web.tag_page(tag, meta, tagged)
         file = page_of[tag]
         title_text = "Untagged operations" if tag == UNTAGGED else tag
         page = render_tag_page(
@@ -393,6 +456,18 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
             url=url,
             **common,
         )
+        op_urls = [
+            web.operation(
+                method=op.method,
+                path=op.path,
+                tag=tag,
+                tagged=tagged,
+                own_docs=op.external_url,
+                page=url,
+                anchor=anchor,
+            )
+            for op, (_, anchor) in zip(own, page.positions, strict=True)
+        ]
         documents.append(
             Document(
                 path=file,
@@ -401,35 +476,49 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
                 url=url,
                 text=page.text,
                 source="openapi",
-                metadata={"spec": path.name, "tag": tag, "openapi": str(spec.get("openapi"))},
+                metadata={
+                    "spec": path.name,
+                    "tag": tag,
+                    "openapi": str(spec.get("openapi")),
+                    SECTION_URLS: _section_urls(page.positions, op_urls),
+                },
                 identifiers=tuple(
                     entry
-                    for item, (op, (line, anchor)) in enumerate(
-                        zip(own, page.positions, strict=True)
+                    for item, (op, (line, anchor), op_url) in enumerate(
+                        zip(own, page.positions, op_urls, strict=True)
                     )
                     for entry in (
-                        *_operation_entries(op, file, line, anchor, url, publication),
-                        *_parameter_entries(op, file, page.rows, item, anchor, url, publication),
+                        *_operation_entries(op, file, line, anchor, op_url, publication),
+                        *_parameter_entries(op, file, page.rows, item, anchor, op_url, publication),
                     )
                 ),
             )
         )
     if schemas:
         file = f"{stem}/schemas.md"
-        page = render_schema_page(file=file, schemas=schemas, url=spec_url, **common)
+        url = web.schemas_page()
+        page = render_schema_page(file=file, schemas=schemas, url=url, **common)
+        schema_urls = [
+            web.schema(schema.name, anchor)
+            for schema, (_, anchor) in zip(schemas, page.positions, strict=True)
+        ]
         documents.append(
             Document(
                 path=file,
                 publication=publication,
                 title=f"Schemas — {api_title}",
-                url=spec_url,
+                url=url,
                 text=page.text,
                 source="openapi",
-                metadata={"spec": path.name, "openapi": str(spec.get("openapi"))},
+                metadata={
+                    "spec": path.name,
+                    "openapi": str(spec.get("openapi")),
+                    SECTION_URLS: _section_urls(page.positions, schema_urls),
+                },
                 identifiers=tuple(
                     entry
-                    for item, (schema, (line, anchor)) in enumerate(
-                        zip(schemas, page.positions, strict=True)
+                    for item, (schema, (line, anchor), schema_url) in enumerate(
+                        zip(schemas, page.positions, schema_urls, strict=True)
                     )
                     for entry in (
                         IdentifierEntry(
@@ -438,7 +527,7 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
                             file=file,
                             line=line,
                             anchor=anchor,
-                            url=f"{spec_url}#{anchor}" if spec_url else "",
+                            url=schema_url,
                             summary=_first_paragraph(schema.description),
                             publication=publication,
                             params=tuple(schema.properties),
@@ -451,7 +540,7 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
                                 file=file,
                                 line=page.rows.get((item, p.location, p.name), line),
                                 anchor=anchor,
-                                url=f"{spec_url}#{anchor}" if spec_url else "",
+                                url=schema_url,
                                 summary=_first_paragraph(p.description),
                                 publication=publication,
                                 params=(p,),
@@ -476,7 +565,16 @@ def load_openapi(path: Path) -> tuple[list[Document], dict[str, Any]]:
         "schemas": len(schemas),
         "documents": len(documents),
     }
+    if web.source:
+        description["web"] = web.source
+        description["web_url"] = web.portal or web.spec_url or web.docs
     return documents, description
+
+
+def _section_urls(positions: list[tuple[int, str]], urls: list[str]) -> dict[str, str]:
+    """The web URL of each operation's or schema's section by its anchor on the page: what
+    the chunker gives the passages there (a portal's anchors are not the page's)."""
+    return {anchor: url for (_, anchor), url in zip(positions, urls, strict=True) if anchor and url}
 
 
 def _first_paragraph(text: str, cap: int = 400) -> str:
@@ -498,7 +596,7 @@ def _operation_entries(
         "file": file,
         "line": line,
         "anchor": anchor,
-        "url": f"{(op.external_url or url)}#{anchor}" if (op.external_url or url) else "",
+        "url": url,
         "summary": summary,
         "publication": publication,
         "method": op.method,
@@ -526,8 +624,8 @@ def _parameter_entries(
     publication: str,
 ) -> list[IdentifierEntry]:
     """One `parameter` entry per path, query, header or cookie parameter of `op`, one
-    `property` entry per field of its inline request body, each at its table row."""
-    base = op.external_url or url
+    `property` entry per field of its inline request body, each at its table row; `url` is the
+    operation's."""
     entries: list[IdentifierEntry] = []
     for p in op.params:
         if p.location == "body" and p.name == "body":
@@ -542,7 +640,7 @@ def _parameter_entries(
                 file=file,
                 line=line,
                 anchor=anchor,
-                url=f"{base}#{anchor}" if base else "",
+                url=url,
                 summary=_first_paragraph(p.description),
                 publication=publication,
                 method=op.method,

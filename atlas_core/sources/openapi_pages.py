@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 MAX_HEADING = 90
 MAX_CELL_VALUES = 30
+MAX_RESPONSE_EXAMPLES = 3  # an operation's response examples shown, in the spec's order
 _HEADING_LINE_RE = re.compile(r"^(\s{0,3})(#{1,6})(\s|$)")
 _RULE_LINE_RE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _FENCE_LINE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -74,6 +75,14 @@ def _code(text: str) -> str:
     return f"`{text}`" if text and "`" not in text else text
 
 
+def _code_span(text: str) -> str:
+    """`text` as one inline code span, whatever backticks it holds (an example's JSON)."""
+    runs = [len(run) for run in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _heading_text(op: Operation) -> str:
     if op.summary and len(op.summary) <= MAX_HEADING:
         return op.summary
@@ -81,17 +90,21 @@ def _heading_text(op: Operation) -> str:
 
 
 def _described(p: Param) -> str:
-    """The description cell: the description, then the allowed values and the default."""
+    """The description cell: a deprecation mark, the description, then the allowed values,
+    the default and an example."""
     text = cell(p.description)
-    if text and (p.enum or p.default) and not text.endswith((".", "!", "?", ":")):
+    if text and (p.enum or p.default or p.example) and not text.endswith((".", "!", "?", ":")):
         text += "."
-    parts = [text] if text else []
+    parts = ["**Deprecated.**"] if p.deprecated else []
+    parts += [text] if text else []
     if p.enum:
         shown = ", ".join(_code(cell(v)) for v in p.enum[:MAX_CELL_VALUES])
         more = len(p.enum) - MAX_CELL_VALUES
         parts.append(f"Values: {shown}" + (f" and {more} more" if more > 0 else "") + ".")
     if p.default:
         parts.append(f"Default: {_code(cell(p.default))}.")
+    if p.example:
+        parts.append(f"Example: {_code_span(cell(p.example))}.")
     return " ".join(parts)
 
 
@@ -200,6 +213,8 @@ def render_tag_page(
             if op.request_description:
                 body += f" — {cell(op.request_description)}"
             lines += [body, ""]
+        if op.request_example:
+            lines += [f"Example request: {_code_span(op.request_example)}", ""]
         if fields:
             lines += ["**Request fields**", ""]
             out.table(item, fields, location=False)
@@ -214,6 +229,8 @@ def render_tag_page(
             for status, description, schema in op.responses:
                 lines.append(f"| {status} | {cell(description)} | {_code(schema)} |")
             lines.append("")
+        for status, example in list(op.response_examples.items())[:MAX_RESPONSE_EXAMPLES]:
+            lines += [f"Example response ({status}): {_code_span(example)}", ""]
     return out.finish()
 
 
@@ -249,6 +266,8 @@ def render_schema_page(
             lines += [prose(schema.description), ""]
         if schema.enum:
             lines += ["Values: " + ", ".join(_code(v) for v in schema.enum[:200]), ""]
+        if schema.example:
+            lines += [f"Example: {_code_span(schema.example)}", ""]
         if schema.properties:
             out.table(item, schema.properties, location=False)
             lines.append("")

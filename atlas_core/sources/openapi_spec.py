@@ -33,7 +33,7 @@ def parse_spec(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise OpenAPIError(
             f"openapi source {path}: no such file",
-            hint="pass --source openapi=FILE with an OpenAPI 3 .json or .yaml file",
+            hint="pass --source openapi=FILE (or FILE#URL) with an OpenAPI 3 .json or .yaml file",
             path=str(path),
         )
     text = decode_utf8(path.read_bytes(), str(path))

@@ -48,6 +48,7 @@ _KIND_LABELS = {
     "mention": "named on this page",
 }
 MAX_ENUM_SHOWN = 20
+MAX_ENUM_IN_TABLE = 8  # values listed in an endpoint's parameter table cell
 MAX_OWNERS_SHOWN = 8
 MAX_DEFINITIONS = 100  # definitions of one name read for a hover (the engine's MAX_LIMIT)
 
@@ -55,6 +56,12 @@ MAX_DEFINITIONS = 100  # definitions of one name read for a hover (the engine's 
 def _cell(text: str) -> str:
     text = " ".join(str(text).split()).replace("|", "\\|")
     return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
+
+
+def _code(text: str) -> str:
+    """A value as inline code in a table cell, even one holding backticks (JSON examples)."""
+    text = _cell(text)
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 def _clip(text: str, limit: int) -> str:
@@ -80,12 +87,33 @@ def title_line(cand: Candidate) -> str:
     return f"{head} — *{label}*"
 
 
+def _param_facts(p: Param) -> str:
+    """What a parameter table's description cell ends with: values, default, example."""
+    facts = []
+    if p.deprecated:
+        facts.append("**Deprecated.**")
+    if p.enum:
+        shown = ", ".join(f"`{_cell(v)}`" for v in p.enum[:MAX_ENUM_IN_TABLE])
+        more = " …" if len(p.enum) > MAX_ENUM_IN_TABLE else ""
+        facts.append(f"Values: {shown}{more}.")
+    if p.default:
+        facts.append(f"Default: `{_cell(p.default)}`.")
+    if p.example:
+        facts.append(f"Example: {_code(p.example)}.")
+    return " ".join(facts)
+
+
 def param_table(params: tuple[Param, ...]) -> str:
     rows = ["| Parameter | In | Type | Required | Description |", "|---|---|---|---|---|"]
     for p in params[:MAX_PARAM_ROWS]:
+        # The values are what a caller needs most: the description is cut to make room.
+        description, facts = _cell(p.description), _param_facts(p)
+        if description and facts and not description.endswith((".", "!", "?", ":", "…")):
+            description += "."
+        description = " ".join(filter(None, (description, facts)))
         rows.append(
             f"| `{_cell(p.name)}` | {_cell(p.location)} | {_cell(p.type) or ' '} | "
-            f"{'yes' if p.required else 'no'} | {_cell(p.description) or ' '} |"
+            f"{'yes' if p.required else 'no'} | {description or ' '} |"
         )
     if len(params) > MAX_PARAM_ROWS:
         rows.append(f"| … | | | | {len(params) - MAX_PARAM_ROWS} more in the docs |")
@@ -154,6 +182,8 @@ def definition_of(cand: Candidate) -> Definition:
         format=p.format,
         enum=p.enum,
         default=p.default,
+        example=p.example,
+        deprecated=p.deprecated,
         owner=cand.owner,
         method=cand.method,
         path=cand.path,
@@ -177,6 +207,8 @@ def definition_markdown(definition: Definition, others: Sequence[Definition] = (
     also take it."""
     d = definition
     blocks = [f"`{d.name}` — *{d.owner_label}*"]
+    if d.deprecated:
+        blocks.append("> ⚠ **Deprecated.**")
     facts = []
     if d.type:
         facts.append(f"Type: `{_cell(d.type)}`")
@@ -189,6 +221,8 @@ def definition_markdown(definition: Definition, others: Sequence[Definition] = (
         facts.append(f"Values: {shown}" + (f" and {more} more" if more > 0 else ""))
     if d.default:
         facts.append(f"Default: `{_cell(d.default)}`")
+    if d.example:
+        facts.append(f"Example: {_code(d.example)}")
     blocks.append(" · ".join(facts))
     if d.description:
         blocks.append(_clip(d.description, MAX_SUMMARY_CHARS))
@@ -325,6 +359,8 @@ def _call_definition(target: CallTarget, found: Sequence[Definition]) -> Definit
         format=p.format,
         enum=p.enum,
         default=p.default,
+        example=p.example,
+        deprecated=p.deprecated,
         owner=target.schema,
         method=op.method,
         path=op.path,

@@ -80,6 +80,8 @@ class ParamInfo(BaseModel):
     format: str = ""
     enum: list[str] = Field(default=[], description="the allowed values")
     default: str = Field(default="", description="the default value, as written in a request")
+    example: str = Field(default="", description="the spec's example value")
+    deprecated: bool = False
 
 
 class ParameterDefinition(BaseModel):
@@ -100,6 +102,8 @@ class ParameterDefinition(BaseModel):
     required: bool = False
     enum: list[str] = Field(default=[], description="the allowed values")
     default: str = ""
+    example: str = ""
+    deprecated: bool = False
     description: str = Field(default="", description="markdown")
     file: str
     line: int

@@ -47,6 +47,8 @@ MAX_USES = 10  # places in the project's code listed per candidate
 # Definitions of a parameter name counted, and shown in full (`nameMatchMode` has 13, `id` hundreds).
 MAX_DEFINITIONS = 100  # the engine's MAX_LIMIT
 MAX_DEFINITIONS_SHOWN = 30
+MAX_ENUM_TEXT = 8  # values of one parameter in a lookup's text (all are in its data)
+MAX_EXAMPLE_TEXT = 60  # characters of a default or example in a lookup's text
 MAX_CHARS = 20_000
 DEFAULT_HIT_CHARS = 1500
 
@@ -257,9 +259,7 @@ async def lookup_identifier(
         if m.summary:
             lines.append(f"  {m.summary[:500]}")
         if m.params:
-            lines.append(
-                "  params: " + ", ".join(f"{p.name} ({p.location})" for p in m.params[:20])
-            )
+            lines.append("  params: " + ", ".join(_param_text(p) for p in m.params[:20]))
         for use in m.used_in:
             symbol = f" in {use.symbol}" if use.symbol else ""
             lines.append(f"  used in your project at {use.file}:{use.line}{symbol}")
@@ -271,6 +271,10 @@ async def lookup_identifier(
                 facts.append("one of " + ", ".join(d.enum[:20]))
             if d.default:
                 facts.append(f"default {d.default}")
+            if d.example:
+                facts.append(f"e.g. {_clipped(d.example)}")
+            if d.deprecated:
+                facts.append("deprecated")
             lines.append(f"- {d.of} ({'; '.join(facts)}) {d.file}:{d.line}")
         if result.definitions_total > len(result.definitions):
             more = result.definitions_total - len(result.definitions)
@@ -278,6 +282,27 @@ async def lookup_identifier(
     if note:
         lines.append(f"[{note}]")
     return text_result("\n".join(lines), result.model_dump())
+
+
+def _clipped(text: str, limit: int = MAX_EXAMPLE_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _param_text(p: ParamInfo) -> str:
+    """ "nameMatchMode (query; START|END|ANYWHERE|EXACT; default ANYWHERE)": a parameter as
+    the text of a lookup lists it, with what a call needs to write it."""
+    facts = [p.location]
+    if p.enum:
+        facts.append(
+            "|".join(p.enum[:MAX_ENUM_TEXT]) + ("|…" if len(p.enum) > MAX_ENUM_TEXT else "")
+        )
+    if p.default:
+        facts.append(f"default {_clipped(p.default)}")
+    if p.example:
+        facts.append(f"e.g. {_clipped(p.example)}")
+    if p.deprecated:
+        facts.append("deprecated")
+    return f"{p.name} ({'; '.join(facts)})"
 
 
 def _definition(d: Definition) -> ParameterDefinition:
@@ -295,6 +320,8 @@ def _definition(d: Definition) -> ParameterDefinition:
         required=d.required,
         enum=list(d.enum),
         default=d.default,
+        example=d.example,
+        deprecated=d.deprecated,
         description=d.description[:1000],
         file=d.file,
         line=d.line,
@@ -334,6 +361,8 @@ def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatc
                         format=p.format,
                         enum=list(p.enum[:200]),
                         default=p.default,
+                        example=p.example,
+                        deprecated=p.deprecated,
                     )
                     for p in c.params[:50]
                 ],

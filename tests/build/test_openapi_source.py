@@ -12,6 +12,7 @@ import yaml
 from atlas_core.errors import OpenAPIError
 from atlas_core.markdown.chunker import chunk_documents, heading_anchors
 from atlas_core.sources import load_sources
+from tests.parameter_fixtures import PORTAL, write_spec
 
 SPEC = Path(__file__).resolve().parents[1] / "fixtures" / "sources" / "kettle-api.yaml"
 
@@ -109,6 +110,79 @@ def test_generated_pages_chunk_one_operation_per_chunk(kettle):
     ]
     ids = {e.anchor for e in brews.identifiers}
     assert {c.anchor for c in chunks[1:]} == ids
+
+
+# --- web addresses ------------------------------------------------------------------------------
+
+
+def _entries(result) -> list:
+    return [e for doc in result.documents for e in doc.identifiers]
+
+
+def test_a_portal_gives_each_operation_and_schema_its_web_address(tmp_path: Path):
+    result = load_sources([f"openapi={write_spec(tmp_path)}#{PORTAL}"])
+    found = entries(result)
+    assert found[("endpoint", "GET /pots")].url == f"{PORTAL}/pots#get-pots"
+    assert found[("operation", "changePot")].url == f"{PORTAL}/pots#patch-pots-potid"
+    assert found[("schema", "AddPotRequest")].url == f"{PORTAL}/models#the-addpotrequest-object"
+    by_owner = {(e.name, e.method or e.owner): e.url for e in _entries(result)}
+    assert by_owner[("nameMatchMode", "GET")] in (
+        f"{PORTAL}/pots#get-pots",
+        f"{PORTAL}/kettles#get-kettles",
+    )
+    assert by_owner[("capacity", "AddPotRequest")] == f"{PORTAL}/models#the-addpotrequest-object"
+    assert all(e.url.startswith(PORTAL) for e in _entries(result))
+    docs = {doc.path: doc for doc in result.documents}
+    assert docs["teapot-api/pots.md"].url == f"{PORTAL}/pots"
+    assert docs["teapot-api/schemas.md"].url == f"{PORTAL}/models"
+    (description,) = result.descriptions
+    assert (description["web"], description["web_url"]) == ("portal", PORTAL)
+
+    # A passage of an operation's or a schema's section links where the portal documents it,
+    # not the generated page's own anchor.
+    chunks = chunk_documents(
+        list(docs.values()), count_tokens=lambda t: len(t.split()), max_tokens=400
+    )
+    urls = {c.heading: c.url for c in chunks}
+    assert urls["Pots > Find pots"] == f"{PORTAL}/pots#get-pots"
+    assert urls["Kettles > Find kettles"] == f"{PORTAL}/kettles#get-kettles"
+    assert urls["Schemas of the Teapot API > Pot"] == f"{PORTAL}/models#the-pot-object"
+
+
+def test_the_spec_files_own_address_links_by_json_pointer(tmp_path: Path):
+    url = "https://pot.example.test/specs/teapot-api.json"
+    result = load_sources([f"openapi={write_spec(tmp_path)}#{url}"])
+    found = entries(result)
+    assert found[("endpoint", "GET /pots")].url == f"{url}#/paths/~1pots/get"
+    assert found[("endpoint", "PATCH /pots/{potId}")].url == f"{url}#/paths/~1pots~1{{potId}}/patch"
+    assert found[("schema", "Pot")].url == f"{url}#/components/schemas/Pot"
+    assert result.descriptions[0]["web"] == "spec"
+
+    # Without a URL or externalDocs nothing is made up; a `#` not followed by a web address is
+    # part of the file name.
+    plain = load_sources([f"openapi={_write(tmp_path, MINIMAL, 'my#api.json')}"])
+    assert all(e.url == "" for e in _entries(plain))
+    assert "web" not in plain.descriptions[0]
+
+
+COLLIBRA_IMPORT = {
+    "openapi": "3.0.0",
+    "info": {"title": "Collibra Import API", "version": "2.0"},
+    "paths": {
+        "/import/json-job": {
+            "post": {"tags": ["Import"], "responses": {"200": {"description": "ok"}}}
+        }
+    },
+}
+
+
+def test_collibras_specs_link_to_its_developer_portal_by_title(tmp_path: Path):
+    portal = "https://developer.collibra.com/api/references/import"
+    (endpoint,) = _entries(load_sources([f"openapi={_write(tmp_path, COLLIBRA_IMPORT)}"]))
+    assert endpoint.url == f"{portal}/import#post-import-json-job"
+    # The source's own URL wins.
+    own = load_sources([f"openapi={_write(tmp_path, COLLIBRA_IMPORT)}#{PORTAL}/"])
+    assert _entries(own)[0].url == f"{PORTAL}/import#post-import-json-job"
 
 
 # --- bad input ----------------------------------------------------------------------------------
@@ -245,6 +319,30 @@ def test_collibra_core_api(shared_dir: Path):
         # Parameters and properties point at their own table row; the rest at a section heading.
         expected = f"| `{entry.name}` |" if entry.kind in ("parameter", "property") else "## "
         assert line.startswith(expected), entry
+
+    # Values, defaults and the developer portal's address reach entries and pages.
+    find = found[("endpoint", "GET /assets")]
+    mode = next(p for p in find.params if p.name == "nameMatchMode")
+    assert (mode.enum, mode.default) == (("START", "END", "ANYWHERE", "EXACT"), "ANYWHERE")
+    portal = "https://developer.collibra.com/api/references/data-governance"
+    assert find.url == f"{portal}/assets#get-assets"
+    assert get_asset.url == f"{portal}/assets#get-assets-assetid"
+    assert found[("schema", "Job")].url == f"{portal}/models#the-job-object"
+    assert all(e.url.startswith(portal) for e in found.values())
+    rows = [
+        line for line in docs["dgc-rest/assets.md"].text.split("\n") if "`nameMatchMode`" in line
+    ]
+    assert rows and all(
+        "Values: `START`, `END`, `ANYWHERE`, `EXACT`. Default: `ANYWHERE`." in row for row in rows
+    )
+    schemas = docs["dgc-rest/schemas.md"].text
+    job_state = next(
+        line
+        for line in schemas.split("\n")[found[("schema", "Job")].line :]
+        if line.startswith("| `state` |")
+    )
+    assert "`WAITING`, `RUNNING`, `CANCELING`, `COMPLETED`, `CANCELED`, `ERROR`" in job_state
+    assert "Example: `COMPLETED`." in job_state
 
 
 @pytest.mark.shared

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from atlas_core.engine import Engine
 from atlas_core.identifiers.checks import checked_record
+from atlas_core.identifiers.index import record_params
 from atlas_core.identifiers.pages import extract_document
 from atlas_core.identifiers.table import KIND_ORDER
 from atlas_core.sources import load_sources
@@ -100,6 +102,33 @@ def test_entries_point_at_their_table_rows(spec_docs, owned) -> None:
         assert row.startswith(f"| `{e.name}` |"), (e.name, row)
     row = texts["teapot-api/pots.md"][owned[("nameMatchMode", "GET /pots", "parameter")].line - 1]
     assert "Values: `START`, `END`, `ANYWHERE`, `EXACT`. Default: `ANYWHERE`." in row
+
+
+def test_examples_and_deprecations_reach_entries_and_pages(spec_docs, owned) -> None:
+    # A parameter's own example describes its use and wins over its schema's.
+    limit = owned[("limit", "GET /pots", "parameter")].params[0]
+    assert (limit.default, limit.example) == ("100", "25")
+    assert owned[("name", "AddPotRequest", "property")].params[0].example == "Brown Betty"
+    session = owned[("session", "GET /pots", "parameter")].params[0]
+    assert (
+        session.deprecated and not owned[("X-Trace", "GET /pots", "parameter")].params[0].deprecated
+    )
+
+    texts = {doc.path: doc.text.split("\n") for doc in spec_docs}
+    pots = texts["teapot-api/pots.md"]
+    row = pots[owned[("limit", "GET /pots", "parameter")].line - 1]
+    assert row.endswith("At most this many results. Default: `100`. Example: `25`. |"), row
+    row = pots[owned[("session", "GET /pots", "parameter")].line - 1]
+    assert row.endswith("| **Deprecated.** |"), row
+    page = "\n".join(pots)
+    # A request's and a response's example (an Example Object's value), compact JSON.
+    assert 'Example request: `{"name": "Brown Betty", "capacity": 2}`' in page
+    assert 'Example response (200): `{"results": [{"name": "Brown Betty"}]}`' in page
+    schemas = "\n".join(texts["teapot-api/schemas.md"])
+    assert (
+        'Example: `{"id": "6f1c0d0e-0000-4000-8000-00000000beef", "name": "Brown Betty"}`'
+        in schemas
+    )
 
 
 def test_no_raw_html_reaches_pages_or_entries(spec_docs) -> None:
@@ -190,6 +219,16 @@ def test_new_kinds_are_appended_and_records_stay_readable(engine: Engine) -> Non
         checked_record(record)
     with pytest.raises(ValueError, match="param_details"):
         checked_record({**detailed[0], "param_details": [{"enum": [1]}]})
+    with pytest.raises(ValueError, match="param_details"):
+        checked_record({**detailed[0], "param_details": [{"example": 25}]})
+    # The example is read back; a record written before examples reads as having none.
+    (limit,) = [r for r in detailed if len(r["params"]) == 1 and r["params"][0][0] == "limit"]
+    assert record_params(limit)[0].example == "25"
+    older = {
+        **limit,
+        "param_details": [{k: v for k, v in limit["param_details"][0].items() if k != "example"}],
+    }
+    assert record_params(checked_record(older))[0] == replace(record_params(limit)[0], example="")
 
 
 def test_definitions_most_common_meaning_first(engine: Engine) -> None:

@@ -22,7 +22,7 @@ from tests.lsp_support import (
     start_client,
     stop_client,
 )
-from tests.parameter_fixtures import build_teapot_bundle
+from tests.parameter_fixtures import PORTAL, build_teapot_bundle
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -83,3 +83,29 @@ async def test_a_plain_word_in_code_is_not_a_parameter(
     open_document(client, uri, text, "python")
     # `limit` is a query parameter in the spec, but a bare variable named so is not it.
     assert await hover_text(client, uri, position_of(text, "limit", occurrence=1)) is None
+
+
+async def test_parameter_hover_shows_its_example_and_the_portal_link(
+    client: LanguageClient, workdir: Path
+) -> None:
+    uri = (workdir / "pots.py").as_uri()
+    value = await hover_text(client, uri, position_of(CLIENT_SCRIPT, '"limit"', delta=3))
+    assert value is not None
+    assert value.startswith("`limit` — *query parameter of GET /pots*")
+    assert "Default: `100` · Example: `25`" in value
+    # The web link is the operation's place on the developer portal the bundle was built with.
+    assert f"[Open on the web]({PORTAL}/pots#get-pots)" in value
+
+
+async def test_endpoint_hover_lists_each_parameters_values_default_and_example(
+    client: LanguageClient, workdir: Path
+) -> None:
+    uri = (workdir / "pots.py").as_uri()
+    value = await hover_text(client, uri, position_of(CLIENT_SCRIPT, '"/pots"', delta=3))
+    assert value is not None
+    row = next(line for line in value.split("\n") if line.startswith("| `limit` |"))
+    assert row.endswith("At most this many results. Default: `100`. Example: `25`. |"), row
+    row = next(line for line in value.split("\n") if line.startswith("| `nameMatchMode` |"))
+    assert "Values: `START`, `END`, `ANYWHERE`, `EXACT`. Default: `ANYWHERE`." in row
+    assert "| `session` | cookie | string | no | **Deprecated.** |" in value
+    assert f"[Open on the web]({PORTAL}/pots#get-pots)" in value

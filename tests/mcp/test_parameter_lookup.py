@@ -1,6 +1,7 @@
 """`lookup_identifier`'s parameter view, through the MCP SDK client against `atlas-mcp` over a
 bundle built from the Teapot spec: each operation or schema that takes a name, with its location,
-type, required, values, default and markdown description."""
+type, required, values, default, example and markdown description, and the developer portal's
+address of each operation in lookups and search results."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.mcp_client import McpClient, stdio_client_for, structured
-from tests.parameter_fixtures import build_teapot_bundle
+from tests.parameter_fixtures import PORTAL, build_teapot_bundle
 
 RAW_TAG = re.compile(r"</?(?:b|i|code|p|br|ul|li|a)\b[^>]*>", re.IGNORECASE)
 
@@ -76,3 +77,27 @@ def test_an_endpoint_is_one_candidate_with_its_other_pages(client: McpClient) ->
     gets = [c for c in data["candidates"] if c["name"] == "GET /pots"]
     assert len(gets) == 1 and gets[0]["file"] == "teapot-api/pots.md"
     assert [p["file"] for p in gets[0]["also_documented_in"]] == ["client/pots-api.md"]
+
+
+def test_examples_deprecations_and_web_addresses_reach_an_agent(client: McpClient) -> None:
+    result = client.call("lookup_identifier", {"identifier": "findPots"})
+    op = structured(result)["candidates"][0]
+    assert op["url"] == f"{PORTAL}/pots#get-pots"  # the portal's anchor, not the page's
+    params = {p["name"]: p for p in op["params"]}
+    assert params["limit"]["example"] == "25" and params["session"]["deprecated"]
+    # The text a model reads lists what a call needs to write each parameter, and the link.
+    text = result.content[0].text
+    assert f"{PORTAL}/pots#get-pots" in text
+    assert "nameMatchMode (query; START|END|ANYWHERE|EXACT; default ANYWHERE)" in text
+    assert "limit (query; default 100; e.g. 25)" in text and "session (cookie; deprecated)" in text
+
+    limit = client.call("lookup_identifier", {"identifier": "limit"})
+    (definition,) = structured(limit)["definitions"]
+    assert (definition["example"], definition["url"]) == ("25", f"{PORTAL}/pots#get-pots")
+    assert "(integer (int32); optional; default 100; e.g. 25)" in limit.content[0].text
+
+    search = client.call("search_docs", {"query": "Find pots", "mode": "keyword", "top_k": 10})
+    hit = next(h for h in structured(search)["hits"] if h["heading"] == "Pots > Find pots")
+    assert hit["url"] == f"{PORTAL}/pots#get-pots"
+    assert f"{PORTAL}/pots#get-pots" in search.content[0].text
+    assert "Example: `25`." in hit["text"]  # the page's row, as the passage shows it
