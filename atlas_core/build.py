@@ -245,6 +245,7 @@ def _write(
     ranking: bool = True,
     ranking_off: str = "untrained fusion: built with --no-ranking",
     cache: BuildCache | None = None,
+    demo: bool = False,
 ) -> tuple[Bundle, int, float, str]:
     """Stage and commit the bundle; (the bundle, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
@@ -310,6 +311,8 @@ def _write(
         else:
             facts["ranking"] = ranking_off if not ranking else "untrained fusion: no keyword index"
 
+        if demo:
+            writer.set_section("demo", True)
         stage("hashing files, writing the manifest, moving the bundle into place")
         written = writer.commit(
             model=model_section,
@@ -389,6 +392,7 @@ def build_bundle(
     code_max_files: int | None = None,
     embedder: Embedder | None = None,
     cache: BuildCache | None = None,
+    demo: bool = False,
 ) -> BuildReport:
     """Build a bundle at `output` from ``KIND=PATH[@REF]`` source specs (see bundle_spec/SPEC.md).
 
@@ -397,7 +401,9 @@ def build_bundle(
     most `code_max_files` files of each (default `code_walk.MAX_FILES`). A loaded
     `embedder` is used instead of loading `model` (and left open: `atlas index --watch` keeps
     one for every update); a `cache` kept between builds of the same sources saves re-chunking
-    and re-tokenizing what did not change."""
+    and re-tokenizing what did not change. `demo` marks the bundle as the embedded demo
+    (manifest ``"demo": true``), so every surface that serves it says these are not Collibra's
+    docs; only `atlas_core.demo` sets it."""
     from atlas_core.sources.code_chunks import CHUNKINGS
 
     started = time.perf_counter()
@@ -466,6 +472,7 @@ def build_bundle(
                 if code_sources
                 else "untrained fusion: built with --no-ranking",
                 cache=cache,
+                demo=demo,
             )
     except OSError as exc:
         # Disk full, permissions changed mid-build: the writer has already removed its staging.

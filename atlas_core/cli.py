@@ -9,14 +9,15 @@ pays for the embedding stack.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.metadata
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from atlas_core import __version__
-from atlas_core.errors import AtlasError
+from atlas_core.errors import AtlasError, ConfigError
 
 # subcommand -> module under atlas_core.commands that registers it. Several subcommands may share
 # one module; each module registers all of its own.
@@ -37,7 +38,7 @@ COMMAND_ENTRY_POINTS = "atlas.commands"
 log = logging.getLogger("atlas_core.cli")
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(
         prog="atlas",
         description="Collibra developer docs, offline: build, search and serve documentation bundles.",
@@ -58,7 +59,24 @@ def _build_parser() -> argparse.ArgumentParser:
             entry.load()(sub)
         except Exception as exc:  # a broken plugin must not take the whole CLI down
             log.warning("command plugin %s failed to load: %s", entry.value, exc)
-    return parser
+    return parser, sub
+
+
+def unknown_command(argv: Sequence[str], commands: Collection[str]) -> ConfigError | None:
+    """The error for a command name that is none of `commands` (argparse would print its usage
+    and every choice), with the closest names as the hint; None when the command is known.
+
+    The top-level options take no value, so the first word that is not an option is the command.
+    """
+    word = next((arg for arg in argv if not arg.startswith("-")), None)
+    if word is None or word in commands:
+        return None
+    close = difflib.get_close_matches(word, sorted(commands), n=2, cutoff=0.6)
+    if close:
+        hint = "did you mean " + " or ".join(f"'{name}'" for name in close) + "?"
+    else:
+        hint = "run `atlas --help` for the list of commands"
+    return ConfigError(f"unknown command '{word}'", hint=hint)
 
 
 def configure_logging(verbosity: int) -> None:
@@ -76,7 +94,12 @@ def report_error(exc: AtlasError) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _build_parser()
+    parser, sub = _build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    unknown = unknown_command(argv, sub.choices)
+    if unknown is not None:
+        report_error(unknown)
+        return unknown.exit_code
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     if not getattr(args, "func", None):

@@ -103,6 +103,7 @@ def diagnose(bundles: list[str] | None, *, refresh: bool = False, full: bool = F
     }
     report.run("python", lambda: Check("python", "OK", f"{report.facts['python']} on "
                                        f"{report.facts['platform']}"))  # fmt: skip
+    report.run("install", _install_check)
     report.run("backends", lambda: _backend_checks(refresh))
     report.run("selected backend", _selected_backend)
     report.run("config", _config_check)
@@ -110,6 +111,26 @@ def diagnose(bundles: list[str] | None, *, refresh: bool = False, full: bool = F
     report.run("ripgrep", _ripgrep_check)
     report.run("recognizers", _recognizer_checks)
     return report
+
+
+def _install_check() -> Check:
+    from atlas_core.console import installation
+
+    return Check("install", "OK", f"{installation().describe()}; fixes below are for this install")
+
+
+def _backend_fix(name: str, fallback: str) -> str:
+    """What makes backend `name` available, as a command for the way Atlas was installed."""
+    from atlas_core.console import installation
+
+    install = installation()
+    if name == "mlx":
+        return install.add_extra("mlx")
+    if name == "onnx-cuda":
+        return f"{install.add_extra('gpu')}; onnxruntime-gpu needs the CUDA 12 runtime"
+    if name == "onnx-cpu":
+        return install.repair("onnxruntime")
+    return fallback
 
 
 def _backend_checks(refresh: bool) -> list[Check]:
@@ -122,7 +143,7 @@ def _backend_checks(refresh: bool) -> list[Check]:
                 f"backend {name}",
                 "OK" if ok else "MISS",
                 str(probe.get("reason", "")),
-                "" if ok else str(probe.get("fix", "")),
+                "" if ok else _backend_fix(name, str(probe.get("fix", ""))),
             )
         )
     return checks
@@ -146,11 +167,15 @@ def _config_check() -> Check:
 
 def _bundle_checks(explicit: list[str] | None, full: bool) -> list[Check]:
     from atlas_core.bundle import Bundle, verify_bundle
-    from atlas_core.errors import AtlasError
+    from atlas_core.demo import DEMO_NOTE, REAL_DOCS_HINT
+    from atlas_core.errors import AtlasError, BundleError
     from atlas_core.serving.locator import resolve_bundle_paths
 
     try:
         paths = resolve_bundle_paths(explicit, allow_demo=False)
+    except BundleError as exc:  # nothing configured: the servers fall back to the demo
+        detail = f"{exc.message}; the servers and `atlas search` serve {DEMO_NOTE}"
+        return [Check("bundle", "WARN", detail, REAL_DOCS_HINT)]
     except AtlasError as exc:
         return [Check("bundle", "WARN", exc.message, exc.hint or "")]
     checks: list[Check] = []
@@ -172,6 +197,8 @@ def _bundle_checks(explicit: list[str] | None, full: bool) -> list[Check]:
             )
         )
         checks.append(_mention_check(path, manifest))
+        if bundle.is_demo:
+            checks.append(Check(f"demo {path}", "WARN", f"this is {DEMO_NOTE}", REAL_DOCS_HINT))
         if full:
             problems = verify_bundle(path)
             if problems:
@@ -223,8 +250,11 @@ def ripgrep_path() -> str | None:
 def _ripgrep_check() -> Check:
     rg = ripgrep_path()
     if rg is None:
+        from atlas_core.console import installation
+
+        fix = f"{installation().repair('ripgrep')} (or install rg on PATH)"
         return Check("ripgrep", "MISS", "rg not found; search_text uses the slower Python search",
-                     "pip install ripgrep (or install rg on PATH)")  # fmt: skip
+                     fix)  # fmt: skip
     out = subprocess.run([rg, "--version"], capture_output=True, text=True, timeout=10)
     return Check("ripgrep", "OK", f"{rg}: {out.stdout.splitlines()[0] if out.stdout else '?'}")
 

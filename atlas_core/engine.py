@@ -944,6 +944,11 @@ class Engine:
 
     # -- what is served ------------------------------------------------------------------------
 
+    def serves_demo(self) -> bool:
+        """Whether an open bundle is the embedded demo (sample docs, not Collibra's), which every
+        surface serving it must say."""
+        return any(part.bundle.is_demo for part in self._parts)
+
     def bundle_infos(self) -> list[BundleInfo]:
         """Every opened bundle's summary, in order, each under the name its results carry."""
         return [self._info_of(part) for part in self._parts]

@@ -321,6 +321,7 @@ class BundleInfo:
     backend: str = ""  # embedding backend in use, "" until the model loads
     backend_reason: str = ""
     load_ms: float = 0.0
+    demo: bool = False  # the embedded demo bundle: sample docs written for Atlas, not Collibra's
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 

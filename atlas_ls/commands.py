@@ -20,6 +20,8 @@ def run_smoke(args: argparse.Namespace) -> int:
     from atlas_ls.smoke import Step, run_smoke
 
     paths = [Path(p) for p in resolve_bundle_paths(args.bundle)]
+    tested = _describe(paths)
+    print(f"atlas smoke: testing {tested}", flush=True)
 
     def emit(step: Step) -> None:
         print(f"{'PASS' if step.passed else 'FAIL'} {step.name} ({step.ms:.0f} ms): {step.detail}",
@@ -27,5 +29,25 @@ def run_smoke(args: argparse.Namespace) -> int:
 
     steps = run_smoke(paths, emit)
     failed = [s for s in steps if not s.passed]
-    print(f"{len(steps) - len(failed)} passed, {len(failed)} failed")
+    print(f"{len(steps) - len(failed)} passed, {len(failed)} failed on {tested}")
     return 1 if failed else 0
+
+
+def _describe(paths: list[Path]) -> str:
+    """The bundles under test by name and path, saying so when one is the embedded demo."""
+    from atlas_core.bundle import Bundle
+    from atlas_core.demo import DEMO_NOTE, REAL_DOCS_HINT
+    from atlas_core.errors import AtlasError
+
+    described = []
+    for path in paths:
+        try:
+            bundle = Bundle.open(path)
+        except AtlasError:  # the "open bundle" step reports why
+            described.append(f"the bundle at {path}")
+            continue
+        text = f"bundle {bundle.name} at {path}"
+        if bundle.is_demo:
+            text += f" ({DEMO_NOTE}; {REAL_DOCS_HINT})"
+        described.append(text)
+    return ", ".join(described)

@@ -76,6 +76,18 @@ def lsp_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_lsp_bundle(tmp_path_factory.getbasetemp())
 
 
+@pytest.fixture(scope="session")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded demo built with the hash test embedder into the session's cache dir, the one
+    the tests' isolated environment names (so `atlas_core.demo` finds it there too). Read-only."""
+    from atlas_core.demo import ensure_demo_bundle
+
+    base = tmp_path_factory.getbasetemp() / "atlas-home"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ATLAS_CACHE_DIR", str(base / "cache"))
+        return ensure_demo_bundle(progress=False, model="hash")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -74,6 +74,12 @@ class Bundle:
         return str(self.manifest["format_version"])
 
     @property
+    def is_demo(self) -> bool:
+        """Whether this is the embedded demo bundle (sample docs, not Collibra's): its manifest
+        says so with ``"demo": true``, which only the demo build writes."""
+        return self.manifest.get("demo") is True
+
+    @property
     def files(self) -> Mapping[str, Mapping[str, Any]]:
         return self.manifest["files"]
 
@@ -227,6 +233,7 @@ class Bundle:
             atlas_version=str(self.manifest.get("atlas_version", "")),
             mirror=str(self.mirror_dir),
             load_ms=self.load_ms,
+            demo=self.is_demo,
             extra={
                 "documents": int(counts.get("documents", 0)),
                 "size": self.size,

@@ -358,8 +358,8 @@ class BundleWriter:
             raise ValueError(f"{vectors.shape[0]} vectors for {self._chunk_rows} chunks")
         self.write_array(VECTORS, vectors.astype(VECTOR_DTYPE, copy=False))
 
-    def set_section(self, key: str, section: dict[str, Any]) -> None:
-        """An extra manifest section (``keyword``, ``identifiers``, ...)."""
+    def set_section(self, key: str, section: dict[str, Any] | bool) -> None:
+        """An extra manifest section (``keyword``, ``identifiers``, ...) or flag (``demo``)."""
         if key in _RESERVED:
             raise ValueError(f"manifest key {key!r} is written by the writer itself")
         self._sections[key] = section

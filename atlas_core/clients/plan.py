@@ -19,6 +19,7 @@ from typing import Any
 
 from atlas_core.clients import files, formats
 from atlas_core.clients.registry import CLIENTS, Client
+from atlas_core.console.installation import INSTALL_COMMAND
 from atlas_core.errors import ConfigError
 
 SERVER_SCRIPT = "atlas-mcp"
@@ -69,7 +70,7 @@ def server_command() -> str:
         return os.path.abspath(found)
     raise ConfigError(
         f"{SERVER_SCRIPT} is not installed beside {sys.executable} nor on PATH",
-        hint="install Atlas (uv tool install . from a checkout), then run atlas setup again",
+        hint=f"install Atlas ({INSTALL_COMMAND} from a checkout), then run atlas setup again",
     )
 
 

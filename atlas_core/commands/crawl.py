@@ -71,7 +71,7 @@ def run_crawl(args: argparse.Namespace) -> int:
         incremental=args.incremental,
         allow_hosts=tuple(args.allow_host),
         fetch=settings,
-        progress=not args.no_progress and sys.stderr.isatty(),
+        progress=not args.no_progress,
     )
     summary = crawl(options)
     print(

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from atlas_core.types import SEARCH_MODES
@@ -43,6 +45,18 @@ def register(sub: Any) -> None:
 def _line(text: str) -> str:
     text = _SPACE.sub(" ", text).strip()
     return text if len(text) <= SNIPPET_WIDTH else text[: SNIPPET_WIDTH - 3].rstrip() + "..."
+
+
+def try_lines(bundle: Path) -> list[str]:
+    """Commands to run next, written as they work here: with ``uv run`` in a uv project (a
+    clone), where `atlas` is on no PATH; the path quoted for a shell."""
+    from atlas_core.console import installation
+
+    install = installation()
+    return [
+        install.atlas(f'search "how do I page through assets" --bundle {shlex.quote(str(bundle))}'),
+        install.atlas("lookup addAssets") + "   (the demo is the default until you install docs)",
+    ]
 
 
 def _header(out: TextIO, title: str) -> None:
@@ -96,11 +110,8 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"  {i}. {s.score:.2f} {s.kind:<9} {s.name}  {s.file}:{s.line}", file=out)
         backend = engine.info().backend
     _header(out, "try it yourself")
-    print(f'  atlas search "how do I page through assets" --bundle {path}', file=out)
-    print(
-        "  atlas lookup addAssets   (the demo bundle is the default until you install one)",
-        file=out,
-    )
+    for line in try_lines(path):
+        print(f"  {line}", file=out)
     if backend:
         print(f"  (queries embedded on {backend})", file=out)
     return 0

@@ -16,7 +16,6 @@ import hashlib
 import json
 import logging
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -409,9 +408,9 @@ def _cleaner(enabled: bool) -> Callable[[str], str] | None:
 def _progress_bar(total: int, enabled: bool) -> Any:
     if not enabled:
         return None
-    from tqdm import tqdm
+    from atlas_core.console import progress_bar
 
-    return tqdm(total=total, unit="page", desc="crawl", file=sys.stderr, dynamic_ncols=True)
+    return progress_bar(total, "crawl", "page")
 
 
 def _now() -> str:

@@ -28,10 +28,16 @@ DOCS_DIR = DEMO_DIR / "docs"
 OPENAPI_FILE = DEMO_DIR / "openapi.yaml"
 BUNDLE_PREFIX = "demo-bundle-"
 BUNDLE_NAME = "atlas-demo"
+# What every surface serving the demo says (hover, the servers' messages, MCP info, doctor,
+# smoke); they tell it by the manifest's ``"demo": true`` (`Bundle.is_demo`), never by a name.
+DEMO_NOTE = "the embedded demo docs: sample pages written for Atlas, not Collibra's documentation"
+REAL_DOCS_HINT = "run `atlas download` for the Collibra docs, or point ATLAS_BUNDLE at a bundle"
 
 __all__ = [
+    "DEMO_NOTE",
     "DOCS_DIR",
     "OPENAPI_FILE",
+    "REAL_DOCS_HINT",
     "demo_content_hash",
     "demo_sources",
     "ensure_demo_bundle",
@@ -83,9 +89,12 @@ def _usable(path: Path) -> bool:
     from atlas_core.bundle import Bundle
 
     try:
-        Bundle.open(path)
+        bundle = Bundle.open(path)
     except BundleError as exc:
         log.warning("cached demo bundle %s is unusable (%s); rebuilding it", path, exc.message)
+        return False
+    if not bundle.is_demo:  # built before the demo marked itself: it would pass for real docs
+        log.info("cached demo bundle %s is not marked as the demo; rebuilding it", path)
         return False
     return True
 
@@ -147,7 +156,7 @@ def ensure_demo_bundle(progress: bool = True, *, model: str = "default") -> Path
                 flush=True,
             )
         report = build_bundle(
-            demo_sources(), target, model=model, progress=progress, name=BUNDLE_NAME
+            demo_sources(), target, model=model, progress=progress, name=BUNDLE_NAME, demo=True
         )
         _remove_stale(report.output, model)
         log.info("built the demo bundle at %s (%d chunks)", report.output, report.chunks)

@@ -11,7 +11,6 @@ import hashlib
 import logging
 import os
 import shutil
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -90,15 +89,10 @@ class Embedder:
         lengths = np.fromiter((self._length(p) for p in prepared), dtype=np.int64, count=len(texts))
         order = np.argsort(-lengths, kind="stable")
 
-        from tqdm import tqdm
+        from atlas_core.console import progress_bar
 
-        with tqdm(
-            total=len(texts),
-            unit=f" {unit}",
-            desc=f"embedding [{self.backend}]",
-            file=sys.stderr,
-            disable=not progress,
-            dynamic_ncols=True,
+        with progress_bar(
+            len(texts), f"embedding [{self.backend}]", f" {unit}", enabled=progress
         ) as bar:
             for start in range(0, len(texts), batch_size):
                 rows = order[start : start + batch_size]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from atlas_core.demo import DEMO_NOTE
 from atlas_core.errors import AtlasError
 from atlas_core.serving.loader import LoadResult, open_engine
 from atlas_core.serving.reloader import BundleReloader, ReloadEvent
@@ -32,6 +33,10 @@ DEMO_NOTICE = (
     "Atlas: no bundle is configured; building the embedded demo bundle (first use). "
     "Set atlas.bundle or run `atlas download` for the Collibra docs."
 )
+SERVING_DEMO = (
+    f"Atlas is serving {DEMO_NOTE}. Run `atlas download` for the Collibra docs, or set "
+    "atlas.bundle to a bundle."
+)
 
 
 class ServedBundles:
@@ -41,6 +46,7 @@ class ServedBundles:
         self.reloader: BundleReloader | None = None
         self._announced = 0  # the last load seq the client was told about
         self._demo_requested = False
+        self._demo_announced = False  # SERVING_DEMO is shown once per session
         server.loader.listeners.append(
             lambda result: server.call_soon("loading the bundle", self._on_load, result)
         )
@@ -87,6 +93,7 @@ class ServedBundles:
             info = _bundle_summary(engine)
             ls.messages.log(types.MessageType.Info, f"Atlas: loaded {info} in {result.ms:.0f} ms")
             self.progress.end(LOAD, f"Loaded {info}")
+            self._announce_demo(engine)
             ls.diagnostics.refresh_all()
             self.watch(result.paths)
         else:
@@ -100,6 +107,11 @@ class ServedBundles:
                 f"Atlas: cannot open the docs bundle: {result.error}; {tail}",
             )
             self.progress.end(LOAD, FAILED_MESSAGE)
+
+    def _announce_demo(self, engine: Engine) -> None:
+        if not self._demo_announced and engine.serves_demo():
+            self._demo_announced = True
+            self._server.messages.show(types.MessageType.Warning, SERVING_DEMO)
 
     # -- hot reload ------------------------------------------------------------------------------
 
@@ -141,6 +153,8 @@ class ServedBundles:
         message = f"Atlas: {event.message}"
         if loaded:
             ls.messages.log(types.MessageType.Info, message)
+            if ls.holder.engine is not None:
+                self._announce_demo(ls.holder.engine)
             ls.diagnostics.refresh_all()
         elif event.kind == "failed":
             ls.messages.show(types.MessageType.Error, message)

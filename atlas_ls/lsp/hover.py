@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from atlas_core.demo import DEMO_NOTE
 from atlas_core.identifiers.call_target import pick_definition
 from atlas_core.identifiers.subjects import subject_keys
 from atlas_core.types import Candidate, Definition, Param
@@ -402,21 +403,10 @@ def call_parameter_markdown(engine: Engine, target: CallTarget) -> str:
     return "\n\n".join(blocks)
 
 
-def hover_result(
-    engine: Engine,
-    resolution: Resolution,
-    hover_range: types.Range,
-    deprecations: DeprecationMatcher | None = None,
-    *,
-    kind: types.MarkupKind = types.MarkupKind.Markdown,
-) -> types.Hover:
-    """The hover; the markdown is sent as plain text (`kind`) to a client that shows no markdown."""
-    return types.Hover(
-        contents=types.MarkupContent(
-            kind=kind, value=hover_markdown(engine, resolution, deprecations)
-        ),
-        range=hover_range,
-    )
+def demo_footer(engine: Engine) -> str:
+    """The line closing every hover while the demo bundle is served ("" otherwise), so sample
+    docs are never taken for Collibra's."""
+    return f"\n\n---\n*Atlas demo: {DEMO_NOTE}.*" if engine.serves_demo() else ""
 
 
 def markup_kind(ls: AtlasLanguageServer) -> types.MarkupKind:
@@ -440,14 +430,12 @@ def register(server: AtlasLanguageServer) -> None:
         target = cursor.target
         if target is not None and target.param is not None:
             value = call_parameter_markdown(cursor.engine, target)
-            return types.Hover(
-                contents=types.MarkupContent(kind=markup_kind(ls), value=value),
-                range=hover_range,
-            )
-        return hover_result(
-            cursor.engine,
-            cursor.resolution,
-            hover_range,
-            ls.diagnostics.matcher(cursor.engine),
-            kind=markup_kind(ls),
+        else:
+            matcher = ls.diagnostics.matcher(cursor.engine)
+            value = hover_markdown(cursor.engine, cursor.resolution, matcher)
+        return types.Hover(
+            contents=types.MarkupContent(
+                kind=markup_kind(ls), value=value + demo_footer(cursor.engine)
+            ),
+            range=hover_range,
         )

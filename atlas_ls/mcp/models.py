@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from atlas_core.demo import DEMO_NOTE
 from atlas_ls.mcp.safety import Flag
 
 BUNDLE_DESCRIPTION = (
@@ -238,6 +239,7 @@ class BundleInfoResult(BaseModel):
     server_started_at: str
     tools: str
     text_search_engine: str
+    demo: bool = Field(default=False, description="the embedded demo docs, not Collibra's")
 
 
 class PublicationInfo(BaseModel):
@@ -337,6 +339,15 @@ class ReleaseInfo(BaseModel):
     files: int = Field(description="docs files served, in every mirror")
     mirrors: dict[str, str] = Field(
         default={}, description="with several bundles open: each bundle's docs mirror folder"
+    )
+    demo: bool = Field(default=False, description="the embedded demo docs, not Collibra's")
+
+
+def demo_sentence() -> str:
+    """The line an info tool's text opens with while the demo bundle is served."""
+    return (
+        f"[note: this server serves {DEMO_NOTE}; do not present them as Collibra's docs. The user "
+        "gets the Collibra docs with `atlas download`.]"
     )
 
 

@@ -32,6 +32,7 @@ from atlas_ls.mcp.models import (
     SearchTextResult,
     TextHit,
     bounded_facts,
+    demo_sentence,
     flag_note,
 )
 from atlas_ls.mcp.paths import RESOURCE_PREFIX
@@ -395,8 +396,10 @@ async def get_release_info(ctx: Context) -> Annotated[CallToolResult, ReleaseInf
         mirror=str(docs.first.root),
         files=docs.file_count,
         mirrors={name: str(m.root) for name, m in docs.mirrors.items()} if docs.several else {},
+        demo=engine is not None and engine.serves_demo(),
     )
-    return text_result(json.dumps(result.model_dump(), indent=2), result.model_dump())
+    text = json.dumps(result.model_dump(), indent=2)
+    return text_result(f"{demo_sentence()}\n{text}" if result.demo else text, result.model_dump())
 
 
 def _crawl_summary(meta: Any) -> dict[str, Any]:

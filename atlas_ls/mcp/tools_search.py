@@ -31,6 +31,7 @@ from atlas_ls.mcp.models import (
     SearchHit,
     SearchResult,
     bounded_facts,
+    demo_sentence,
     flag_note,
 )
 from atlas_ls.mcp.safety import scan
@@ -465,6 +466,7 @@ async def get_bundle_info(ctx: Context) -> Annotated[CallToolResult, BundleInfoR
         server_started_at=app.started_at,
         tools=app.options.tools,
         text_search_engine=f"ripgrep ({rg})" if rg else "python",
+        demo=engine.serves_demo(),
     )
     lines = [
         f"{b.name}: format {b.format_version}, built {b.built_at}, {b.chunks} chunks, "
@@ -478,4 +480,6 @@ async def get_bundle_info(ctx: Context) -> Annotated[CallToolResult, BundleInfoR
     ]
     if result.last_reload_error:
         lines.append(f"last reload failed: {result.last_reload_error}")
+    if result.demo:
+        lines.insert(0, demo_sentence())
     return text_result("\n".join(lines), result.model_dump())

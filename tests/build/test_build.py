@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -156,11 +157,18 @@ def test_cli_build_then_reuse_every_vector(tmp_path: Path) -> None:
 
 
 def test_cli_build_text_summary_reports_reuse(tmp_path: Path) -> None:
-    _cli_build(tmp_path / "a")
-    args: list[str | Path] = ["build", "--output", tmp_path / "b", "--model", "hash"]
+    args: list[str | Path] = ["build", "--model", "hash"]
     for spec in fixture_sources():
         args += ["--source", spec]
-    out = atlas(*args, "--reuse", tmp_path / "a")
+    first = atlas(*args, "--output", tmp_path / "a")
+    assert first.returncode == 0, first.stderr
+    # stderr is a pipe here, as in a CI log: progress comes as whole lines, no bar redraws.
+    assert "\r" not in first.stderr
+    assert re.search(r"^embedding \[\w[\w-]*\]: \d+/\d+ chunks \(\d+%\)$", first.stderr, re.M)
+    assert re.search(
+        r"^embedding \[\w[\w-]*\]: (\d+)/\1 chunks \(100%\), done in ", first.stderr, re.M
+    )
+    out = atlas(*args, "--output", tmp_path / "b", "--reuse", tmp_path / "a")
     assert out.returncode == 0, out.stderr
     chunks = Bundle.open(tmp_path / "b").chunk_count
     assert f"reused {chunks}" in out.stdout

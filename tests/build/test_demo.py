@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -134,6 +135,53 @@ def test_demo_bundle_builds_once_and_answers(tmp_path: Path) -> None:
         replacements = {d.term: d.replacement for d in engine.deprecations()}
         assert replacements.get("Vocabulary") == "Domain"
         assert replacements.get("termComponent") == "assetApi"
+
+
+def test_the_demo_bundle_says_it_is_the_demo_and_a_real_one_does_not(
+    demo_bundle: Path, hash_bundle: Path
+) -> None:
+    from atlas_core.bundle import Bundle
+    from atlas_core.engine import Engine
+
+    assert json.loads((demo_bundle / "manifest.json").read_text())["demo"] is True
+    assert "demo" not in json.loads((hash_bundle / "manifest.json").read_text())
+    assert Bundle.open(demo_bundle).is_demo and not Bundle.open(hash_bundle).is_demo
+    with Engine.open(demo_bundle) as engine:
+        assert engine.serves_demo() and engine.info().demo
+    with Engine.open(hash_bundle) as engine:
+        assert not engine.serves_demo() and not engine.info().demo
+
+
+def test_a_cached_demo_that_does_not_say_so_is_not_reused(
+    demo_bundle: Path, tmp_path: Path
+) -> None:
+    """A demo cached before the marker existed would pass for real docs: it does not count as
+    usable, so `ensure_demo_bundle` builds it again (as it does a damaged one)."""
+    stale = tmp_path / demo_bundle.name
+    shutil.copytree(demo_bundle, stale)
+    manifest = json.loads((stale / "manifest.json").read_text())
+    del manifest["demo"]
+    (stale / "manifest.json").write_text(json.dumps(manifest))
+    assert demo._usable(demo_bundle)
+    assert not demo._usable(stale)
+
+
+def test_try_it_yourself_lines_work_as_printed_here(demo_bundle: Path) -> None:
+    from atlas_core.commands.demo import try_lines
+    from atlas_core.console import installation
+
+    install = installation()
+    lines = try_lines(demo_bundle)
+    assert lines and all(line.startswith(install.atlas("")) for line in lines)
+    if install.kind == "uv project":  # a clone: `atlas` is on no PATH, `uv run atlas` is
+        assert lines[0].startswith("uv run atlas search ")
+    words = shlex.split(lines[0])
+    arguments = words[words.index("atlas") + 1 :]
+    out = subprocess.run(
+        [sys.executable, "-m", "atlas_core", *arguments], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert "assets" in out.stdout.lower()
 
 
 def test_changed_demo_content_builds_a_new_bundle(

@@ -61,6 +61,7 @@ async def test_hover_links_the_page_of_the_bundle_that_documents_it(
     uri = _open(client, workdir, "team_hover.py", TEAM_CALL)
     value = await hover_text(client, uri, position_of(TEAM_CALL, "teamAssets"))
     assert value is not None and "**POST** `/teamAssets/archive`" in value, value
+    assert "Atlas demo" not in value  # real bundles carry no demo footer
     last = value.rstrip().splitlines()[-1]
     target = last.split("](", 1)[1].split(")", 1)[0]
     link, line = target.rsplit("#L", 1)

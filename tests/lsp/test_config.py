@@ -153,6 +153,8 @@ async def test_bad_bundle_reports_then_recovers_with_progress(
         )
         assert info["generation"] >= 2 and info["last_error"] is None
         assert info["bundle_paths"] == [str(hash_bundle)]
+        # A real bundle: never a word about the demo.
+        assert not [m for m in client.messages if "demo" in m.message], client.messages
     finally:
         await stop_client(client)
 

@@ -61,6 +61,11 @@ def test_bundles_are_reported_under_the_names_their_results_carry(
     }
     assert {s["kind"] for s in release["sources"]} == {"mirror", "openapi", "local"}
 
+    # Real bundles: no demo flag, no demo sentence.
+    assert info["demo"] is False and release["demo"] is False
+    for tool in ("get_bundle_info", "get_release_info"):
+        assert "embedded demo" not in client.call(tool).content[0].text
+
 
 def test_read_file_reads_the_page_of_the_bundle_named(
     client: McpClient, hash_bundle: Path, team_bundle: Path
