@@ -54,6 +54,12 @@ def test_install_a_folder_a_tar_zst_and_a_tar_gz(
     assert _heading(data) == "# Assets v2"
     installed = current_target(data)
     assert installed is not None and not any(p.is_symlink() for p in installed.rglob("*"))
+    assert "note:" not in "\n".join(lines)
+    # A bundle named by ATLAS_BUNDLE wins over the installed one: the install says so.
+    monkeypatch.setenv("ATLAS_BUNDLE", str(bundles["v1"]))
+    assert main(["install", str(bundles["v2"])]) == 0
+    assert f"servers and searches open {bundles['v1']}, not this install" in capsys.readouterr().out
+    monkeypatch.delenv("ATLAS_BUNDLE")
 
     root = tmp_path / "install"
     install_path(bundles["v2"], root)
