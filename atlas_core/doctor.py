@@ -107,6 +107,7 @@ def diagnose(bundles: list[str] | None, *, refresh: bool = False, full: bool = F
     report.run("backends", lambda: _backend_checks(refresh))
     report.run("selected backend", _selected_backend)
     report.run("config", _config_check)
+    report.run("release source", _release_source_check)
     report.run("bundle", lambda: _bundle_checks(bundles, full))
     report.run("ripgrep", _ripgrep_check)
     report.run("recognizers", _recognizer_checks)
@@ -163,6 +164,17 @@ def _config_check() -> Check:
     if config.path is None:
         return Check("config", "OK", f"no config file (would be read from {config_path()})")
     return Check("config", "OK", f"{config.path}: sections {', '.join(config.data) or 'none'}")
+
+
+def _release_source_check() -> Check:
+    from atlas_core.distribution.source import release_source
+
+    source = release_source()
+    return Check(
+        "release source",
+        "OK",
+        f"`atlas download` installs the latest release of {source.describe()}",
+    )
 
 
 def _bundle_checks(explicit: list[str] | None, full: bool) -> list[Check]:

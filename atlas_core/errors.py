@@ -68,5 +68,12 @@ class DistributionError(AtlasError):
     """Download, install, backup, restore or publish failed; what is installed is unchanged."""
 
 
+class NetworkError(AtlasError):
+    """A host could not be reached or the connection failed (DNS, refused, timeout, TLS, a server
+    error): nothing is wrong with the input, so trying again later may work. Exit code 3."""
+
+    exit_code = 3
+
+
 class CrawlError(AtlasError):
     """The crawler cannot start or finish (bad index URL, unwritable output, ...)."""

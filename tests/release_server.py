@@ -38,6 +38,7 @@ class ReleaseServer(ThreadedServer):
         self.drop_after: dict[str, int] = {}  # asset -> drop the connection after N bytes, once
         self.truncate_to: dict[str, int] = {}  # asset -> always send only N bytes
         self.rate_limited = False
+        self.rate_limit_status = 403  # GitHub's primary limit; 429 + Retry-After is the secondary
         self.range_requests: list[str] = []
         self.auth_headers: list[str] = []
         self.download_delay = 0.0
@@ -105,10 +106,11 @@ class ReleaseServer(ThreadedServer):
         if not self.rate_limited:
             return None
         reset = str(int(time.time()) + 600)
+        headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}
+        if self.rate_limit_status == 429:
+            headers = {"Retry-After": "60"}
         return web.json_response(
-            {"message": "API rate limit exceeded"},
-            status=403,
-            headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+            {"message": "API rate limit exceeded"}, status=self.rate_limit_status, headers=headers
         )
 
     async def _latest(self, request: web.Request) -> web.Response:

@@ -24,10 +24,14 @@ def _by_name(report: dict) -> dict[str, dict]:  # type: ignore[type-arg]
 
 
 def test_doctor_json_reports_backends_bundle_and_tools(hash_bundle: Path) -> None:
-    result = _atlas("doctor", "--bundle", str(hash_bundle), "--json", "--refresh")
+    result = _atlas(
+        "doctor", "--bundle", str(hash_bundle), "--json", "--refresh",
+        env={"ATLAS_RELEASE_REPO": "acme/docs"},
+    )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(result.stdout)
     checks = _by_name(report)
+    assert "acme/docs (ATLAS_RELEASE_REPO)" in checks["release source"]["detail"]
     assert report["ok"] is True and report["packages"]["numpy"]
     assert checks["backend onnx-cpu"]["status"] == "OK"
     assert checks["backend onnx-cuda"]["status"] in ("OK", "MISS")

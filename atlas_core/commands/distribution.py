@@ -1,4 +1,4 @@
-"""`atlas download`, `atlas backup`, `atlas restore` and `atlas publish`."""
+"""`atlas download`, `atlas install`, `atlas backup`, `atlas restore` and `atlas publish`."""
 
 from __future__ import annotations
 
@@ -9,23 +9,50 @@ from pathlib import Path
 
 def register(sub: argparse._SubParsersAction) -> None:
     from atlas_core.distribution.github import DEFAULT_API_URL
+    from atlas_core.distribution.source import API_ENV, DEFAULT_RELEASE_REPO, REPO_ENV
 
     download = sub.add_parser(
         "download",
         help="install the latest (or a tagged) bundle release; running servers pick it up",
         description="Find a GitHub release, download its .tar.zst bundle with resume, verify the "
-        "SHA-256 and the bundle, snapshot the current one, then swap the new one in atomically.",
+        "SHA-256 and the bundle, snapshot the current one, then swap the new one in atomically. "
+        f"With no arguments: the latest Collibra docs bundle from {DEFAULT_RELEASE_REPO}. "
+        "`atlas doctor` shows the release repository in effect.",
     )
-    download.add_argument("--repo", required=True, help="OWNER/NAME of the releases")
+    download.add_argument(
+        "--repo",
+        default=None,
+        help=f"OWNER/NAME of the releases (default: ${REPO_ENV}, else [release] repo in "
+        f"atlas.toml, else {DEFAULT_RELEASE_REPO})",
+    )
     download.add_argument("--tag", default=None, help="release tag (default: the latest)")
     download.add_argument(
         "--output", type=Path, default=None, help="install root (default: data dir)"
     )
-    download.add_argument("--api-url", default=DEFAULT_API_URL, help="GitHub (Enterprise) API URL")
+    download.add_argument(
+        "--api-url",
+        default=None,
+        help=f"GitHub (Enterprise) API URL (default: ${API_ENV}, else [release] api_url, else "
+        f"{DEFAULT_API_URL})",
+    )
     download.add_argument("--keep", type=int, default=5, help="snapshots to keep in .backups (5)")
     download.add_argument("--mirror", action="store_true", help="download the docs mirror instead")
     download.add_argument("--no-progress", action="store_true", help="no progress bar")
     download.set_defaults(func=run_download)
+
+    install = sub.add_parser(
+        "install",
+        help="make a bundle folder or archive the current bundle; running servers pick it up",
+        description="Copy a bundle folder (from `atlas build`) or unpack an archive (.tar.zst or "
+        ".tar.gz from `atlas publish` or `atlas backup`, checked against the .sha256 beside it), "
+        "verify every file, snapshot the current bundle, then swap the new one in atomically.",
+    )
+    install.add_argument("path", type=Path, help="bundle folder or archive")
+    install.add_argument(
+        "--output", type=Path, default=None, help="install root (default: data dir)"
+    )
+    install.add_argument("--keep", type=int, default=5, help="snapshots to keep in .backups (5)")
+    install.set_defaults(func=run_install)
 
     backup = sub.add_parser("backup", help="snapshot a bundle into a .tar.zst archive")
     backup.add_argument("--bundle", type=Path, default=None, help="bundle (default: installed)")
@@ -62,15 +89,39 @@ def _install_root(output: Path | None, mirror: bool = False) -> Path:
     return data_dir() / "mirror" if mirror else data_dir()
 
 
+def _served_instead(root: Path) -> str | None:
+    """A note when what was just installed is not what servers and searches open by default."""
+    from atlas_core.config import data_dir, installed_bundle_dir
+    from atlas_core.errors import AtlasError
+    from atlas_core.serving.locator import resolve_bundle_paths
+
+    if root.resolve() != data_dir().resolve():
+        return None
+    try:
+        paths = resolve_bundle_paths(None, allow_demo=False)
+    except AtlasError:
+        return None
+    if paths == [installed_bundle_dir()]:
+        return None
+    shown = ", ".join(str(p) for p in paths)
+    return (
+        f"note: ATLAS_BUNDLE or [bundle] path is set, so servers and searches open {shown}, "
+        "not this install; unset it to use the installed bundle"
+    )
+
+
 def run_download(args: argparse.Namespace) -> int:
     from atlas_core.distribution.download import download
     from atlas_core.distribution.github import token_from_env
+    from atlas_core.distribution.source import release_source
 
+    source = release_source(args.repo, args.api_url)
+    root = _install_root(args.output, args.mirror)
     report = download(
-        args.repo,
+        source.repo,
         tag=args.tag,
-        output=_install_root(args.output, args.mirror),
-        api_url=args.api_url,
+        output=root,
+        api_url=source.api_url,
         token=token_from_env(),
         keep=args.keep,
         mirror=args.mirror,
@@ -80,13 +131,34 @@ def run_download(args: argparse.Namespace) -> int:
     rate = mib / report.seconds if report.seconds else 0.0
     resumed = f", resumed at {report.resumed_from} bytes" if report.resumed_from else ""
     print(f"installed {report.asset} ({report.tag}, {mib:.1f} MiB, {rate:.1f} MiB/s{resumed})")
+    print(f"  from {source.describe()}")
     print(f"  sha256 {report.sha256} verified; bundle verified")
-    print(f"  {report.root / 'current'} -> {report.installed}")
-    if report.backup:
+    _print_swap(report.root, report.installed, report.backup)
+    if not args.mirror and (note := _served_instead(root)):
+        print(note)
+    return 0
+
+
+def _print_swap(root: Path, installed: Path, backup: Path | None) -> None:
+    print(f"  {root / 'current'} -> {installed}")
+    if backup:
         print(
-            f"  previous bundle saved as {report.backup} (undo: atlas restore --snapshot "
-            f"{report.backup} --target {report.root})"
+            f"  previous bundle saved as {backup} (undo: atlas restore --snapshot "
+            f"{backup} --target {root})"
         )
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from atlas_core.distribution.local import install_path
+
+    root = _install_root(args.output)
+    report = install_path(args.path, root, keep=args.keep)
+    kind = "folder" if args.path.is_dir() else "archive"
+    checked = f"sha256 matches {args.path.name}.sha256; " if report.checksum else ""
+    print(f"installed {args.path} ({kind}; {checked}every file verified)")
+    _print_swap(report.root, report.installed, report.backup)
+    if note := _served_instead(root):
+        print(note)
     return 0
 
 

@@ -94,6 +94,13 @@ def register(sub: Any) -> None:
         metavar="PREVIOUS",
         help="show deltas against a run saved with --save (or printed by --json)",
     )
+    evaluate.add_argument(
+        "--max-drop",
+        type=float,
+        metavar="TOLERANCE",
+        help="with --compare: exit 1 when any metric of a mode falls by more than TOLERANCE "
+        "(e.g. 0.02), the release gate",
+    )
     evaluate.set_defaults(func=run_evaluate)
 
 
@@ -223,6 +230,13 @@ def run_symbols(args: argparse.Namespace) -> int:
 def run_evaluate(args: argparse.Namespace) -> int:
     from atlas_core.evaluate import evaluate, expand_modes, format_table, load_golden, to_json
 
+    if args.max_drop is not None and (args.compare is None or args.max_drop < 0):
+        from atlas_core.errors import ConfigError
+
+        raise ConfigError(
+            "--max-drop needs --compare PREVIOUS and a tolerance of 0 or more",
+            hint="e.g. --compare previous.json --max-drop 0.02",
+        )
     cases = load_golden(args.golden)
     modes = expand_modes(args.mode)
     previous = None
@@ -247,6 +261,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
         comparison = compare_runs(previous, parse_run(data, "this run"))
         data["compare"] = comparison.as_dict()
+    dropped: list[str] = []
+    if comparison is not None and args.max_drop is not None:
+        from atlas_core.evaluate.compare import drops
+
+        dropped = drops(comparison, args.max_drop)
+        data["compare"]["max_drop"] = {"tolerance": args.max_drop, "dropped": dropped}
     if args.save:
         from atlas_core.evaluate.runs import save_run
 
@@ -259,7 +279,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         )
     if args.json:
         _print_json(data)
-        return 0
+        return _gate(dropped, args)
     print(format_table(reports))
     if comparison is not None:
         from atlas_core.evaluate.compare import format_comparison
@@ -270,4 +290,18 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(f"\nrun saved to {args.save} (compare a later run with --compare {args.save})")
     if args.report:
         print(f"\nreport written to {args.report}")
-    return 0
+    return _gate(dropped, args)
+
+
+def _gate(dropped: list[str], args: argparse.Namespace) -> int:
+    """Exit 1, naming each drop, when scores fell beyond --max-drop; the release gate."""
+    if not dropped:
+        if args.max_drop is not None:
+            print(f"no metric fell by more than {args.max_drop:g}", file=sys.stderr)
+        return 0
+    print(
+        f"atlas: evaluate: {len(dropped)} score(s) fell by more than {args.max_drop:g} against "
+        f"{args.compare}: " + "; ".join(dropped),
+        file=sys.stderr,
+    )
+    return 1

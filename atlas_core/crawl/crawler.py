@@ -29,7 +29,7 @@ import yaml
 
 from atlas_core.crawl.fetcher import Fetcher, FetchResult, FetchSettings
 from atlas_core.crawl.index import IndexLink, mirror_relpath, parse_index
-from atlas_core.errors import CrawlError
+from atlas_core.errors import CrawlError, NetworkError
 from atlas_core.markdown.frontmatter import split_front_matter
 
 log = logging.getLogger(__name__)
@@ -168,6 +168,11 @@ async def crawl_async(options: CrawlOptions) -> CrawlSummary:
 
 async def _read_index(fetcher: Fetcher, index_url: str, summary: CrawlSummary) -> list[IndexLink]:
     result = await fetcher.fetch(index_url)
+    if result.status == 0 and not result.skipped:
+        raise NetworkError(
+            f"could not fetch the index {index_url}: {result.error or 'no answer'}",
+            hint="check your network connection and the URL (--index-url); nothing was crawled",
+        )
     if result.error or result.body is None:
         raise CrawlError(
             f"could not fetch the index {index_url}: {result.error or f'HTTP {result.status}'}",

@@ -1,3 +1,4 @@
-"""Distribution: release archives, download and install, backup and restore, publish."""
+"""Distribution: release archives, the release source, download, install from a path, backup and
+restore, publish."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Bundle archives: `.tar.zst` files with one top-level folder, packed and unpacked safely.
+"""Bundle archives: `.tar.zst` files (`.tar.gz` read too) with one top-level folder, packed and
+unpacked safely.
 
 Unpacking trusts nothing in the archive: absolute names, `..` segments, links of any kind, device
 files and oversized contents are refused before a byte is written, and everything is written into
@@ -14,12 +15,15 @@ well-formed archive the tightest budget holds from the first file on.
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import hashlib
 import io
 import json
 import os
 import shutil
 import tarfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -128,7 +132,7 @@ def _unpack_into(archive: Path, dest: Path, *, max_bytes: int, max_members: int)
     try:
         with (
             archive.open("rb") as raw,
-            decompressor.stream_reader(raw) as zfh,
+            _decompressed(raw, decompressor) as zfh,
             tarfile.open(
                 fileobj=_Bounded(zfh, archive, expands_to), mode="r|", tarinfo=_BoundedTarInfo
             ) as tar,
@@ -155,9 +159,9 @@ def _unpack_into(archive: Path, dest: Path, *, max_bytes: int, max_members: int)
                     shutil.copyfileobj(source, out, 1024 * 1024)
                 if budget.declared is None and _is_manifest(name):
                     budget.read_manifest(name, target)
-    except (tarfile.TarError, zstandard.ZstdError, EOFError) as exc:
+    except (tarfile.TarError, zstandard.ZstdError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise DistributionError(
-            f"{archive.name} is not a readable .tar.zst archive: {exc}",
+            f"{archive.name} is not a readable .tar.zst or .tar.gz archive: {exc}",
             hint="download it again; if it keeps failing the release asset is damaged",
         ) from exc
     except _OversizedHeader as exc:
@@ -174,6 +178,19 @@ def _unpack_into(archive: Path, dest: Path, *, max_bytes: int, max_members: int)
             hint="check the free space and permissions of the install folder; nothing was "
             "installed",
         ) from exc
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _decompressed(
+    raw: io.BufferedReader, zstd: zstandard.ZstdDecompressor
+) -> contextlib.AbstractContextManager[Any]:
+    """The decompressed stream of `raw`: gzip when its first bytes say so, else zstd (whose
+    reader refuses anything that is not zstd). The content decides, not the file name."""
+    if raw.peek(2)[:2] == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    return zstd.stream_reader(raw)
 
 
 class _Budget:

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import shutil
+import ssl
 import sys
 import time
 import urllib.error
@@ -22,19 +23,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from atlas_core.distribution.archive import DEFAULT_MAX_BYTES, sha256_file, unpack
-from atlas_core.distribution.github import Asset, GitHub, Release, http_error
+from atlas_core.distribution.github import (
+    REPO_HINT,
+    Asset,
+    GitHub,
+    Release,
+    http_error,
+    unreachable,
+)
 from atlas_core.distribution.install import (
-    BACKUPS,
     DOWNLOADS,
     RELEASES,
-    current_target,
-    flip_current,
     install_lock,
-    prune_releases,
     release_dir,
-    snapshot,
+    swap_in,
 )
-from atlas_core.errors import DistributionError
+from atlas_core.errors import DistributionError, NetworkError
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -79,7 +83,7 @@ def download(
     output.mkdir(parents=True, exist_ok=True)
     with install_lock(output):
         release = github.release(repo, tag)
-        asset, checksum_asset = pick_assets(release, mirror=mirror)
+        asset, checksum_asset = pick_assets(release, mirror=mirror, repo=repo)
         _check_size(asset)
         expected = _expected_sha256(github, checksum_asset, asset)
         _check_disk(output, asset.size, disk_free or _free_bytes)
@@ -108,11 +112,8 @@ def download(
             raise
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
-        previous = current_target(output)
-        backup = snapshot(previous, output / BACKUPS, keep=keep) if previous else None
-        flip_current(output, final)
+        previous, backup = swap_in(output, final, keep=keep)
         part.unlink(missing_ok=True)
-        prune_releases(output)
     return InstallReport(
         root=output,
         installed=final,
@@ -131,16 +132,18 @@ def part_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def pick_assets(release: Release, *, mirror: bool) -> tuple[Asset, Asset | None]:
+def pick_assets(release: Release, *, mirror: bool, repo: str = "") -> tuple[Asset, Asset | None]:
     """The `.tar.zst` archive to install and the asset that holds its SHA-256."""
     archives = [a for a in release.assets if a.name.endswith(".tar.zst")]
     wanted = [a for a in archives if ("mirror" in a.name.lower()) == mirror]
+    where = f"release {release.tag} of {repo}" if repo else f"release {release.tag}"
     if not wanted:
         kind = "docs mirror" if mirror else "bundle"
         raise DistributionError(
-            f"release {release.tag} has no {kind} archive (.tar.zst); assets: "
+            f"{where} has no {kind} archive (.tar.zst); assets: "
             + (", ".join(a.name for a in release.assets) or "none"),
-            hint="publish one with `atlas publish`, or pick another --tag",
+            hint=f"pick another --tag, or check the release repository ({REPO_HINT}); a "
+            "maintainer publishes bundles with `atlas publish`",
         )
     asset = sorted(wanted, key=lambda a: ("bundle" not in a.name.lower(), a.name))[0]
     by_name = {a.name: a for a in release.assets}
@@ -156,7 +159,7 @@ def pick_assets(release: Release, *, mirror: bool) -> tuple[Asset, Asset | None]
         )
     if checksum is None:
         raise DistributionError(
-            f"release {release.tag} has no SHA-256 for {asset.name}",
+            f"{where} has no SHA-256 for {asset.name}",
             hint=f"publish {asset.name}.sha256 (or a checksums file) beside it; Atlas never "
             "installs an unverified archive",
         )
@@ -199,9 +202,7 @@ def _get_small(github: GitHub, url: str, limit: int = 1024 * 1024) -> bytes:
     except urllib.error.HTTPError as exc:
         raise http_error(exc, url) from exc
     except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-        raise DistributionError(
-            f"cannot fetch {url}: {getattr(exc, 'reason', exc)}", hint="check your network"
-        ) from exc
+        raise unreachable(url, exc) from exc
 
 
 def _fetch(github: GitHub, asset: Asset, part: Path, progress: bool) -> int:
@@ -220,7 +221,7 @@ def _fetch(github: GitHub, asset: Asset, part: Path, progress: bool) -> int:
                 return first_offset
             try:
                 _stream(github, asset, part, have, bar)
-            except (http.client.HTTPException, ConnectionError, TimeoutError) as exc:
+            except (http.client.HTTPException, ConnectionError, TimeoutError, ssl.SSLError) as exc:
                 last_error = f"{type(exc).__name__}: {exc}"
                 log.info("download interrupted (%s); resuming", last_error)
                 time.sleep(min(2.0, 0.25 * 2**attempt))
@@ -246,7 +247,7 @@ def _fetch(github: GitHub, asset: Asset, part: Path, progress: bool) -> int:
     finally:
         if bar is not None:
             bar.close()
-    raise DistributionError(
+    raise NetworkError(
         f"download of {asset.name} stopped early ({last_error})",
         hint="run the same command again: it resumes where it stopped; what is installed is "
         "unchanged",

@@ -24,7 +24,7 @@ from typing import Any
 
 from atlas_core import __version__
 from atlas_core.distribution.names import check_name, shown
-from atlas_core.errors import DistributionError
+from atlas_core.errors import AtlasError, DistributionError, NetworkError
 
 DEFAULT_API_URL = "https://api.github.com"
 USER_AGENT = f"atlas-docs/{__version__}"
@@ -147,7 +147,7 @@ class GitHub:
             ) from exc
 
     def release(self, repo: str, tag: str | None = None) -> Release:
-        _check_repo(repo)
+        check_repo(repo)
         if tag:
             path = f"/repos/{repo}/releases/tags/{urllib.parse.quote(tag, safe='')}"
         else:
@@ -155,15 +155,23 @@ class GitHub:
         try:
             data = self._json("GET", path)
         except _NotFound as exc:
-            what = f"release tag {tag!r}" if tag else "a published release"
+            # GitHub answers 404 alike for a missing repository, a private one without a token and
+            # one that has never published a release.
+            what = f"no release tag {tag!r}" if tag else "no published release"
             raise DistributionError(
-                f"{repo} has no {what} at {self.api_url}",
-                hint="check --repo and --tag (omit --tag for the latest release)",
+                f"release repository {repo} has {what} at {self.api_url} (404)",
+                hint="omit --tag for the latest release"
+                if tag
+                else f"check the repository name ({REPO_HINT}); a private one needs GITHUB_TOKEN",
+            ) from exc
+        except _RateLimited as exc:
+            raise DistributionError(
+                f"release repository {repo}: {exc.message}", hint=exc.hint
             ) from exc
         return _release(data)
 
     def create_release(self, repo: str, tag: str, title: str, notes: str) -> Release:
-        _check_repo(repo)
+        check_repo(repo)
         body = {"tag_name": tag, "name": title, "body": notes, "draft": False}
         return _release(self._json("POST", f"/repos/{repo}/releases", body))
 
@@ -204,18 +212,33 @@ class GitHub:
         except urllib.error.HTTPError as exc:
             raise http_error(exc, url) from exc
         except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise DistributionError(
-                f"cannot reach {urllib.parse.urlsplit(url).netloc}: {reason}",
-                hint="check your network connection and --api-url; what is installed is unchanged",
-            ) from exc
+            raise unreachable(url, exc) from exc
 
 
 class _NotFound(DistributionError):
     pass
 
 
-def http_error(exc: urllib.error.HTTPError, url: str) -> DistributionError:
+class _RateLimited(DistributionError):
+    pass
+
+
+# Where the release repository is set, for hints.
+REPO_HINT = "--repo, ATLAS_RELEASE_REPO or [release] repo in atlas.toml"
+
+
+def unreachable(url: str, exc: BaseException) -> NetworkError:
+    """The connection to `url` failed before any HTTP answer: DNS, refused, timeout or TLS."""
+    reason = getattr(exc, "reason", None) or exc
+    text = " ".join(str(reason).split()) or type(reason).__name__
+    return NetworkError(
+        f"cannot reach {urllib.parse.urlsplit(url).netloc}: {text}",
+        hint="check your network connection (and --api-url or ATLAS_RELEASE_API); what is "
+        "installed is unchanged",
+    )
+
+
+def http_error(exc: urllib.error.HTTPError, url: str) -> AtlasError:
     """One readable error for an HTTP failure, rate limits spelled out."""
     remaining = exc.headers.get("X-RateLimit-Remaining") if exc.headers else None
     if exc.code in (403, 429) and (remaining == "0" or exc.headers.get("Retry-After")):
@@ -225,7 +248,9 @@ def http_error(exc: urllib.error.HTTPError, url: str) -> DistributionError:
             at = datetime.fromtimestamp(int(reset), UTC)
             minutes = max(0, round((int(reset) - time.time()) / 60))
             when = f"; it resets at {at:%H:%M} UTC (in about {minutes} min)"
-        return DistributionError(
+        elif (retry := exc.headers.get("Retry-After", "")).isdigit():
+            when = f"; retry after {retry} s"
+        return _RateLimited(
             f"GitHub API rate limit reached{when}",
             hint="wait until then, or set GITHUB_TOKEN for a higher limit",
         )
@@ -242,13 +267,19 @@ def http_error(exc: urllib.error.HTTPError, url: str) -> DistributionError:
             f"{url} answered HTTP {exc.code} and the redirect was not followed: {reason}",
             hint=MALFORMED_HINT,
         )
+    if exc.code >= 500:
+        return NetworkError(f"{url} answered HTTP {exc.code} {reason}", hint="try again later")
     return DistributionError(f"{url} answered HTTP {exc.code} {reason}", hint="try again later")
 
 
-def _check_repo(repo: str) -> None:
+def check_repo(repo: str, origin: str = "--repo") -> None:
+    """Refuse a release repository that is not OWNER/NAME; `origin` says where it was set."""
     parts = repo.split("/")
     if len(parts) != 2 or not all(parts) or any(c in repo for c in " ?#"):
-        raise DistributionError(f"--repo {repo!r} is not OWNER/NAME", hint="e.g. --repo acme/docs")
+        raise DistributionError(
+            f"release repository {repo!r} (from {origin}) is not OWNER/NAME",
+            hint="e.g. acme/docs; set it with " + REPO_HINT,
+        )
 
 
 def _release(data: Any) -> Release:

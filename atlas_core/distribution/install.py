@@ -101,6 +101,18 @@ def flip_current(root: Path, target: Path) -> None:
     os.replace(tmp, link)
 
 
+def swap_in(root: Path, final: Path, *, keep: int) -> tuple[Path | None, Path | None]:
+    """Make the verified release folder `final` the current one: snapshot what `current` points
+    at into `.backups/`, flip `current`, prune old releases. Returns (previous, its snapshot).
+
+    The caller holds the install lock and has verified `final`, which sits under `releases/`."""
+    previous = current_target(root)
+    backup = snapshot(previous, root / BACKUPS, keep=keep) if previous else None
+    flip_current(root, final)
+    prune_releases(root)
+    return previous, backup
+
+
 def snapshot(bundle: Path, backups: Path, *, keep: int | None = None) -> Path:
     """Archive `bundle` into `backups/<name>-<time>.tar.zst` with a checksum and a summary."""
     backups.mkdir(parents=True, exist_ok=True)

@@ -54,7 +54,7 @@ def default_tag(manifest: dict[str, Any]) -> str:
     return f"v{built[:4]}.{built[5:7]}" if len(built) >= 7 else "v0.0"
 
 
-def release_notes(manifest: dict[str, Any], tag: str) -> str:
+def release_notes(manifest: dict[str, Any], tag: str, repo: str = "OWNER/NAME") -> str:
     counts = manifest.get("counts", {})
     model = manifest.get("model", {})
     lines = [
@@ -78,9 +78,7 @@ def release_notes(manifest: dict[str, Any], tag: str) -> str:
         )
     lines += [
         "",
-        "Install with `atlas download --repo OWNER/NAME --tag "
-        + tag
-        + "`; the archive's SHA-256 is "
+        f"Install with `atlas download --repo {repo} --tag {tag}`; the archive's SHA-256 is "
         "in the `.sha256` asset.",
     ]
     return "\n".join(lines) + "\n"
@@ -109,7 +107,7 @@ def publish(
     archive = pack(bundle, out / f"{name}.tar.zst", top=name)
     checksum = out / f"{archive.name}.sha256"
     checksum.write_text(f"{sha256_file(archive)}  {archive.name}\n")
-    notes = release_notes(manifest, tag)
+    notes = release_notes(manifest, tag, repo)
     if dry_run:
         return PublishReport(archive, checksum, tag, notes, published="")
     gh = shutil.which("gh")

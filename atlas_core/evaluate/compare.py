@@ -221,6 +221,26 @@ def compare_runs(previous: Run, current: Run) -> Comparison:
     )
 
 
+def drops(comparison: Comparison, tolerance: float) -> list[str]:
+    """Every metric that fell by more than `tolerance` over a mode's matched cases, one line each
+    ("hybrid mrr@10 0.812 -> 0.700 (-0.112)"): the release gate refuses a bundle that has any."""
+    if comparison.matched == 0:
+        raise ConfigError(
+            f"no case of this run is in {comparison.source}, so no drop can be measured",
+            hint="compare against a run of the same golden file",
+        )
+    lines = []
+    for mode in comparison.modes:
+        delta = mode.overall.delta()
+        for metric in METRICS:
+            if delta[metric] < -tolerance:
+                lines.append(
+                    f"{mode.mode} {metric} {mode.overall.previous[metric]:.3f} -> "
+                    f"{mode.overall.current[metric]:.3f} ({delta[metric]:+.3f})"
+                )
+    return lines
+
+
 def _changed(before: RunCase, after: RunCase) -> bool:
     return before.query != after.query or set(before.expected) != set(after.expected)
 

@@ -281,12 +281,12 @@ def test_five_thousand_links_with_bounded_memory(site: SiteServer, tmp_path: Pat
     assert peak < 150 * 1024 * 1024, f"peak traced memory {peak / 1e6:.0f} MB"
 
 
-def test_unreachable_index_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_unreachable_index_is_one_line_and_exit_3(tmp_path: Path) -> None:
     result = _atlas(
         "crawl", "--output", str(tmp_path / "m"), "--index-url", "http://127.0.0.1:9/llms.txt",
         "--retries", "0", "--timeout", "2",
     )  # fmt: skip
-    assert result.returncode == 2
+    assert result.returncode == 3  # a network failure, not bad input
     assert result.stderr.startswith("atlas: error: could not fetch the index")
     assert "hint:" in result.stderr and "Traceback" not in result.stderr
 

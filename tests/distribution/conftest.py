@@ -1,5 +1,6 @@
 """Fixtures of the distribution tests: two built versions of a bundle, their archives and a
-release server on 127.0.0.1."""
+release server on 127.0.0.1. The bundles and archives are built once per session and shared by
+every module here (download, install, the release gate, the README path): read-only, copy first."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def _docs(root: Path, version: str) -> Path:
     return docs
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("dist-bundles")
     built = {}
@@ -34,7 +35,7 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return built
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def archives(
     bundles: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, bytes]:

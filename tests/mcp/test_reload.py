@@ -1,6 +1,7 @@
-"""Hot reload in the MCP server: a flipped install is served without a restart, 100+ tool calls in
-flight across the swap all succeed and each answer comes wholly from one bundle, and a bundle that
-fails verification is reported in a log notification while the old one keeps serving."""
+"""Hot reload in the MCP server: a bundle `atlas install` puts in place is served without a restart,
+100+ tool calls in flight across the swap all succeed and each answer comes wholly from one bundle,
+and a bundle that fails verification is reported in a log notification while the old one keeps
+serving."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.distribution.install import flip_current
+from atlas_core.distribution.local import install_path
 from tests.mcp_client import stdio_client_for, structured, wait_for
 from tests.reload_support import build_release
 
@@ -21,7 +23,8 @@ def _versions(data: dict[str, Any]) -> set[str]:
 
 def test_swap_under_load_and_failed_bundle(tmp_path: Path) -> None:
     root = tmp_path / "install"
-    v1, v2 = build_release(root, "v1"), build_release(root, "v2")
+    # v2 is a build elsewhere that `atlas install` copies in: releases/ holds only what is served.
+    v1, v2 = build_release(root, "v1"), build_release(tmp_path / "build", "v2")
     flip_current(root, v1)
     args = {"query": "release details", "mode": "keyword", "top_k": 6}
     with stdio_client_for(["atlas-mcp", "--bundle", str(root / "current")]) as client:
@@ -31,7 +34,7 @@ def test_swap_under_load_and_failed_bundle(tmp_path: Path) -> None:
             calls = [session.call_tool("search_docs", args) for _ in range(20)]
             return await asyncio.gather(*calls, return_exceptions=True)
 
-        flip_current(root, v2)
+        install_path(v2, root)  # verify, snapshot v1, flip `current`
         answers: list[Any] = []
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

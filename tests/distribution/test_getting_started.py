@@ -1,0 +1,78 @@
+"""The README's "Getting the Collibra docs" path, run as written in a fresh HOME: at most four
+commands from `git clone` to an answer from the downloaded bundle, with the release server on
+127.0.0.1 standing in for GitHub through ATLAS_RELEASE_API."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from atlas_core.demo import BUNDLE_PREFIX
+from atlas_core.distribution.source import DEFAULT_RELEASE_REPO
+from tests.release_server import ReleaseServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SECTION = "## Getting the Collibra docs"
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```\n(.*?)```", section, re.S)
+    assert block, f"{SECTION} has no command block"
+    return [line.strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+def fresh_home_env(home: Path, api_url: str) -> dict[str, str]:
+    """This environment less every Atlas and XDG location, so only HOME decides where things go."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ATLAS_", "XDG_")) and k not in ("GITHUB_TOKEN", "GH_TOKEN")
+    }
+    return env | {"HOME": str(home), "ATLAS_RELEASE_API": api_url}
+
+
+def test_readme_path_from_clone_to_an_answer(
+    server: ReleaseServer, archives: dict[str, bytes], tmp_path: Path
+) -> None:
+    commands = readme_commands()
+    assert len(commands) <= 4, commands
+    clone, install, *atlas_commands = commands
+    # The clone is the repository the bundles are released from.
+    assert clone.startswith(f"git clone https://github.com/{DEFAULT_RELEASE_REPO} ")
+    # `uv tool install .` puts this checkout's `atlas` on PATH; the test runs the same package
+    # from this environment instead of installing it again.
+    assert install.startswith("uv tool install") and install.endswith(" .")
+    assert atlas_commands[0] == "atlas download"  # no flags: the default release source
+
+    name = "atlas-bundle-v2026.11.tar.zst"
+    data = archives["v2"]
+    digest = hashlib.sha256(data).hexdigest()
+    server.add_release("v2026.11", {name: data, f"{name}.sha256": f"{digest}  {name}\n".encode()})
+    home = tmp_path / "home"
+    home.mkdir()
+    env = fresh_home_env(home, server.api_url)
+    outputs = []
+    for line in atlas_commands:
+        argv = shlex.split(line)
+        assert argv[0] == "atlas"
+        result = subprocess.run(
+            [sys.executable, "-m", "atlas_core", *argv[1:]],
+            capture_output=True, text=True, timeout=300, env=env, cwd=home,
+        )  # fmt: skip
+        assert result.returncode == 0, f"{line}: {result.stderr}"
+        outputs.append(result.stdout)
+
+    assert f"/api/repos/{DEFAULT_RELEASE_REPO}/releases/latest" in [p for p, _ in server.seen]
+    assert f"from {DEFAULT_RELEASE_REPO} (default)" in outputs[0]
+    installed = home / ".local" / "share" / "atlas" / "current"
+    assert (installed / "manifest.json").is_file()
+    # The answer comes from the downloaded bundle, not from the embedded demo.
+    assert "Assets v2" in outputs[-1] and "docs.example.invalid" not in outputs[-1]
+    assert not list((home / ".cache" / "atlas").glob(f"{BUNDLE_PREFIX}*"))
