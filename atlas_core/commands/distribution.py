@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 
@@ -37,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     download.add_argument("--keep", type=int, default=5, help="snapshots to keep in .backups (5)")
     download.add_argument("--mirror", action="store_true", help="download the docs mirror instead")
-    download.add_argument("--no-progress", action="store_true", help="no progress bar")
+    download.add_argument("--no-progress", action="store_true", help="no progress output")
     download.set_defaults(func=run_download)
 
     install = sub.add_parser(
@@ -125,7 +124,7 @@ def run_download(args: argparse.Namespace) -> int:
         token=token_from_env(),
         keep=args.keep,
         mirror=args.mirror,
-        progress=not args.no_progress and sys.stderr.isatty(),
+        progress=not args.no_progress,  # a bar on a terminal, plain lines in a log
     )
     mib = report.bytes / 2**20
     rate = mib / report.seconds if report.seconds else 0.0

@@ -57,6 +57,12 @@ class PlainProgress:
         """Facts shown after the count, as tqdm's ``set_postfix`` (``errors=2``)."""
         self._postfix = ", ".join(f"{key}={value}" for key, value in facts.items())
 
+    def reset(self, total: int | None = None) -> None:
+        """Start the count again (a download whose server ignored a resume), as tqdm's."""
+        self.n = 0
+        self.total = total
+        self._next_fraction = STEP
+
     def update(self, n: int = 1) -> None:
         self.n += n
         if not self._enabled:

@@ -43,6 +43,8 @@ from atlas_core.errors import DistributionError, NetworkError
 if TYPE_CHECKING:
     from tqdm import tqdm
 
+    from atlas_core.console.progress import PlainProgress
+
 log = logging.getLogger(__name__)
 
 ATTEMPTS = 4  # one try plus resumed retries for a dropped connection
@@ -254,7 +256,9 @@ def _fetch(github: GitHub, asset: Asset, part: Path, progress: bool) -> int:
     )
 
 
-def _stream(github: GitHub, asset: Asset, part: Path, have: int, bar: tqdm | None) -> None:
+def _stream(
+    github: GitHub, asset: Asset, part: Path, have: int, bar: tqdm | PlainProgress | None
+) -> None:
     headers = github.headers(asset.url, "application/octet-stream")
     if have:
         headers["Range"] = f"bytes={have}-"
@@ -309,9 +313,14 @@ def _too_long(asset: Asset, part: Path) -> NoReturn:
     )
 
 
-def _bar(asset: Asset, progress: bool) -> tqdm | None:
+def _bar(asset: Asset, progress: bool) -> tqdm | PlainProgress | None:
+    """A byte-counting bar on a terminal; plain lines (each tenth) in a log or a pipe."""
     if not progress:
         return None
+    from atlas_core.console.progress import PlainProgress, is_terminal
+
+    if not is_terminal(sys.stderr):
+        return PlainProgress(asset.size or None, asset.name, "bytes", sys.stderr)
     from tqdm import tqdm
 
     return tqdm(

@@ -54,6 +54,9 @@ def test_download_installs_then_updates_with_backup(
     result = _atlas("download", "--repo", REPO, "--output", str(root), "--api-url", server.api_url)
     assert result.returncode == 0, result.stderr
     assert "sha256" in result.stdout and "verified" in result.stdout
+    # stderr is a pipe here: progress comes as whole lines, never a bar's redraws.
+    assert "\r" not in result.stderr and "atlas-bundle-v1.tar.zst: " in result.stderr
+    assert "bytes (" in result.stderr or "done in" in result.stderr
     assert (root / "current").is_symlink()
     assert _manifest_name(root) == "# Assets v1"
 
