@@ -18,7 +18,8 @@ def _docs(root: Path, version: str) -> Path:
     docs = root / f"docs-{version}"
     (docs / "guide").mkdir(parents=True)
     (docs / "guide" / "assets.md").write_text(
-        f"# Assets {version}\n\n## Find assets\n\nSearch the catalog for assets ({version}).\n"
+        f"# Assets {version}\n\n## Find assets\n\nSearch the catalog for assets ({version}).\n\n"
+        "`GET /rest/2.0/assets` returns the assets that match the query.\n"
     )
     (docs / "guide" / "domains.md").write_text(f"# Domains\n\nDomains group assets. {version}\n")
     return docs

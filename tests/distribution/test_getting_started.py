@@ -1,9 +1,11 @@
 """The README's "Getting the Collibra docs" path, run as written in a fresh HOME: at most four
-commands from `git clone` to an answer from the downloaded bundle, with the release server on
+commands from `git clone` to an answer from the downloaded bundle, and then a hover in an editor
+(the language server as an editor starts it, with nothing configured), with the release server on
 127.0.0.1 standing in for GitHub through ATLAS_RELEASE_API."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import re
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from atlas_core.demo import BUNDLE_PREFIX
 from atlas_core.distribution.source import DEFAULT_RELEASE_REPO
+from tests.lsp_support import hover_text, open_document, position_of, start_client, stop_client
 from tests.release_server import ReleaseServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,3 +79,20 @@ def test_readme_path_from_clone_to_an_answer(
     # The answer comes from the downloaded bundle, not from the embedded demo.
     assert "Assets v2" in outputs[-1] and "docs.example.invalid" not in outputs[-1]
     assert not list((home / ".cache" / "atlas").glob(f"{BUNDLE_PREFIX}*"))
+    # The editor: hover over a call the downloaded docs document, as a user's client code makes it.
+    hover = asyncio.run(_hover(home, env))
+    assert hover is not None and "GET" in hover and "(v2)" in hover, hover
+    assert "demo" not in hover.lower() and str(installed.resolve()) in hover  # links the download
+
+
+async def _hover(home: Path, env: dict[str, str]) -> str | None:
+    project = home / "project"
+    project.mkdir()
+    text = 'import requests\n\nrequests.get(f"{base}/rest/2.0/assets", params={"name": "x"})\n'
+    uri = (project / "sync.py").as_uri()
+    client = await start_client("neovim", [], env, root=project)
+    try:
+        open_document(client, uri, text, "python")
+        return await hover_text(client, uri, position_of(text, "/assets", delta=2))
+    finally:
+        await stop_client(client)
