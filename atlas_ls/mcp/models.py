@@ -334,6 +334,12 @@ class ReleaseInfo(BaseModel):
     mirrors: dict[str, str] = Field(
         default={}, description="with several bundles open: each bundle's docs mirror folder"
     )
+    changes: dict[str, Any] | None = Field(
+        default=None,
+        description="what changed since the bundle this one replaced: counts and the first "
+        "endpoints, parameters, schemas, deprecations and pages added/removed/changed; null when "
+        "no earlier bundle is kept",
+    )
 
 
 def flag_note(flags: list[InjectionFlag]) -> str:
