@@ -336,9 +336,8 @@ class ReleaseInfo(BaseModel):
     )
     changes: dict[str, Any] | None = Field(
         default=None,
-        description="what changed since the bundle this one replaced: counts and the first "
-        "endpoints, parameters, schemas, deprecations and pages added/removed/changed; null when "
-        "no earlier bundle is kept",
+        description="changes since the bundle this one replaced: counts, first 30 (+ added, - "
+        "removed, ~ changed); null when none is kept",
     )
 
 

@@ -27,7 +27,7 @@ from atlas_core.distribution.install import (
     snapshot,
 )
 from tests.changes.fixtures import release_1, release_2
-from tests.mcp_client import McpClient, stdio_client_for, structured
+from tests.mcp_client import McpClient, stdio_client_for, structured, wait_for
 
 
 def install(bundle: Path, root: Path, tag: str) -> None:
@@ -61,7 +61,7 @@ def client(install_root: Path) -> Iterator[McpClient]:
 
 
 def test_release_info_summarises_the_changes_once_per_load(
-    client: McpClient, install_root: Path
+    client: McpClient, install_root: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     current = (install_root / "current").resolve()
     (previous,) = [p for p in (install_root / RELEASES).iterdir() if p != current]
@@ -102,3 +102,11 @@ def test_release_info_summarises_the_changes_once_per_load(
     # Computed once per bundle load: with the earlier release gone the answer is the same.
     shutil.rmtree(previous)
     assert structured(client.call("get_release_info"))["changes"] == changes
+
+    # The next install is a new load: release 1 again, compared with the release 2 it replaces.
+    install(release_1(tmp_path_factory.getbasetemp()), install_root, "v3")
+    wait_for(lambda: [log for log in client.logs if "loaded bundle" in str(log.data)])
+    again = structured(client.call("get_release_info"))["changes"]
+    assert again["since"]["path"] == str(current)
+    assert again["counts"]["endpoints"] == {"added": 2, "removed": 1, "changed": 0}
+    assert again["changes"][0] == "+ endpoint PATCH /pots/{potId}"
