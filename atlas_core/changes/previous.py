@@ -64,7 +64,13 @@ def resolve_bundle_arg(arg: str) -> Path:
     if arg in (CURRENT_NAME, PREVIOUS_NAME):
         from atlas_core.serving.locator import resolve_bundle_paths
 
-        current = resolve_bundle_paths(allow_demo=False)[0]
+        try:
+            current = resolve_bundle_paths(allow_demo=False)[0]
+        except BundleError:
+            raise BundleError(
+                f"`{arg}`: no bundle is installed or configured",
+                hint="pass bundle folders instead, or install one with `atlas download`",
+            ) from None
         if arg == CURRENT_NAME:
             return current
         previous = previous_bundle(current)

@@ -5,6 +5,7 @@ paths that are not bundles."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,12 +17,14 @@ KINDS = set(PLURALS.values())
 CHANGES = ("added", "removed", "changed")
 
 
-def atlas_diff(*args: str | Path) -> subprocess.CompletedProcess[str]:
+def atlas_diff(*args: str | Path, data_dir: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ) | ({"ATLAS_DATA_DIR": str(data_dir)} if data_dir else {})
     return subprocess.run(
         [sys.executable, "-m", "atlas_core", "diff", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
 
 
@@ -151,3 +154,10 @@ def test_a_path_that_is_not_a_bundle_is_one_line(teapot_1: Path, tmp_path: Path)
         "atlas: error: no-such-release is not a bundle: no such folder, and no installed "
         "release is named so"
     )
+
+    nothing_installed = atlas_diff("previous", teapot_1, data_dir=tmp_path / "data")
+    assert nothing_installed.returncode == 2
+    assert nothing_installed.stderr.splitlines() == [
+        "atlas: error: `previous`: no bundle is installed or configured",
+        "  hint: pass bundle folders instead, or install one with `atlas download`",
+    ]
