@@ -72,7 +72,7 @@ def resolve_bundle_arg(arg: str) -> Path:
                 hint="pass bundle folders instead, or install one with `atlas download`",
             ) from None
         if arg == CURRENT_NAME:
-            return current
+            return current.resolve()  # the release itself: `current` may flip while it is read
         previous = previous_bundle(current)
         if previous is None:
             raise BundleError(

@@ -76,6 +76,7 @@ def test_release_info_summarises_the_changes_once_per_load(
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith(f"old: teapot ({previous}, built ")
+    assert out.stdout.splitlines()[1].startswith(f"new: teapot ({current}, built ")
     assert "  + GET /kettles/{kettleId}" in out.stdout.splitlines()
 
     release = structured(client.call("get_release_info"))
