@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "doctor",  # doctor
     "setup",  # setup
     "index",  # index
+    "changes",  # diff
 )
 # Commands other packages add: each entry point names a ``register(subparsers)`` function. The
 # host package adds `atlas smoke` this way, so the engine never imports the servers it drives.

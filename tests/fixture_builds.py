@@ -8,8 +8,11 @@ from pathlib import Path
 ATLAS_DIRS = ("ATLAS_CONFIG", "ATLAS_DATA_DIR", "ATLAS_CACHE_DIR")
 
 
-def build_fixture_bundle(sources: list[str], out: Path, home: Path, *, name: str) -> Path:
-    """Build `sources` into `out` with the hash embedder, config, data and cache under `home`.
+def build_fixture_bundle(
+    sources: list[str], out: Path, home: Path, *, name: str, model: str = "hash"
+) -> Path:
+    """Build `sources` into `out` with the hash embedder (or `model`), config, data and cache
+    under `home`.
 
     Session-wide builders run outside any test's monkeypatch, so the environment is set and put
     back here."""
@@ -22,7 +25,7 @@ def build_fixture_bundle(sources: list[str], out: Path, home: Path, *, name: str
         ATLAS_CACHE_DIR=str(home / "cache"),
     )
     try:
-        build_bundle(sources, out, model="hash", progress=False, name=name)
+        build_bundle(sources, out, model=model, progress=False, name=name)
     finally:
         for key, value in saved.items():
             if value is None:

@@ -777,6 +777,13 @@ class IdentifierIndex:
                 rec = self.record(row)
                 yield self._names[row], rec, record_params(rec)
 
+    def rows_of(self, kinds: Iterable[str]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """(kind, name, record) of every row of `kinds`, in table order (`changes`)."""
+        codes = {self._kind_names.index(k) for k in kinds if k in self._kind_names}
+        for row in range(self.count):
+            if self._kinds[row] in codes:
+                yield self.kind(row), self._names[row], self.record(row)
+
     def schema_params(self, name: str, publication: str = "") -> tuple[Param, ...] | None:
         """The properties of the schema `name` (from `publication` when several have one), or
         None when the table has no such schema."""

@@ -14,10 +14,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 
+from atlas_core.changes import changes_since_previous, summary_json
 from atlas_core.engine import WARM_MODES
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.serving.holder import EngineHolder
@@ -67,6 +69,9 @@ class AppContext:
     loader: BundleLoader = field(init=False)
     _fixed_docs: MirrorSet | None = field(default=None, init=False)
     _docs_cache: tuple[Engine, MirrorSet] | None = field(default=None, init=False)
+    # What changed since the bundle the first one replaced, computed once per loaded engine.
+    _changes_cache: tuple[Engine, dict[str, Any] | None] | None = field(default=None, init=False)
+    _changes_lock: anyio.Lock = field(default_factory=anyio.Lock, init=False)
 
     def __post_init__(self) -> None:
         # This server serves searches of every kind besides lookups: all of it is loaded before
@@ -164,6 +169,21 @@ class AppContext:
         self._docs_cache = (engine, docs)
         return docs
 
+    async def changes(self) -> dict[str, Any] | None:
+        """The summary of what changed since the bundle the first open one replaced (None when
+        no earlier bundle is kept), computed once per bundle load."""
+        engine = await self.engine()
+        async with self._changes_lock:
+            cached = self._changes_cache
+            if cached is not None and cached[0] is engine:
+                return cached[1]
+            infos = engine.bundle_infos()
+            summary = (
+                await anyio.to_thread.run_sync(_changes_summary, infos[0].path) if infos else None
+            )
+            self._changes_cache = (engine, summary)
+            return summary
+
     # --- out-of-band notifications ------------------------------------------------------------
 
     def remember(self, session: Any) -> None:
@@ -177,6 +197,16 @@ class AppContext:
         """Send a log notification to every connected client (no request to attach it to)."""
         for session in list(self.sessions.values()):
             await send_log(session, level, message)
+
+
+def _changes_summary(bundle: str) -> dict[str, Any] | None:
+    """`get_release_info`'s `changes` for the bundle at `bundle` (on a worker thread)."""
+    try:
+        diff = changes_since_previous(Path(bundle))
+    except AtlasError as exc:  # the previous bundle is damaged: say so, the rest still answers
+        log.warning("cannot compare %s with the bundle it replaced: %s", bundle, exc.message)
+        return {"error": exc.message}
+    return summary_json(diff) if diff is not None else None
 
 
 async def warn_injection(ctx: Context, places: list[str]) -> None:

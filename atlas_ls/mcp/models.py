@@ -340,6 +340,11 @@ class ReleaseInfo(BaseModel):
     mirrors: dict[str, str] = Field(
         default={}, description="with several bundles open: each bundle's docs mirror folder"
     )
+    changes: dict[str, Any] | None = Field(
+        default=None,
+        description="changes since the bundle this one replaced: counts, first 30 (+ added, - "
+        "removed, ~ changed); null when none is kept",
+    )
     demo: bool = Field(default=False, description="the embedded demo docs, not Collibra's")
 
 

@@ -363,9 +363,11 @@ def _text_hits(mirror: Mirror, bundle: str, matches: list[textsearch.TextMatch])
 
 @tool_errors
 async def get_release_info(ctx: Context) -> Annotated[CallToolResult, ReleaseInfo]:
-    """Which docs these are: bundle version and build date, sources and revision, crawl date.
+    """Which docs these are: bundle version and build date, sources and revision, crawl date,
+    and what changed since the bundle this one replaced.
 
-    Use it to tell the user how current the documentation is, or to cite the docs version.
+    Use it to tell the user how current the documentation is, to cite the docs version, or to
+    answer "what changed in the API since the last release".
     """
     app = app_of(ctx)
     docs = await app.docs()  # --mirror, else the bundles': an error when there is neither
@@ -396,6 +398,7 @@ async def get_release_info(ctx: Context) -> Annotated[CallToolResult, ReleaseInf
         mirror=str(docs.first.root),
         files=docs.file_count,
         mirrors={name: str(m.root) for name, m in docs.mirrors.items()} if docs.several else {},
+        changes=await app.changes() if engine is not None else None,
         demo=engine is not None and engine.serves_demo(),
     )
     text = json.dumps(result.model_dump(), indent=2)

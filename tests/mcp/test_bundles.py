@@ -54,6 +54,7 @@ def test_bundles_are_reported_under_the_names_their_results_carry(
         (TEAM_NAME, str(team_bundle / "mirror")),
     ]
     assert release["bundle"]["name"] == "fixture"
+    assert release["changes"] is None  # bundles opened from their folders replaced none
     assert release["files"] == FIXTURE_FILES + len(PAGES)
     assert release["mirrors"] == {
         "fixture": str(hash_bundle / "mirror"),

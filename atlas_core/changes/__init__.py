@@ -1,0 +1,32 @@
+"""Changes: what differs between two bundles (pages, endpoints, operations, parameters, schemas,
+properties, deprecations), and the bundle an installed one replaced.
+
+- `diff_bundles(old, new)` compares two bundle folders from their manifests and identifier
+  tables (no vectors, no model), into a `BundleDiff`;
+- `previous_bundle(path)` finds the bundle an installed release replaced, and
+  `changes_since_previous(path)` compares the two;
+  `resolve_bundle_arg` turns `current`, `previous` or a release name into a folder;
+- `diff_text`, `diff_json`, `summary_json` render a diff for the CLI and for agents.
+"""
+
+from __future__ import annotations
+
+from atlas_core.changes.compare import BundleDiff, Change, diff_bundles
+from atlas_core.changes.previous import (
+    changes_since_previous,
+    previous_bundle,
+    resolve_bundle_arg,
+)
+from atlas_core.changes.render import diff_json, diff_text, summary_json
+
+__all__ = [
+    "BundleDiff",
+    "Change",
+    "changes_since_previous",
+    "diff_bundles",
+    "diff_json",
+    "diff_text",
+    "previous_bundle",
+    "resolve_bundle_arg",
+    "summary_json",
+]
