@@ -2,44 +2,24 @@
 before its first question.
 
 The full schemas pydantic writes repeat a title per field, a description per nested field and a
-`$defs` entry per model. The advertised ones keep what a client needs to read a result (the keys
-and their JSON types, one level of nesting) and what a model needs to call a tool (types, enums,
-defaults, bounds and the argument descriptions). The server still validates every structured
-result against the full model, and a compact schema accepts everything the full one does, so a
-client that checks results against the advertised schema (the SDK client does) still can.
+`$defs` entry per model: 17,000 characters for eleven tools. The advertised output schema names a
+result's keys (every result carries all of them, so they are `required`); the tool descriptions
+say what the important ones mean. The advertised input schema keeps what a model needs to call a
+tool (types, enums, defaults, bounds and the argument descriptions) without titles. The server
+still validates arguments and structured results against the full models, and a compact schema
+accepts every result the full one does, so a client that checks results against the advertised
+schema (the SDK client does) still can.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-_REF_PREFIX = "#/$defs/"
 
-
-def compact_output(schema: dict[str, Any], *, nested: bool = False) -> dict[str, Any]:
-    """The advertised output schema for a tool whose full schema pydantic wrote: an object with
-    its keys (every result carries all of them) and, for each list of objects, the keys of an
-    item (`nested`); no types, titles or descriptions, which the tool's description covers."""
-    defs = schema.get("$defs", {})
-    properties = schema.get("properties", {})
-    out: dict[str, Any] = {"type": "object", "required": list(properties)}
-    if nested:
-        lists = {}
-        for key, prop in properties.items():
-            items = _deref(prop, defs).get("items")
-            fields = _deref(items, defs).get("properties") if isinstance(items, dict) else None
-            if fields:
-                lists[key] = {"type": "array", "items": {"required": list(fields)}}
-        if lists:
-            out["properties"] = lists
-    return out
-
-
-def _deref(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
-        return defs[ref.removeprefix(_REF_PREFIX)]
-    return node
+def compact_output(schema: dict[str, Any]) -> dict[str, Any]:
+    """The advertised output schema for a tool whose full schema pydantic wrote: an object and its
+    keys; no types, titles or descriptions."""
+    return {"type": "object", "required": list(schema.get("properties", {}))}
 
 
 def _types(node: dict[str, Any]) -> list[str]:
