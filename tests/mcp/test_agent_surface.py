@@ -268,3 +268,16 @@ def test_the_benchmark_reports_the_costs_on_the_demo_bundle(demo_bundle: Path) -
     from benchmarks.agent_surface import draw_queries
 
     assert draw_queries(bundle / "mirror", 20) == figures["queries"]
+
+
+@pytest.mark.parametrize("budget", [10, 60, 100, 1_000])
+def test_a_cut_answer_is_never_over_its_budget(budget: int) -> None:
+    from atlas_ls.mcp.budgets import cut
+
+    text = "\n".join(f"line {n} of a long answer" for n in range(200))
+    shown = cut(text, budget, "ask for less")
+    assert len(shown) <= budget
+    if budget >= 100:  # room for the note and some lines: whole lines, then the note
+        kept, _, note = shown.partition("\n[answer cut at")
+        assert text.startswith(kept + "\n") and note.endswith("ask for less]")
+    assert cut("short", budget, "ask for less") == "short"
