@@ -16,6 +16,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import (
@@ -52,6 +53,7 @@ __all__ = [
     "Resource",
     "ResourceError",
     "ResourceNotFoundError",
+    "ResourceSecurity",
     "SessionMessage",
     "TextContent",
     "Tool",
@@ -74,10 +76,10 @@ MAX_MESSAGE_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 
 log = logging.getLogger(__name__)
 
-# Every tool only reads the docs: clients may call them freely and retry them.
-READ_ONLY = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
+# Every tool only reads the docs, on this machine: clients may call them freely and retry them.
+# The destructive and idempotent hints mean something only for a tool that writes (MCP spec), so
+# they are not sent: tools/list is paid for in tokens.
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 def text_result(text: str, structured: dict[str, Any]) -> CallToolResult:

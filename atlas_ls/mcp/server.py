@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -24,13 +24,24 @@ from atlas_ls.mcp._sdk import (
     Resource,
     ResourceError,
     ResourceNotFoundError,
+    ResourceSecurity,
     Tool,
 )
 from atlas_ls.mcp.auth import required_token
+from atlas_ls.mcp.budgets import bounded
 from atlas_ls.mcp.context import AppContext, unexpected_failure
 from atlas_ls.mcp.mirror import Mirror
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
+from atlas_ls.mcp.resources import (
+    IDENTIFIER_TEMPLATE,
+    PROMPT_NAME,
+    PROMPT_TITLE,
+    IdentifierNotFound,
+    answer_from_docs,
+    read_identifier,
+)
+from atlas_ls.mcp.schemas import compact_input, compact_output
 from atlas_ls.mcp.tools_api import check_api_call
 from atlas_ls.mcp.tools_fs import (
     get_release_info,
@@ -88,13 +99,9 @@ def build_server(options: ServerOptions) -> MCPServer[AppContext]:
     """The server for these options; ConfigError/QueryError for a bad --mirror."""
     fixed_mirror = Mirror.open(options.mirror) if options.mirror is not None else None
     chosen = {"all": RAG_TOOLS + FS_TOOLS, "fs": FS_TOOLS, "rag": RAG_TOOLS}[options.tools]
-    tools = [
-        Tool.from_function(
-            fn, title=title, description=inspect.cleandoc(fn.__doc__ or ""), annotations=READ_ONLY
-        )
-        for fn, title in chosen
-    ]
+    tools = [_tool(fn, title) for fn, title in chosen]
     with_docs = options.tools in ("all", "fs")
+    with_engine = options.tools in ("all", "rag")
     server: MCPServer[AppContext] = MCPServer(
         "atlas",
         title="Atlas: Collibra developer docs",
@@ -112,19 +119,54 @@ def build_server(options: ServerOptions) -> MCPServer[AppContext]:
             description="A docs file verbatim, by its path in the mirror (the `file` of a result)",
             mime_type="text/markdown",
         )(_docs_resource)
+    if with_engine:
+        server.resource(
+            IDENTIFIER_TEMPLATE,
+            name="identifier",
+            title="Collibra API identifier",
+            description="The docs section of an endpoint, operationId, class or JSON key "
+            "(URL-encoded, e.g. findAssets or GET%20%2Fassets)",
+            mime_type="text/markdown",
+            # A name is looked up, never opened as a path: '/assets' is an endpoint here.
+            security=ResourceSecurity(exempt_params={"name"}),
+        )(_identifier_resource)
+    server.prompt(name=PROMPT_NAME, title=PROMPT_TITLE)(answer_from_docs)
     return server
 
 
+def _tool(fn: Callable[..., Any], title: str) -> Tool:
+    """A tool whose text answers are held to its budget and whose advertised schemas are compact
+    (the SDK still validates arguments and results against the full models)."""
+    tool = Tool.from_function(
+        bounded(fn.__name__, fn),
+        title=title,
+        description=inspect.cleandoc(fn.__doc__ or ""),
+        annotations=READ_ONLY,
+    )
+    tool.parameters = compact_input(tool.parameters)
+    if tool.fn_metadata.output_schema is not None:
+        tool.fn_metadata.output_schema = compact_output(tool.fn_metadata.output_schema)
+    return tool
+
+
 async def _docs_resource(path: str, ctx: Context) -> str:
+    return await _resource(read_doc_resource, ctx, path)
+
+
+async def _identifier_resource(name: str, ctx: Context) -> str:
+    return await _resource(read_identifier, ctx, name)
+
+
+async def _resource(read: Callable[[Context, str], Awaitable[str]], ctx: Context, key: str) -> str:
     try:
-        return await read_doc_resource(ctx, path)
-    except PathRejected as exc:
+        return await read(ctx, key)
+    except (PathRejected, IdentifierNotFound) as exc:
         raise ResourceNotFoundError(exc.one_line()) from exc
     except AtlasError as exc:
         raise ResourceError(exc.one_line()) from exc
     except Exception as exc:
-        log.exception("reading resource %s failed", path)
-        raise ResourceError(unexpected_failure(f"reading {path!r}", exc)) from exc
+        log.exception("reading resource %s failed", key)
+        raise ResourceError(unexpected_failure(f"reading {key!r}", exc)) from exc
 
 
 def _needs_engine(options: ServerOptions) -> bool:

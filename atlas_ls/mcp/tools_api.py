@@ -37,29 +37,26 @@ _BLOCKING = ("error", "warning")
 # Characters no method, path or key of a real request holds (tabs and line breaks included).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
-Params = Annotated[
-    dict[str, Any] | None, Field(description="query parameters, e.g. {'nameMatchMode': 'EXACT'}")
-]
+Params = Annotated[dict[str, Any] | None, Field(description="query parameters")]
 Body = Annotated[
     dict[str, Any] | list[Any] | None,
-    Field(description="the JSON body: an object, or a list of objects for bulk calls"),
+    Field(description="JSON body (a list for bulk calls)"),
 ]
 
 
 @tool_errors
 async def check_api_call(
     ctx: Context,
-    method: Annotated[str, Field(description="the HTTP method, e.g. 'GET'")],
+    method: Annotated[str, Field(description="e.g. 'GET'")],
     path: Annotated[
         str,
-        Field(description="'/rest/2.0/assets', '/assets' or a full URL; ids as values or '{id}'"),
+        Field(description="'/assets', '/rest/2.0/assets/{id}' or a URL"),
     ],
     params: Params = None,
     body: Body = None,
 ) -> Annotated[CallToolResult, ApiCheckResult]:
-    """Validate a Collibra API request before you write it: the endpoint exists, takes this
-    method, and knows the query parameters and body keys; required ones are there, values are
-    allowed, nothing is deprecated. Each finding has fixes, its doc page and the rule's source.
+    """Check a Collibra REST request before you write it (endpoint, method, params,
+    body keys, values, deprecation); findings carry fixes and doc links.
     """
     verb, query = _checked(method, path, params, body)
     engine = await app_of(ctx).engine()

@@ -40,25 +40,20 @@ from atlas_ls.mcp.safety import scan
 
 MAX_LIST_LIMIT = 1000
 MAX_READ_LINES = 2000
-MAX_READ_CHARS = 100_000
+MAX_READ_CHARS = 38_000  # read_file's text budget less room for its header lines
 MAX_TEXT_RESULTS = 500
 
 
 Bundle = Annotated[
     str | None,
-    Field(
-        description="with several bundles open: the bundle to use (the `bundle` of a result); "
-        "leave it out to use every bundle, or the one that has the path"
-    ),
+    Field(description="with several bundles open: a result's bundle"),
 ]
 
 
 @tool_errors
 async def list_publications(ctx: Context) -> Annotated[CallToolResult, PublicationsResult]:
-    """List the publications (top-level sections) of the Collibra docs mirror with file counts.
-
-    Start here to learn what the docs cover and the exact publication names that list_files,
-    search_text and search_docs(publication=...) accept.
+    """The docs' top-level publications with file counts: what they cover, and
+    the values publication arguments take.
     """
     docs = await app_of(ctx).docs()
     items = [
@@ -85,20 +80,14 @@ async def list_publications(ctx: Context) -> Annotated[CallToolResult, Publicati
 @tool_errors
 async def list_files(
     ctx: Context,
-    publication: Annotated[str, Field(description="a name from list_publications")],
-    glob: Annotated[
-        str | None, Field(description="shell pattern on the path or file name, e.g. '*asset*'")
-    ] = None,
-    limit: Annotated[
-        int, Field(ge=1, description=f"files per page (at most {MAX_LIST_LIMIT})")
-    ] = 100,
-    offset: Annotated[int, Field(ge=0, description="files to skip, to page on")] = 0,
+    publication: Annotated[str, Field(description="from list_publications")],
+    glob: Annotated[str | None, Field(description="e.g. '*asset*'")] = None,
+    limit: Annotated[int, Field(ge=1)] = 100,
+    offset: Annotated[int, Field(ge=0, description="files to skip")] = 0,
     bundle: Bundle = None,
 ) -> Annotated[CallToolResult, FilesResult]:
-    """List the files of one publication with title, URL and line count, optionally filtered.
-
-    Use it to browse a publication or find a page by name; pass a file to read_file to read it.
-    To find pages by topic use search_docs; to find an exact string use search_text.
+    """The files of a publication with title, url and line count; glob filters
+    names.
     """
     docs = await app_of(ctx).docs()
     files = [
@@ -169,18 +158,13 @@ def _file_entries(docs: MirrorSet, files: list[tuple[str, Mirror, str]]) -> list
 @tool_errors
 async def read_file(
     ctx: Context,
-    path: Annotated[str, Field(description="a `file` from any result, e.g. 'rest-core/assets.md'")],
-    start_line: Annotated[int, Field(ge=1, description="first line to return (1-based)")] = 1,
-    max_lines: Annotated[
-        int, Field(ge=1, description=f"lines to return (at most {MAX_READ_LINES})")
-    ] = 400,
+    path: Annotated[str, Field(description="a result's file")],
+    start_line: Annotated[int, Field(ge=1)] = 1,
+    max_lines: Annotated[int, Field(ge=1)] = 400,
     bundle: Bundle = None,
 ) -> Annotated[CallToolResult, ReadFileResult]:
-    """Read a docs page verbatim, by line range. Use it to verify what a search returned.
-
-    Line numbers match every other tool's results, so read_file(path=hit.file,
-    start_line=hit.line_start) opens the exact passage. A cut answer says which start_line reads on.
-    With several bundles open, pass the result's bundle too (bundle=hit.bundle).
+    """A docs page verbatim by line range, to verify a result. A cut answer names the
+    call that reads on.
     """
     docs = await app_of(ctx).docs()
     result = await anyio.to_thread.run_sync(
@@ -249,20 +233,15 @@ def _read(
 @tool_errors
 async def search_text(
     ctx: Context,
-    pattern: Annotated[str, Field(description="the text to find (a regex when regex=true)")],
-    publication: Annotated[str | None, Field(description="limit to one publication")] = None,
-    regex: Annotated[bool, Field(description="treat pattern as a regular expression")] = False,
+    pattern: Annotated[str, Field(description="text, or a regex with regex=true")],
+    publication: Annotated[str | None, Field(description="one publication only")] = None,
+    regex: bool = False,
     case_sensitive: bool = False,
-    max_results: Annotated[
-        int, Field(ge=1, description=f"matching lines to return (at most {MAX_TEXT_RESULTS})")
-    ] = 50,
+    max_results: Annotated[int, Field(ge=1)] = 50,
     bundle: Bundle = None,
 ) -> Annotated[CallToolResult, SearchTextResult]:
-    """Find an exact string or regex in the docs, line by line (ripgrep), like grep.
-
-    Use it for exact names (endpoints, JSON keys, error messages) and to check that a term appears
-    where search_docs said; use search_docs for questions in plain words. Each match carries its
-    file, line, heading and URL; read_file(path, start_line) shows the context.
+    """Grep the docs for an exact string or regex (names, JSON keys, error
+    messages); each match has file, line, heading and url.
     """
     app = app_of(ctx)
     docs = await app.docs()
@@ -363,11 +342,8 @@ def _text_hits(mirror: Mirror, bundle: str, matches: list[textsearch.TextMatch])
 
 @tool_errors
 async def get_release_info(ctx: Context) -> Annotated[CallToolResult, ReleaseInfo]:
-    """Which docs these are: bundle version and build date, sources and revision, crawl date,
-    and what changed since the bundle this one replaced.
-
-    Use it to tell the user how current the documentation is, to cite the docs version, or to
-    answer "what changed in the API since the last release".
+    """Which docs these are: bundle version, build date, sources, crawl date, and what changed
+    since the bundle this one replaced; to say how current they are or what changed in the API.
     """
     app = app_of(ctx)
     docs = await app.docs()  # --mirror, else the bundles': an error when there is neither

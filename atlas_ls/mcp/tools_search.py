@@ -16,6 +16,7 @@ from atlas_core.errors import QueryError
 from atlas_core.types import Chunk, SearchFilters
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result
+from atlas_ls.mcp.budgets import budget_of
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
 from atlas_ls.mcp.models import (
     BundleInfoResult,
@@ -51,21 +52,20 @@ MAX_DEFINITIONS_SHOWN = 30
 MAX_ENUM_TEXT = 8  # values of one parameter in a lookup's text (all are in its data)
 MAX_EXAMPLE_TEXT = 60  # characters of a default or example in a lookup's text
 MAX_CHARS = 20_000
-DEFAULT_HIT_CHARS = 1500
+# A search answer lists several passages, each cut short: the locations say where to read on.
+DEFAULT_HIT_CHARS = 300
+HIT_OVERHEAD_CHARS = 250  # a result's heading, location and URL lines, about
+MIN_HIT_CHARS = 100
 
 Mode = Literal["hybrid", "vector", "keyword"]
-Query = Annotated[str, Field(description="a question in plain words, or an API name")]
-TopK = Annotated[int, Field(ge=1, description=f"results to return (at most {MAX_TOP_K})")]
-MinScore = Annotated[float, Field(ge=0, description="drop results scoring below this")]
-Publication = Annotated[
-    str | None, Field(description="limit to one publication (see list_publications)")
-]
-MaxChars = Annotated[
-    int, Field(ge=1, description=f"characters of text per result (at most {MAX_CHARS})")
-]
+Query = Annotated[str, Field(description="a question, or an API name")]
+TopK = Annotated[int, Field(ge=1)]  # more than MAX_TOP_K are clamped, with a note
+MinScore = Annotated[float, Field(ge=0)]
+Publication = Annotated[str | None, Field(description="one publication only")]
+MaxChars = Annotated[int, Field(ge=1, description="characters per result")]
 Scope = Annotated[
     Literal["all", "docs", "project"],
-    Field(description="docs, project (your own code, from atlas index) or all"),
+    Field(description="docs, project (your indexed code) or all"),
 ]
 
 
@@ -75,7 +75,7 @@ async def search_docs(
     query: Query,
     mode: Annotated[
         Mode,
-        Field(description="hybrid (best default), keyword (exact words/names) or vector (meaning)"),
+        Field(description="keyword for exact names, vector for meaning"),
     ] = "hybrid",
     top_k: TopK = 5,
     min_score: MinScore = 0,
@@ -84,11 +84,9 @@ async def search_docs(
     scope: Scope = "all",
 ) -> Annotated[CallToolResult, SearchResult]:
     """Search the Collibra developer docs for passages that answer a question. Start here.
-
-    Returns ranked passages with file, heading, line range and URL to cite. Then verify with
-    read_file(path=file, start_line=line_start) before relying on a detail. For an exact API name
-    (endpoint, operation, class, JSON key) lookup_identifier is more precise; for code samples use
-    search_code; for an exact string use search_text.
+    Results give file, line_start, url (cite it) and chunk_id; verify with
+    read_file(path=file, start_line=line_start). API names: lookup_identifier; code: search_code;
+    exact strings: search_text.
     """
     return await _search(ctx, query, mode, top_k, min_score, publication, max_chars, False, scope)
 
@@ -96,18 +94,16 @@ async def search_docs(
 @tool_errors
 async def search_code(
     ctx: Context,
-    query: Query,
+    query: str,
     mode: Mode = "hybrid",
-    top_k: TopK = 5,
+    top_k: Annotated[int, Field(ge=1)] = 5,
     min_score: MinScore = 0,
-    publication: Publication = None,
-    max_chars: MaxChars = DEFAULT_HIT_CHARS,
-    scope: Scope = "all",
+    publication: str | None = None,
+    max_chars: Annotated[int, Field(ge=1)] = DEFAULT_HIT_CHARS,
+    scope: Literal["all", "docs", "project"] = "all",
 ) -> Annotated[CallToolResult, SearchResult]:
-    """Search only passages that contain code: request bodies, scripts, client snippets, and
-    your project's own functions when it is indexed (scope='project' for those alone).
-
-    Same arguments and results as search_docs; use it when you need an example to adapt.
+    """search_docs limited to passages with code: request bodies, scripts, snippets, and with
+    scope='project' your indexed code.
     """
     return await _search(ctx, query, mode, top_k, min_score, publication, max_chars, True, scope)
 
@@ -131,7 +127,11 @@ async def _search(
     if top_k > MAX_TOP_K:
         notes.append(f"top_k clamped to {MAX_TOP_K}")
         top_k = MAX_TOP_K
-    max_chars = min(max_chars, MAX_CHARS)
+    tool = "search_code" if code_only else "search_docs"
+    share = max(MIN_HIT_CHARS, budget_of(tool) // top_k - HIT_OVERHEAD_CHARS)
+    if min(max_chars, MAX_CHARS) > share:
+        notes.append(f"max_chars lowered to {share} so {top_k} results fit the answer")
+    max_chars = min(max_chars, MAX_CHARS, share)
     filters = SearchFilters(publication=publication, code_only=code_only, min_score=min_score)
     await report_progress(ctx, 0, 1, f"{mode} search")
     found = await anyio.to_thread.run_sync(
@@ -152,15 +152,18 @@ async def _search(
         where = f"[{hit.bundle}] " if hit.scope == "project" else ""
         lines.append(
             f"\n{hit.rank}. {hit.heading or hit.title} - {where}{hit.file}:{hit.line_start}-"
-            f"{hit.line_end} (score {hit.score:.4f}, chunk {hit.chunk_id})"
+            f"{hit.line_end} (score {hit.score:.3f}, chunk {hit.chunk_id})"
         )
         if hit.url:
             lines.append(hit.url)
         if hit.injection_flags:
             lines.append(flag_note(hit.injection_flags))
-        lines.append(hit.text)
-        if hit.continue_with:
-            lines.append(f"[cut at {max_chars} characters; continue with {hit.continue_with}]")
+        lines.append(hit.text + (" […]" if hit.continue_with else ""))
+    if any(hit.continue_with for hit in hits):
+        lines.append(
+            f"\n[[…] = cut at {max_chars} characters: get_chunk(chunk_id), or read_file(path, "
+            "start_line) from the result's continue_with, reads on]"
+        )
     if result.note:
         lines.append(f"\n[{result.note}]")
     return text_result("\n".join(lines), result.model_dump())
@@ -209,18 +212,13 @@ async def lookup_identifier(
     ctx: Context,
     identifier: Annotated[
         str,
-        Field(
-            description="an endpoint ('GET /assets/{assetId}'), operationId ('findAssets'), "
-            "class ('AssetApi') or JSON key ('resourceType')"
-        ),
+        Field(description="'GET /assets/{assetId}', 'findAssets', a class or a JSON key"),
     ],
-    limit: Annotated[int, Field(ge=1, description=f"candidates (at most {MAX_LOOKUP})")] = 5,
+    limit: Annotated[int, Field(ge=1)] = 5,
 ) -> Annotated[CallToolResult, LookupResult]:
-    """Find where an API identifier is documented: method, path, parameters, summary, location.
-
-    Resolves endpoint paths in any spelling ('/rest/2.0/assets/{id}', a literal UUID), camelCase or
-    snake_case operation names, Java/Groovy class names and JSON keys; exact matches first, then
-    fuzzy. The language server uses the same resolution. Read the section with read_file.
+    """Where an API name is documented (an endpoint in any spelling, operationId,
+    class, JSON key, parameter): method, path, params, deprecation and url. Prefer it to search_docs
+    for a name.
     """
     app = app_of(ctx)
     engine = await app.engine()
@@ -389,10 +387,10 @@ def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatc
 @tool_errors
 async def get_chunk(
     ctx: Context,
-    chunk_id: Annotated[str, Field(description="the chunk_id of a search result")],
+    chunk_id: Annotated[str, Field(description="from a search result")],
     max_chars: MaxChars = 8000,
 ) -> Annotated[CallToolResult, ChunkResult]:
-    """The whole passage behind a search result, by its chunk_id, with its location."""
+    """The whole passage of a search result, by its chunk_id."""
     engine = await app_of(ctx).engine()
     chunk = await anyio.to_thread.run_sync(functools.partial(engine.chunk, chunk_id))
     if chunk is None:
@@ -400,9 +398,9 @@ async def get_chunk(
             f"no chunk with id {chunk_id[:80]!r} in the loaded bundle",
             hint="chunk ids come from search_docs results (they change when the docs are rebuilt)",
         )
-    text, continue_with = _bounded(
-        chunk.text, chunk.line_start, chunk.file, min(max_chars, MAX_CHARS)
-    )
+    # The passage and its header lines within the tool's budget.
+    shown = min(max_chars, MAX_CHARS, budget_of("get_chunk") - HIT_OVERHEAD_CHARS * 4)
+    text, continue_with = _bounded(chunk.text, chunk.line_start, chunk.file, shown)
     flags = InjectionFlag.from_flags(scan(text, first_line=chunk.line_start or 1))
     await warn_injection(ctx, [chunk.file] if flags else [])
     result = ChunkResult(
@@ -430,8 +428,9 @@ async def get_chunk(
 
 @tool_errors
 async def get_bundle_info(ctx: Context) -> Annotated[CallToolResult, BundleInfoResult]:
-    """Facts about the loaded docs bundle: build date, sources and revision, counts, model,
-    embedding backend in use and why, load time and the last hot reload."""
+    """The loaded bundle: build date, sources, counts, model, embedding backend,
+    load and reload times. For troubleshooting.
+    """
     app = app_of(ctx)
     engine = await app.engine()
     info = engine.info()

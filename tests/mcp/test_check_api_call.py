@@ -35,7 +35,7 @@ def test_listed_read_only_with_a_short_description(tools: dict[str, Any]) -> Non
         len(t.description) for n, t in tools.items() if n != tool.name
     )
     assert set(tool.input_schema["required"]) == {"method", "path"}
-    assert {"endpoint", "ok", "findings"} <= set(tool.output_schema["properties"])
+    assert {"endpoint", "ok", "findings"} <= set(tool.output_schema["required"])
 
 
 @pytest.mark.parametrize(

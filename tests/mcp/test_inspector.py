@@ -76,6 +76,8 @@ def test_tools_list_over_stdio(hash_bundle: Path, script: str, expected: set[str
     assert {tool["name"] for tool in out["tools"]} == expected
     for tool in out["tools"]:
         assert tool["annotations"]["readOnlyHint"] is True and tool["outputSchema"]
+    # What every agent session pays before its first question (test_agent_surface.py).
+    assert len(json.dumps(out, separators=(",", ":"), ensure_ascii=False)) <= 8_000
 
 
 @pytest.fixture(scope="module")

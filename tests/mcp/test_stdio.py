@@ -36,8 +36,6 @@ def test_lists_every_tool_read_only_with_schemas(client: McpClient, tools: dict[
     assert set(tools) == RAG | FS
     for tool in tools.values():
         assert tool.annotations.read_only_hint is True
-        assert tool.annotations.idempotent_hint is True
-        assert tool.annotations.destructive_hint is False
         assert tool.output_schema and tool.output_schema["type"] == "object"
         assert len(tool.description) > 40
     assert "read_file" in tools["search_docs"].description  # says how to verify
