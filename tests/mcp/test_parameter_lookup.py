@@ -96,7 +96,9 @@ def test_examples_deprecations_and_web_addresses_reach_an_agent(client: McpClien
     assert (definition["example"], definition["url"]) == ("25", f"{PORTAL}/pots#get-pots")
     assert "(integer (int32); optional; default 100; e.g. 25)" in limit.content[0].text
 
-    search = client.call("search_docs", {"query": "Find pots", "mode": "keyword", "top_k": 10})
+    search = client.call(  # the whole passage: answers cut passages at 300 characters by default
+        "search_docs", {"query": "Find pots", "mode": "keyword", "top_k": 10, "max_chars": 4000}
+    )
     hit = next(h for h in structured(search)["hits"] if h["heading"] == "Pots > Find pots")
     assert hit["url"] == f"{PORTAL}/pots#get-pots"
     assert f"{PORTAL}/pots#get-pots" in search.content[0].text
