@@ -11,6 +11,7 @@ import re
 import sys
 from typing import Any, TextIO
 
+from atlas_core.search.excerpt import clip
 from atlas_core.types import SEARCH_MODES
 
 # Chosen so each mode shows its strength: a paraphrase with no shared keywords (vector), exact API
@@ -41,8 +42,7 @@ def register(sub: Any) -> None:
 
 
 def _line(text: str) -> str:
-    text = _SPACE.sub(" ", text).strip()
-    return text if len(text) <= SNIPPET_WIDTH else text[: SNIPPET_WIDTH - 3].rstrip() + "..."
+    return clip(_SPACE.sub(" ", text).strip(), SNIPPET_WIDTH)
 
 
 def _header(out: TextIO, title: str) -> None:
