@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from atlas_core.errors import AtlasError, BundleError, ModelError, QueryError
 from atlas_core.identifiers.subjects import group_pages, one_per_subject
 from atlas_core.search.chunks import ChunkTable
+from atlas_core.search.excerpt import make_snippet
 from atlas_core.search.limits import (
     CONTROL_CHARS,
     MAX_LIMIT,
@@ -41,7 +42,6 @@ from atlas_core.search.limits import (
     clamp_count,
     clean_query,
     looks_like_identifier,
-    make_snippet,
 )
 from atlas_core.types import (
     ApiFinding,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -38,8 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     validate = sub.add_parser(
         "crawl-validate",
         help="check a crawled mirror: front matter, layout, no GitBook syntax or stray HTML",
+        description="Check a crawled mirror. Each finding either affects the bundle built from "
+        "the mirror (chunks, identifiers, titles, links) or is cosmetic (the build skips the file "
+        "or its cleaning removes the markup). Exits 1 when any finding affects the bundle.",
     )
     validate.add_argument("mirror", type=Path, help="mirror directory (holds markdown/)")
+    validate.add_argument(
+        "--json", action="store_true", help="print one JSON object: counts per effect, findings"
+    )
     validate.set_defaults(func=run_validate)
 
 
@@ -94,13 +101,32 @@ def run_crawl(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from atlas_core.crawl.validate import validate_mirror
+    from atlas_core.crawl.validate import BUNDLE, COSMETIC, count_effects, validate_mirror
 
     findings = validate_mirror(args.mirror)
-    for finding in findings:
-        print(finding)
-    if findings:
-        print(f"{len(findings)} finding(s) in {args.mirror}", file=sys.stderr)
-        return 1
-    print(f"OK {args.mirror}: mirror is clean")
-    return 0
+    counts = count_effects(findings)
+    status = 1 if counts[BUNDLE] else 0
+    if args.json:
+        report = {
+            "mirror": str(args.mirror),
+            "counts": counts,
+            "findings": [f.to_json() for f in findings],
+        }
+        print(json.dumps(report, indent=2))
+        return status
+    titles = {BUNDLE: "affect the bundle", COSMETIC: "cosmetic (the build is unaffected)"}
+    for effect, title in titles.items():
+        chosen = [f for f in findings if f.effect == effect]
+        if chosen:
+            print(f"{len(chosen)} {title}:")
+            for finding in chosen:
+                print(f"  {finding}")
+    if not findings:
+        print(f"OK {args.mirror}: mirror is clean")
+        return 0
+    summary = (
+        f"{len(findings)} finding(s) in {args.mirror}: {counts[BUNDLE]} affect the bundle, "
+        f"{counts[COSMETIC]} cosmetic"
+    )
+    print(summary if status else f"OK {args.mirror}: {summary}", file=sys.stderr)
+    return status

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from atlas_core.search.excerpt import clip
 from atlas_core.types import SEARCH_MODES
 
 # Chosen so each mode shows its strength: a paraphrase with no shared keywords (vector), exact API
@@ -43,8 +44,7 @@ def register(sub: Any) -> None:
 
 
 def _line(text: str) -> str:
-    text = _SPACE.sub(" ", text).strip()
-    return text if len(text) <= SNIPPET_WIDTH else text[: SNIPPET_WIDTH - 3].rstrip() + "..."
+    return clip(_SPACE.sub(" ", text).strip(), SNIPPET_WIDTH)
 
 
 def try_lines(bundle: Path) -> list[str]:

@@ -15,6 +15,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from atlas_core.search.excerpt import clip
+
 SEARCH_MODES = ("hybrid", "vector", "keyword")
 DEFAULT_TOP_K = 10
 MAX_ALSO_SHOWN = 5  # other pages of one subject printed by `atlas lookup`
@@ -178,8 +180,7 @@ def run_search(args: argparse.Namespace) -> int:
         tag = f"[{hit.bundle}] " if hit.bundle else ""
         print(f"{hit.rank:>2}. {tag}{hit.heading or hit.title}  ({hit.score:.3f})")
         print(f"    {where}" + (f"  {hit.url}" if hit.url else ""))
-        snippet = hit.snippet if len(hit.snippet) <= 200 else hit.snippet[:199] + "…"
-        print(f"    {snippet}")
+        print(f"    {clip(hit.snippet, 200)}")
     return 0
 
 
@@ -204,7 +205,7 @@ def run_lookup(args: argparse.Namespace) -> int:
         print(f"    {c.file}:{c.line}" + (f"  {c.url}" if c.url else ""))
         summary = " ".join(c.summary.split())
         if summary:
-            print(f"    {summary[:199] + '…' if len(summary) > 200 else summary}")
+            print(f"    {clip(summary, 200)}")
         if c.also:
             shown = ", ".join(f"{p.file}:{p.line}" for p in c.also[:MAX_ALSO_SHOWN])
             more = len(c.also) - MAX_ALSO_SHOWN

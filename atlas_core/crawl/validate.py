@@ -3,17 +3,35 @@
 Checks the layout (``markdown/<section>/**/*.md``, a readable ``crawl_meta.json`` when present),
 that every page has front matter with a title and a source URL, and that no GitBook syntax or stray
 HTML survived outside code fences and inline code.
+
+Each finding says whether it **affects the bundle** a build makes from the mirror (what ends up in
+its chunks, identifiers, titles and links) or is **cosmetic** (only the mirror's files show it):
+
+- bundle: a missing or unreadable ``markdown/`` folder, page or ``crawl_meta.json`` (the build
+  fails or leaves the page out), missing front matter, title or source URL (chunks get a guessed
+  title and no link), a page outside a section folder (its publication becomes the mirror's name),
+  and GitBook syntax or HTML that the build's cleaning leaves in the page text,
+- cosmetic: a ``crawl_meta.json`` without sections (only the manifest's crawl summary is shorter),
+  a file that is not a ``.md`` page (the build skips it, or reads a ``.markdown`` page all the
+  same), and GitBook syntax or HTML that the cleaning a mirror build applies
+  (`atlas_core.markdown.gitbook.clean`) removes, found by checking the cleaned page again.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from atlas_core.crawl.crawler import META_FILE
 from atlas_core.markdown.frontmatter import split_front_matter
+from atlas_core.markdown.gitbook import clean
+
+BUNDLE = "bundle"
+COSMETIC = "cosmetic"
+EFFECTS = (BUNDLE, COSMETIC)
 
 _GITBOOK = re.compile(r"\{%-?\s*[a-z-]+|\{\{\s*[a-z]")
 _HTML_TAG = re.compile(
@@ -30,10 +48,25 @@ class Finding:
     file: str  # relative to the mirror root
     line: int  # 1-based; 0 when the finding is about the whole file
     message: str
+    effect: str = BUNDLE  # BUNDLE or COSMETIC (module docstring)
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         return f"{where}: {self.message}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "message": self.message,
+            "effect": self.effect,
+        }
+
+
+def count_effects(findings: list[Finding]) -> dict[str, int]:
+    """Findings per effect, every effect present."""
+    counts = Counter(f.effect for f in findings)
+    return {effect: counts[effect] for effect in EFFECTS}
 
 
 def validate_mirror(root: Path) -> list[Finding]:
@@ -46,7 +79,7 @@ def validate_mirror(root: Path) -> list[Finding]:
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             if not isinstance(meta, dict) or "sections" not in meta:
-                findings.append(Finding(META_FILE, 0, "has no 'sections' object"))
+                findings.append(Finding(META_FILE, 0, "has no 'sections' object", COSMETIC))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             findings.append(Finding(META_FILE, 0, f"unreadable: {exc}"))
     pages = sorted(markdown.rglob("*"))
@@ -57,7 +90,7 @@ def validate_mirror(root: Path) -> list[Finding]:
         if path.is_dir():
             continue
         if path.suffix != ".md":
-            findings.append(Finding(rel, 0, "not a markdown page (.md)"))
+            findings.append(Finding(rel, 0, "not a markdown page (.md)", COSMETIC))
             continue
         if len(path.relative_to(markdown).parts) < 2:
             findings.append(Finding(rel, 0, "page outside a section folder (markdown/<section>/)"))
@@ -78,8 +111,20 @@ def _check_page(path: Path, rel: str) -> list[Finding]:
         if meta and not meta.get(key):
             findings.append(Finding(rel, 1, f"front matter lacks {key!r}"))
     offset = text.count("\n", 0, len(text) - len(body)) if meta else 0
+    # What the build keeps of each piece of markup: the same checks over the cleaned page.
+    kept = Counter(token for _, token, _ in _markup(clean(body), 1))
+    for number, token, message in _markup(body, offset + 1):
+        effect = BUNDLE if kept[token] > 0 else COSMETIC
+        kept[token] -= 1
+        findings.append(Finding(rel, number, message, effect))
+    return findings
+
+
+def _markup(body: str, first_line: int) -> list[tuple[int, str, str]]:
+    """(line, token, message) for each GitBook tag or HTML tag outside code in `body`."""
+    found: list[tuple[int, str, str]] = []
     fence: str | None = None
-    for number, line in enumerate(body.split("\n"), start=offset + 1):
+    for number, line in enumerate(body.split("\n"), start=first_line):
         stripped = line.lstrip()
         if fence is None and stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
@@ -89,9 +134,10 @@ def _check_page(path: Path, rel: str) -> list[Finding]:
                 fence = None
             continue
         prose = _INLINE_CODE.sub("", line)
-        if _GITBOOK.search(prose):
-            findings.append(Finding(rel, number, "GitBook syntax left: " + prose.strip()[:80]))
+        gitbook = _GITBOOK.search(prose)
+        if gitbook:
+            found.append((number, gitbook.group(0), "GitBook syntax left: " + prose.strip()[:80]))
         tag = _HTML_TAG.search(prose)
         if tag:
-            findings.append(Finding(rel, number, f"stray HTML {tag.group(0)[:60]}"))
-    return findings
+            found.append((number, tag.group(0).lower(), f"stray HTML {tag.group(0)[:60]}"))
+    return found

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
+from atlas_core.markdown.navigation import is_navigation_only
 from atlas_core.markdown.outline import (
     ATX_RE,
     FENCE_RE,
@@ -374,7 +375,8 @@ def _chunk_document(
         while queue:
             units = queue.popleft()
             text, start, end = _assemble(lines, units)
-            if not text.strip():
+            if not text.strip() or is_navigation_only(text):
+                # back-links, link bars and auth stubs: they only ever matched queries by accident
                 continue
             path, anchor = units[0].path, units[0].anchor
             heading = " > ".join(path) if path else doc.title

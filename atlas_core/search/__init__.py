@@ -1,6 +1,7 @@
 """Search over a bundle's chunks: fielded BM25 (`keyword`), exact cosine (`dense`), their fusion,
-the optional cross-encoder (`rerank`), the identifier-aware tokenizer, query limits and the chunk
-columns the engine keeps in memory.
+the optional cross-encoder (`rerank`), the identifier-aware tokenizer, query limits, passage
+excerpts cut at word and sentence boundaries (`excerpt`) and the chunk columns the engine keeps in
+memory.
 
 Names load on first use: `keyword` and `dense` import numpy, which a language server never needs.
 """
@@ -14,6 +15,7 @@ from atlas_core import lazy_exports
 if TYPE_CHECKING:
     from atlas_core.search.chunks import ChunkTable
     from atlas_core.search.dense import DenseIndex
+    from atlas_core.search.excerpt import clip, cut_point, make_snippet
     from atlas_core.search.fusion import Ranked, diversify, fuse
     from atlas_core.search.keyword import KeywordIndex, KeywordResult, write_keyword_index
     from atlas_core.search.limits import (
@@ -24,7 +26,6 @@ if TYPE_CHECKING:
         clamp_count,
         clean_query,
         looks_like_identifier,
-        make_snippet,
     )
     from atlas_core.search.rerank import Reranker, load_reranker
     from atlas_core.search.tokenize import expand_query, query_terms, tokenize
@@ -45,7 +46,9 @@ _EXPORTS = {
     "clamp_count": "limits",
     "clean_query": "limits",
     "looks_like_identifier": "limits",
-    "make_snippet": "limits",
+    "clip": "excerpt",
+    "cut_point": "excerpt",
+    "make_snippet": "excerpt",
     "Reranker": "rerank",
     "load_reranker": "rerank",
     "expand_query": "tokenize",
@@ -65,6 +68,8 @@ __all__ = [
     "check_mode",
     "clamp_count",
     "clean_query",
+    "clip",
+    "cut_point",
     "diversify",
     "expand_query",
     "fuse",

@@ -2,7 +2,8 @@
 
 Every front end passes user text straight through (a hover word, an MCP argument, a CLI query), so
 the limits live here once: a query is printable, single-spaced and at most `MAX_QUERY_CHARS`; counts
-are whole numbers from 1 to a documented maximum; snippets are at most `SNIPPET_CHARS`.
+are whole numbers from 1 to a documented maximum; snippets are at most `SNIPPET_CHARS` (cut by
+`excerpt`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import Sequence
 
 from atlas_core.errors import QueryError
 from atlas_core.types import SEARCH_MODES
@@ -92,27 +92,3 @@ def clamp_count(value: object, name: str, maximum: int, *, strict: bool = True) 
     if value < 1:
         raise QueryError(f"{name} must be at least 1, got {value}", hint=f"e.g. {name}=10")
     return min(value, maximum)
-
-
-def make_snippet(text: str, words: Sequence[str], limit: int = SNIPPET_CHARS) -> str:
-    """A bounded excerpt of `text`, starting near the first query word it contains."""
-    body_text = text.lstrip()
-    if body_text.startswith("#"):
-        # the heading is shown beside the snippet already
-        body_text = body_text.partition("\n")[2]
-    flat = " ".join(body_text.split())
-    if len(flat) <= limit:
-        return flat
-    lower = flat.lower()
-    positions = [p for w in words if len(w) > 2 and (p := lower.find(w)) >= 0]
-    start = 0
-    if positions:
-        start = max(0, min(positions) - limit // 4)
-        space = flat.rfind(" ", 0, start)
-        start = space + 1 if start and space > start - 30 else start
-        start = min(start, max(0, len(flat) - limit))
-    body = flat[start : start + limit]
-    end_space = body.rfind(" ")
-    if start + limit < len(flat) and end_space > limit * 2 // 3:
-        body = body[:end_space]
-    return ("…" if start > 0 else "") + body + ("…" if start + len(body) < len(flat) else "")

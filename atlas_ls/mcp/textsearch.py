@@ -33,6 +33,7 @@ from pathlib import Path
 
 from atlas_core.errors import QueryError
 from atlas_core.markdown.frontmatter import MARKDOWN_SUFFIXES
+from atlas_core.search.excerpt import excerpt_at
 from atlas_ls.mcp.paths import open_regular
 
 # The docs files are the pages a bundle build reads: markdown, outside hidden folders and the tool
@@ -405,11 +406,8 @@ def _search_python_child(
 
 
 def _clip(line: str, start: int) -> str:
-    if len(line) <= MAX_LINE_CHARS:
-        return line
-    begin = max(0, min(start - MAX_LINE_CHARS // 3, len(line) - MAX_LINE_CHARS))
-    piece = line[begin : begin + MAX_LINE_CHARS]
-    return ("…" if begin else "") + piece + ("…" if begin + MAX_LINE_CHARS < len(line) else "")
+    # whole words around the match, never opening or closing inside a quoted JSON value
+    return excerpt_at(line, start, MAX_LINE_CHARS)
 
 
 def _timeout(seconds: float | None) -> SearchTimeout:

@@ -13,6 +13,7 @@ import anyio
 from pydantic import Field
 
 from atlas_core.errors import QueryError
+from atlas_core.search.excerpt import ELLIPSIS, cut_point
 from atlas_core.types import Chunk, SearchFilters
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result
@@ -172,15 +173,19 @@ async def _search(
 def _bounded(
     text: str, line_start: int, file: str, max_chars: int, bundle: str = ""
 ) -> tuple[str, str | None]:
-    """Text cut at max_chars (on a line break when one is near) and how to read the rest."""
+    """Text cut to max_chars (on a line break when one is near, else after a word and outside any
+    string, marked "…") and how to read the rest."""
     if len(text) <= max_chars:
         return text, None
     cut = text.rfind("\n", 0, max_chars)
-    if cut < max_chars // 2:
-        cut = max_chars
+    at_line = cut >= max_chars // 2
+    if not at_line:
+        cut = cut_point(text, max_chars - len(ELLIPSIS))
+        at_line = text.startswith("\n", cut)  # the last word that fits ends its line
     shown = text[:cut]
-    next_line = line_start + shown.count("\n") + (1 if cut < max_chars else 0)
-    return shown + ("" if cut < max_chars else "…"), read_call(file, bundle, next_line)
+    # a cut inside a line continues from that line, which the reader then sees again in full
+    next_line = line_start + shown.count("\n") + (1 if at_line else 0)
+    return shown + ("" if at_line else ELLIPSIS), read_call(file, bundle, next_line)
 
 
 def _hit(chunk: Chunk | None, hit: Hit, max_chars: int) -> SearchHit:

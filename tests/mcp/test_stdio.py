@@ -72,11 +72,15 @@ def test_search_text_is_bounded_with_a_continuation(client: McpClient, hash_bund
         client.call("search_docs", {"query": "find assets", "top_k": 1, "max_chars": 120})
     )
     hit = data["hits"][0]
-    assert hit["truncated"] and len(hit["text"]) <= 121
+    assert hit["truncated"] and len(hit["text"]) <= 120
     assert hit["continue_with"].startswith(f"read_file(path='{hit['file']}', start_line=")
     next_line = int(hit["continue_with"].rsplit("=", 1)[1].rstrip(")"))
     shown = hit["text"].rstrip("…").split("\n")
     assert next_line == hit["line_start"] + len(shown) - (1 if hit["text"].endswith("…") else 0)
+    # a cut inside a line falls after a whole word (before a space or a line break)
+    full = structured(client.call("get_chunk", {"chunk_id": hit["chunk_id"]}))["text"]
+    prefix = hit["text"].removesuffix("…")
+    assert full.startswith(prefix) and full[len(prefix)].isspace()
     more = structured(client.call("read_file", {"path": hit["file"], "start_line": next_line}))
     assert more["line_start"] == next_line
 
