@@ -16,6 +16,13 @@ is one of these (a line inside a code fence never is; a passage with a fence lin
 
 Anything else is content: a sentence, a table row, a code line, a link with words around it,
 an image. One content line keeps the whole passage.
+
+Back-links (`[[Back to Model list]](...)`, `[[Back to top]](#)`), which close every operation and
+model section of a generated client's docs, are navigation too, but a passage with one is kept:
+measured on the Collibra docs' development queries (`atlas evaluate --golden
+benchmarks/dev_queries.jsonl`), dropping them took hybrid MRR@10 from 0.805 to 0.789 and Hit@1
+from 0.68 to 0.65 (the learned ranking counts them as evidence for their page), while dropping
+everything else and keeping them gives 0.807.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ _BREADCRUMB_SEP = re.compile(r"\s+[>›»]\s+")
 _RULE = re.compile(r"(?:(?:\*\s*){3,}|(?:-\s*){3,}|(?:_\s*){3,})")
 _EMPTY_ANCHOR = re.compile(r"<a\s+(?:name|id)=\"[^\"]*\"\s*>\s*</a>", re.IGNORECASE)
 _AUTH_STUB = re.compile(r"[-*+]\s+[\w ()-]*?Authentication\s+\([\w.-]+\):?")
+_BACK_LINK = re.compile(r"\[\[Back to ", re.IGNORECASE)
 
 
 def _links_only(text: str) -> bool:
@@ -65,6 +73,6 @@ def is_navigation_line(line: str) -> bool:
 def is_navigation_only(text: str) -> bool:
     """The passage is nothing but headings, links, breadcrumbs and stubs (module docstring)."""
     lines = [line for line in text.split("\n") if line.strip()]
-    if not lines or any(FENCE_RE.match(line) for line in lines):
-        return False
+    if not lines or any(FENCE_RE.match(line) or _BACK_LINK.search(line) for line in lines):
+        return False  # a fence is code; a back-link is kept (module docstring)
     return all(is_navigation_line(line) for line in lines)
