@@ -33,7 +33,12 @@ BUNDLE = "bundle"
 COSMETIC = "cosmetic"
 EFFECTS = (BUNDLE, COSMETIC)
 
-_GITBOOK = re.compile(r"\{%-?\s*[a-z-]+|\{\{\s*[a-z]")
+# GitBook tags, and its variables (`{{ book.host }}`, `{{ page.title }}`) left unrendered. A bare
+# `{{domain}}` is the docs' own placeholder for the reader to fill in (`{{domain}}/rest/2.0/...`):
+# content, not crawl damage.
+_GITBOOK = re.compile(
+    r"\{%-?\s*[a-z-]+|\{\{\s*(?:book|page|config|site|file|glossary|variables|vars)\.\w"
+)
 _HTML_TAG = re.compile(
     r"</?(div|span|table|thead|tbody|tr|td|th|mark|figure|figcaption|img|details|summary|"
     r"i|p|br|hr|a|ul|ol|li|section|iframe|script|style|font|center|sup|sub)\b[^>]*>",

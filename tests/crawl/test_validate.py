@@ -20,8 +20,12 @@ CLEANED = HEAD.format(title="cleaned") + (
     "{% endhint %}\n\n"
     "Returns assets.<p>Only non-null parameters filter.\n"
 )
-# A template placeholder the cleaning keeps, so it reaches the chunks: affects the bundle.
-KEPT = HEAD.format(title="kept") + "# Kept\n\nCall {{domain}}/rest/2.0/assets to list them.\n"
+# An unrendered GitBook variable the cleaning keeps, so it reaches the chunks: affects the bundle.
+# The docs' own `{{domain}}` placeholder is content and no finding at all.
+KEPT = HEAD.format(title="kept") + (
+    "# Kept\n\nCall {{ book.apiHost }}/rest/2.0/assets to list them.\n\n"
+    "Replace {{domain}} with your environment's host name.\n"
+)
 
 
 def _atlas(*args: str) -> subprocess.CompletedProcess[str]:
@@ -62,7 +66,7 @@ def test_each_finding_says_whether_the_bundle_sees_it(tmp_path: Path) -> None:
     # the claim behind the split: what is cosmetic is gone from the built text, the rest is not
     built = {d.path: d.text for d in load_sources([f"mirror={root}"]).documents}
     assert "{%" not in built["sec/cleaned.md"] and "<p>" not in built["sec/cleaned.md"]
-    assert "{{domain}}" in built["sec/kept.md"]
+    assert "{{ book.apiHost }}" in built["sec/kept.md"]
 
     result = _atlas("crawl-validate", str(root))
     assert result.returncode == 1
@@ -73,7 +77,7 @@ def test_each_finding_says_whether_the_bundle_sees_it(tmp_path: Path) -> None:
 
 
 def test_a_mirror_with_only_cosmetic_findings_passes(tmp_path: Path) -> None:
-    fixed = KEPT.replace("{{domain}}", "HOST")
+    fixed = KEPT.replace("{{ book.apiHost }}", "HOST")
     root = _mirror(tmp_path / "m", {"sec/cleaned.md": CLEANED, "sec/kept.md": fixed})
     result = _atlas("crawl-validate", "--json", str(root))
     assert result.returncode == 0, result.stderr
