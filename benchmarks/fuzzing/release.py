@@ -10,7 +10,7 @@ assets to the storage host) and an archive that is the real bundle, a hostile on
 `archive` class, or garbage. Half the cases start from an install that already has a bundle; a
 few go through `atlas download` as a subprocess instead of the function. The token is always set.
 
-Clean: a DistributionError (or, from the CLI, exit 2 with `atlas: error:` and a hint) that leaves
+Clean: a DistributionError (or, from the CLI, exit 2, or 3 for a network failure, with `atlas: error:` and a hint) that leaves
 `current` where it was, or an install whose `current` points at the new release. Failure: any
 other exception or a traceback, anything written outside `--output`, `current` changed by a
 refused release, the token seen by the storage host or printed, or a hang.
@@ -335,7 +335,8 @@ class Target:
         return Verdict.accepted()
 
     def _cli(self, spec: dict[str, Any], api: Any, install: Path) -> Verdict:
-        args = ["download", "--repo", REPO, "--output", str(install), "--api-url", api.api_url]
+        args = ["download", "--repo", REPO, "--output", str(install), "--api-url", api.api_url,
+                "--no-progress"]  # fmt: skip
         env = {**os.environ, "GITHUB_TOKEN": TOKEN}
         done = subprocess.run(
             [sys.executable, "-m", "atlas_core", *args],
@@ -352,7 +353,7 @@ class Target:
             return Verdict.accepted()
         lines = done.stderr.strip().splitlines()
         if (
-            done.returncode == 2
+            done.returncode in (2, 3)  # bad input or refusal; a network failure
             and lines
             and lines[0].startswith("atlas: error: ")
             and len(lines) <= 2

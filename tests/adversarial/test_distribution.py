@@ -108,8 +108,9 @@ def _atlas_measured(report: Path, *args: str) -> tuple[subprocess.CompletedProce
 
 
 def _download_args(server: ReleaseServer, output: Path, *extra: str) -> list[str]:
+    # No progress lines: stderr is then the refusal alone, which these tests read.
     return ["download", "--repo", REPO, "--output", str(output), "--api-url", server.api_url,
-            *extra]  # fmt: skip
+            "--no-progress", *extra]  # fmt: skip
 
 
 def _assert_one_line_refusal(result: subprocess.CompletedProcess[str], *needles: str) -> None:
