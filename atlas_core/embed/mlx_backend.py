@@ -18,7 +18,7 @@ import numpy as np
 from atlas_core.embed.bert_weights import BertWeights, extract_bert_weights
 from atlas_core.embed.model_config import ModelInfo
 from atlas_core.embed.onnx_graph import read_graph
-from atlas_core.embed.resolve import MLX_FIX
+from atlas_core.embed.resolve import mlx_fix
 from atlas_core.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ def _import_mlx() -> Any:
     try:
         import mlx.core as mx
     except Exception as exc:
-        raise BackendUnavailable(f"mlx cannot be imported: {exc}", hint=MLX_FIX) from exc
+        raise BackendUnavailable(f"mlx cannot be imported: {exc}", hint=mlx_fix()) from exc
     return mx
 
 

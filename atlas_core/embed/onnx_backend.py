@@ -37,10 +37,9 @@ def import_onnxruntime() -> Any:
     try:
         import onnxruntime
     except ImportError as exc:
-        raise BackendUnavailable(
-            "onnxruntime is not installed",
-            hint="pip install onnxruntime (a dependency of atlas-docs), or 'atlas-docs[gpu]'",
-        ) from exc
+        from atlas_core.embed.resolve import cpu_fix
+
+        raise BackendUnavailable("onnxruntime is not installed", hint=cpu_fix()) from exc
     return onnxruntime
 
 

@@ -32,9 +32,25 @@ _ALIASES = {
     "onnx-cpu": "cpu",
     "onnx": "cpu",
 }
-MLX_FIX = "pip install 'atlas-docs[mlx]'"
-GPU_FIX = "pip install 'atlas-docs[gpu]' (onnxruntime-gpu, which needs the CUDA 12 runtime)"
-CPU_FIX = "pip install onnxruntime (a dependency of atlas-docs)"
+
+
+def mlx_fix() -> str:
+    """How to add the MLX backend, as a command for the way this Atlas was installed."""
+    from atlas_core.console.installation import installation
+
+    return installation().add_extra("mlx")
+
+
+def gpu_fix() -> str:
+    from atlas_core.console.installation import installation
+
+    return f"{installation().add_extra('gpu')} (onnxruntime-gpu, which needs the CUDA 12 runtime)"
+
+
+def cpu_fix() -> str:
+    from atlas_core.console.installation import installation
+
+    return f"{installation().repair('onnxruntime')} (onnxruntime is a dependency of Atlas)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +139,7 @@ def resolve(prefer: str | None = None) -> tuple[str, str, bool]:
         if not ok:
             raise BackendUnavailable(
                 f"the apple (MLX) embedding backend was requested by {source} but {why}",
-                hint=MLX_FIX,
+                hint=mlx_fix(),
             )
         name, reason = "mlx", f"apple requested by {source}"
     elif choice == "nvidia":
@@ -131,7 +147,7 @@ def resolve(prefer: str | None = None) -> tuple[str, str, bool]:
         if not ok:
             raise BackendUnavailable(
                 f"the nvidia (CUDA) embedding backend was requested by {source} but {why}",
-                hint=GPU_FIX,
+                hint=gpu_fix(),
             )
         name, reason = "onnx-cuda", f"nvidia requested by {source}"
     elif choice == "cpu":
@@ -163,16 +179,16 @@ def probe_backends() -> list[BackendProbe]:
     ok, why = mlx_status()
     if ok and not is_apple_silicon():
         why += " (runs on CPU here; auto picks it only on Apple silicon, --prefer apple forces it)"
-    probes.append(BackendProbe("mlx", ok, why, "" if ok else MLX_FIX))
+    probes.append(BackendProbe("mlx", ok, why, "" if ok else mlx_fix()))
     ok, why = cuda_status()
-    probes.append(BackendProbe("onnx-cuda", ok, why, "" if ok else GPU_FIX))
+    probes.append(BackendProbe("onnx-cuda", ok, why, "" if ok else gpu_fix()))
     ok = importlib.util.find_spec("onnxruntime") is not None
     probes.append(
         BackendProbe(
             "onnx-cpu",
             ok,
             "onnxruntime is installed" if ok else "onnxruntime is not installed",
-            "" if ok else CPU_FIX,
+            "" if ok else cpu_fix(),
         )
     )
     return probes

@@ -105,9 +105,11 @@ class _OnnxScorer:
         if device in ("auto", "cuda") and "CUDAExecutionProvider" in offered:
             providers.insert(0, "CUDAExecutionProvider")
         elif device == "cuda":
+            from atlas_core.embed.resolve import gpu_fix
+
             raise BackendUnavailable(
                 "reranking on CUDA asked for, but onnxruntime offers no CUDAExecutionProvider",
-                hint="pip install 'atlas-docs[gpu]', or use --prefer cpu",
+                hint=f"{gpu_fix()}, or use --prefer cpu",
             )
         try:
             self._session = ort.InferenceSession(str(model), options, providers=providers)

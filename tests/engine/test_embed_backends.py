@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from atlas_core.console.installation import installation
 from atlas_core.embed import load_bundle_embedder, load_embedder, probe_backends, resolve_backend
 from atlas_core.embed.model_config import default_model_files
 from atlas_core.embed.resolve import cuda_status, is_apple_silicon, mlx_status
@@ -74,7 +75,7 @@ def test_flag_beats_env_beats_config(config_file: Path, monkeypatch: pytest.Monk
         with pytest.raises(BackendUnavailable) as excinfo:
             resolve_backend()
         assert str(config_file) in str(excinfo.value)
-        assert "atlas-docs[gpu]" in (excinfo.value.hint or "")
+        assert installation().add_extra("gpu") in (excinfo.value.hint or "")
 
 
 def test_config_file_selects_backend(config_file: Path) -> None:
@@ -99,7 +100,8 @@ def test_nvidia_without_cuda_names_the_gpu_extra(monkeypatch: pytest.MonkeyPatch
         with pytest.raises(BackendUnavailable) as excinfo:
             load_embedder("default", prefer=prefer)
         assert "nvidia" in str(excinfo.value)
-        assert "pip install 'atlas-docs[gpu]'" in (excinfo.value.hint or "")
+        # the command for this install (here a uv project: `uv sync --extra gpu`)
+        assert installation().add_extra("gpu") in (excinfo.value.hint or "")
 
 
 def test_apple_with_broken_mlx_names_the_mlx_extra(tmp_path: Path) -> None:
@@ -122,7 +124,7 @@ def test_apple_with_broken_mlx_names_the_mlx_extra(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "apple (MLX)" in result.stdout
-    assert "pip install 'atlas-docs[mlx]'" in result.stdout
+    assert installation().add_extra("mlx") in result.stdout
 
 
 @pytest.mark.parametrize("where", ["flag", "env", "config"])
@@ -156,8 +158,14 @@ def test_probe_backends_reports_each_backend() -> None:
     assert probes["onnx-cuda"].available == CUDA_OK
     for probe in probes.values():
         assert probe.reason
+        install = installation()  # the fix is a command for this install, not always pip
+        fixes = {
+            "mlx": install.add_extra("mlx"),
+            "onnx-cuda": install.add_extra("gpu"),
+            "onnx-cpu": install.repair("onnxruntime"),
+        }
         if not probe.available:
-            assert "pip install" in probe.fix
+            assert probe.fix.startswith(fixes[probe.name])
 
 
 def test_importing_embed_loads_no_runtime() -> None:
