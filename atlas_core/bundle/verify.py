@@ -233,7 +233,7 @@ def _holds_objects(path: Path) -> bool:
         return False
 
 
-def _walk(root: Path) -> list[str]:
+def bundle_files(root: Path) -> list[str]:
     """Every file name under `root`, bundle-relative (links are listed, not followed)."""
     found = []
     top = str(root)
@@ -282,7 +282,7 @@ def structural_problems(
         from atlas_core.bundle.content import content_problems
 
         problems.extend(content_problems(root, manifest, usable))
-    for rel in _walk(root):
+    for rel in bundle_files(root):
         if rel == MANIFEST or rel in files:
             continue
         if has_pickle_suffix(rel):

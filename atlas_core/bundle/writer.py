@@ -51,7 +51,7 @@ from atlas_core.bundle.manifest import (
     sanitized_bundle_name,
     schema_errors,
 )
-from atlas_core.bundle.verify import structural_problems
+from atlas_core.bundle.verify import bundle_files, structural_problems
 
 if TYPE_CHECKING:
     from atlas_core.bundle.reader import Bundle
@@ -189,18 +189,6 @@ def _fsync_tree(root: Path, durable: frozenset[str] = frozenset()) -> None:
             finally:
                 os.close(fd)
         _fsync_dir(Path(dirpath))
-
-
-def _staged_files(root: Path) -> list[str]:
-    """Relative POSIX paths of everything under `root` but folders (links included)."""
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        prefix = os.path.relpath(dirpath, root).replace(os.sep, "/") + "/"
-        prefix = "" if prefix == "./" else prefix
-        found.extend(prefix + name for name in filenames)
-        # os.walk lists a link to a folder among the folders and does not follow it.
-        found.extend(prefix + d for d in dirnames if os.path.islink(os.path.join(dirpath, d)))
-    return found
 
 
 def _utc_now() -> str:
@@ -376,7 +364,7 @@ class BundleWriter:
     ) -> dict[str, Any]:
         """Hash every staged file and assemble the manifest (does not write it)."""
         files: dict[str, Any] = {}
-        for rel in sorted(_staged_files(self.staging)):
+        for rel in sorted(bundle_files(self.staging)):
             if rel == MANIFEST:
                 continue
             known = self._entries.get(rel)
