@@ -867,6 +867,8 @@ class Engine:
         unknown = sorted(set(modes) - set(WARM_MODES))
         if unknown:
             raise ValueError(f"unknown warm-up modes {unknown}; known: {', '.join(WARM_MODES)}")
+        if "vector" in modes:
+            self.prepare_vector_search()  # converts while the tables below load
         for part in self._parts:
             if "lookup" in modes or "symbols" in modes:
                 first = part.identifiers().symbols("", limit=1)
@@ -888,6 +890,28 @@ class Engine:
             probe = self._probe_text(keyword="keyword" in modes)
             for mode in searches:
                 self.search(probe, mode=mode, top_k=3)
+
+    def prepare_vector_search(self) -> None:
+        """Get vector and hybrid search ready in the background and return at once: each
+        bundle's vectors are converted to float32 (0.15-0.4 s at 100,000 chunks) and its ranking
+        and per-chunk ranking features loaded, so the first question pays none of it. Hover and
+        keyword search keep answering meanwhile. What cannot be loaded is skipped here: the search
+        that needs it reports it."""
+        for part in self._parts:
+            try:
+                part.dense().start_conversion()
+            except (AtlasError, OSError) as exc:
+                log.warning("bundle %s: vectors not converted ahead: %s", part.name, exc)
+        threading.Thread(target=self._load_rankings, name="atlas-ranking", daemon=True).start()
+
+    def _load_rankings(self) -> None:
+        for part in self._parts:
+            try:
+                model, _ = part.ranking()
+                if model is not None:
+                    part.rank_context()
+            except Exception as exc:  # reported by the first hybrid search that needs it
+                log.debug("bundle %s: ranking not loaded ahead: %s", part.name, exc)
 
     def _probe_text(self, *, keyword: bool) -> str:
         """A query that finds something: a word of the first bundle's vocabulary (its middle row,

@@ -3,8 +3,12 @@
 The bundle stores vectors as float16 to halve the download, but numpy has no fast float16 kernels:
 a float16 matmul (or converting blocks to float32 on every query) runs 10-30x slower than reading
 float32. Measured here on 100,000 x 384: converting 4,096-row blocks per query took 69-186 ms, a
-float32 matrix-vector product 6.6 ms. So the matrix is converted to float32 once, on the first
-vector query (1.5 MB per 1,000 chunks at 384 dims), and kept.
+float32 matrix-vector product 6.6 ms. So the matrix is converted to float32 once (1.5 MB per
+1,000 chunks at 384 dims) and kept. A server starts the conversion in the background when it opens
+a bundle (`DenseIndex.start_conversion`), so the first question does not pay it: the rows are
+converted in blocks, each claimed under a lock, and a query that arrives before the last block
+converts the remaining blocks alongside the background thread instead of waiting idle. numpy lets
+go of the interpreter while it copies a block, so hover and keyword search keep running meanwhile.
 
 The product uses ``np.einsum`` rather than ``@``: einsum runs numpy's own SIMD loop, never BLAS, so
 there is no BLAS thread pool to pin (OpenBLAS's default two threads collapsed under contention on
@@ -33,6 +37,9 @@ log = logging.getLogger(__name__)
 VECTORS_FILE = "vectors.npy"
 # Below this many rows one thread finishes before a second would have started.
 PARALLEL_MIN_ROWS = 50_000
+# Rows converted to float32 per step (3 MB of output at 384 dims): small enough that a query and
+# the background thread share the work evenly, large enough that claiming a block costs nothing.
+CONVERT_BLOCK_ROWS = 2048
 
 
 def default_threads() -> int:
@@ -59,6 +66,7 @@ class DenseIndex:
         self._lock = threading.Lock()
         self.threads = default_threads() if threads is None else max(1, threads)
         self._pool: ThreadPoolExecutor | None = None
+        self._conversion: _Conversion | None = None
 
     @classmethod
     def open(cls, bundle: _BundleLike, *, threads: int | None = None) -> DenseIndex:
@@ -72,13 +80,86 @@ class DenseIndex:
     def dims(self) -> int:
         return self.shape[1]
 
+    @property
+    def ready(self) -> bool:
+        """Whether the float32 copy is complete (a query then pays no conversion)."""
+        return self._matrix is not None
+
+    def start_conversion(self) -> None:
+        """Convert the matrix to float32 on a background thread; returns at once. Calling it
+        again, or after the conversion, does nothing."""
+        conversion = self._begin()
+        if conversion is None:
+            return
+        with self._lock:
+            started, conversion.started = conversion.started, True
+        if not started:
+            thread = threading.Thread(
+                target=self._finish, args=(conversion,), name="atlas-vectors", daemon=True
+            )
+            thread.start()
+
     def matrix(self) -> np.ndarray:
-        """The float32 copy, made once (thread-safe)."""
+        """The float32 copy (thread-safe): made here if no conversion runs, finished here, side
+        by side with the background thread, if one does."""
         if self._matrix is None:
+            conversion = self._begin()
+            if conversion is not None:
+                self._finish(conversion)
+                conversion.done.wait()
+                if conversion.error is not None:
+                    raise conversion.error
+        matrix = self._matrix
+        if matrix is None:  # closed while converting
+            raise BundleError(
+                "the vector index was closed while it was being read",
+                hint="search again: the server has opened the bundle anew",
+            )
+        return matrix
+
+    def _begin(self) -> _Conversion | None:
+        """The running conversion, started if there is none; None once the matrix is ready."""
+        with self._lock:
+            if self._matrix is not None:
+                return None
+            if self._conversion is None or self._conversion.error is not None:
+                target = np.empty(self.shape, dtype=np.float32)
+                if target.shape[0] == 0:
+                    self._matrix = target
+                    return None
+                self._conversion = _Conversion(target, target.shape[0])
+            return self._conversion
+
+    def _finish(self, conversion: _Conversion) -> None:
+        """Convert blocks until none is left unclaimed; whoever converts the last one publishes
+        the matrix."""
+        while True:
             with self._lock:
-                if self._matrix is None:
-                    self._matrix = np.ascontiguousarray(self._stored, dtype=np.float32)
-        return self._matrix
+                if conversion.cancelled or conversion.next_row >= conversion.rows:
+                    return
+                start = conversion.next_row
+                end = min(conversion.rows, start + CONVERT_BLOCK_ROWS)
+                conversion.next_row = end
+            try:
+                np.copyto(conversion.target[start:end], self._stored[start:end], casting="safe")
+            except Exception as exc:  # a truncated or unreadable file: every waiter sees it
+                log.warning("converting vectors failed: %s", exc)
+                with self._lock:
+                    conversion.error = BundleError(
+                        f"cannot read the bundle's vectors: {exc}",
+                        hint="run `atlas verify` on the bundle, then download it again",
+                    )
+                    conversion.cancelled = True
+                conversion.done.set()
+                return
+            with self._lock:
+                conversion.converted += end - start
+                complete = conversion.converted == conversion.rows and not conversion.cancelled
+                if complete:
+                    self._matrix = conversion.target
+                    self._conversion = None
+            if complete:
+                conversion.done.set()
 
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Cosine of `query` (normalised here) with every row, as float32 of shape (n,)."""
@@ -130,4 +211,23 @@ class DenseIndex:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
             self._pool = None
-        self._matrix = None
+        with self._lock:
+            conversion, self._conversion = self._conversion, None
+            self._matrix = None
+        if conversion is not None:
+            conversion.cancelled = True
+            conversion.done.set()
+
+
+class _Conversion:
+    """One float32 conversion in progress: its output and which rows are claimed and done."""
+
+    def __init__(self, target: np.ndarray, rows: int) -> None:
+        self.target = target
+        self.rows = rows
+        self.next_row = 0  # first row no thread has claimed
+        self.converted = 0  # rows written
+        self.started = False  # a background thread works on it
+        self.cancelled = False
+        self.error: BundleError | None = None
+        self.done = threading.Event()

@@ -123,12 +123,17 @@ class RankContext:
         n = len(file_code)
         self.n = n
         self.file_code = np.asarray(file_code, dtype=np.int64)
+        # A page's kind is worked out once per (file, publication), not once per chunk.
         kinds: dict[tuple[str, str], int] = {}
+
+        def kind(key: tuple[str, str]) -> int:
+            found = kinds.get(key)
+            if found is None:
+                found = kinds[key] = PAGE_KINDS.index(page_kind(key[0], key[1], spec_pubs))
+            return found
+
         self.kind = np.fromiter(
-            (
-                kinds.setdefault((f, p), PAGE_KINDS.index(page_kind(f, p, spec_pubs)))
-                for f, p in zip(cols["file"], cols["publication"], strict=True)
-            ),
+            map(kind, zip(cols["file"], cols["publication"], strict=True)),
             dtype=np.int64,
             count=n,
         )

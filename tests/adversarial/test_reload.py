@@ -115,8 +115,11 @@ def test_warm_up_loads_what_its_modes_serve_and_no_more(hash_bundle: Path) -> No
     with Engine.open(hash_bundle) as engine:
         engine.warm_up(("lookup", "symbols"))
         assert engine.info().backend == ""  # the language server's modes: no embedding model
+        part = engine._parts[0]
+        assert part._dense is None  # nor the vectors: their float32 copy would cost memory
         engine.warm_up(WARM_MODES)
         assert engine.info().backend == "hash"
+        assert part._dense is not None and part._dense.ready
         with pytest.raises(ValueError, match="unknown warm-up modes"):
             engine.warm_up(("lookup", "everything"))
 

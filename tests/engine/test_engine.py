@@ -249,3 +249,14 @@ def test_lookup_path_stays_light(tiny: Path) -> None:
     )
     # the vector query is what loads the embedding stack (hash model: no onnxruntime even then)
     assert "atlas_core.embed" in loaded["vector"] and "atlas_core.search.dense" in loaded["vector"]
+
+
+def test_vector_search_prepared_in_the_background_answers_as_a_lazy_one(tiny: Path) -> None:
+    with Engine.open(tiny) as lazy, Engine.open(tiny) as prepared:
+        prepared.prepare_vector_search()
+        for query in ("asset", "create a community", "findAssets"):
+            for mode in ("vector", "hybrid"):
+                assert [h.chunk_id for h in prepared.search(query, mode=mode)] == [
+                    h.chunk_id for h in lazy.search(query, mode=mode)
+                ]
+        assert prepared._parts[0].dense().ready
