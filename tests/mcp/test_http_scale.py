@@ -15,10 +15,13 @@ from typing import Any
 import httpx2
 import pytest
 
+from atlas_core.distribution.install import flip_current
+from atlas_core.distribution.local import install_path
 from atlas_ls.mcp.context import AppContext, AppSlot
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.transport.health import Health
 from tests.mcp_client import BIN, HttpServer, http_client_for, server_env, structured, wait_for
+from tests.reload_support import build_release
 
 HEADERS = {
     "Accept": "application/json, text/event-stream",
@@ -44,6 +47,12 @@ def ready(url: str) -> httpx2.Response:
     return httpx2.get(base(url) + "/readyz", headers={"Connection": "close"}, timeout=30)
 
 
+def ready_answer(url: str) -> dict[str, Any]:
+    """What /readyz answers once ready; {} (falsy) before."""
+    response = ready(url)
+    return response.json() if response.status_code == 200 else {}
+
+
 def ready_pid(url: str) -> int | None:
     try:
         response = ready(url)
@@ -53,9 +62,20 @@ def ready_pid(url: str) -> int | None:
 
 
 @pytest.fixture(scope="module")
-def workers(hash_bundle: Path) -> Iterator[HttpServer]:
-    """Two stateless workers on one port, behind a bearer token. The last test kills one."""
-    args = ["--bundle", str(hash_bundle), "--stateless", "--workers", "2"]
+def releases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """An install root serving release v1, and release v2 built elsewhere: (root, v1, v2)."""
+    base_dir = tmp_path_factory.mktemp("scale")
+    root = base_dir / "install"
+    v1, v2 = build_release(root, "v1"), build_release(base_dir / "build", "v2")
+    flip_current(root, v1)
+    return root, v1, v2
+
+
+@pytest.fixture(scope="module")
+def workers(releases: tuple[Path, Path, Path]) -> Iterator[HttpServer]:
+    """Two stateless workers on one port serving release v1, behind a bearer token. Later tests
+    swap the bundle and kill a worker."""
+    args = ["--bundle", str(releases[0] / "current"), "--stateless", "--workers", "2"]
     with HttpServer(args, env={"ATLAS_MCP_TOKEN": TOKEN}) as running:
         yield running
 
@@ -83,11 +103,12 @@ def test_stateless_answers_with_json_and_no_session(workers: HttpServer) -> None
 
 
 def test_readiness_names_the_bundle_and_probes_need_no_token(
-    workers: HttpServer, hash_bundle: Path
+    workers: HttpServer, releases: tuple[Path, Path, Path]
 ) -> None:
-    served = wait_for(lambda: (r := ready(workers.url)).status_code == 200 and r.json())
+    served = wait_for(lambda: ready_answer(workers.url))
     (bundle,) = served["bundles"]
-    assert bundle["path"] == str(hash_bundle) and bundle["name"] and bundle["built_at"]
+    assert Path(bundle["path"]).resolve() == releases[1].resolve()
+    assert bundle["name"] and bundle["built_at"]
     assert bundle["demo"] is False
     health = httpx2.get(base(workers.url) + "/healthz", timeout=30)
     assert health.status_code == 200 and health.json()["status"] == "ok"
@@ -142,6 +163,24 @@ def test_not_ready_without_a_valid_bundle(tmp_path: Path) -> None:
     assert answer["status"] == "not ready" and "no valid docs bundle" in answer["reason"]
     assert str(broken) in answer["reason"] or "manifest" in answer["reason"]
     slot.app.close()
+
+
+def test_a_new_bundle_reaches_every_worker(
+    workers: HttpServer, releases: tuple[Path, Path, Path]
+) -> None:
+    root, _, v2 = releases
+    install_path(v2, root)  # verify, snapshot v1, flip `current`
+    swapped: set[int] = set()
+
+    def both_swapped() -> bool:
+        response = ready(workers.url)
+        if response.status_code == 200 and response.json()["reloaded_at"]:
+            swapped.add(response.json()["pid"])
+        return len(swapped) == 2
+
+    wait_for(both_swapped, 60, 0)
+    answer = httpx2.post(workers.url, json=SEARCH, headers=AUTHORIZED, timeout=30).json()
+    assert "Release v2" in answer["result"]["content"][0]["text"]
 
 
 def test_a_killed_worker_is_replaced_while_the_other_serves(workers: HttpServer) -> None:
