@@ -23,6 +23,9 @@ client (64 keep-alive connections, each sending one search_docs mode=keyword cal
                                         one `atlas-mcp --stateless` process (private_mb: its
                                         Private_Clean + Private_Dirty from /proc/PID/smaps_rollup)
   http_stateless_vs_asgi_floor          http_stateless.calls_per_s / asgi_floor_calls_per_s
+  <each>.server_cpu_ms_per_call         the server's CPU time per call (workers included): on a
+                                        shared machine a steadier figure than calls/s
+  asgi_floor                            the floor's own figures (calls_per_s, p95_ms, ...)
   http_workers2.calls_per_s / p95_ms / failed
                                         the same with `--workers 2` (one port, two processes)
   http_workers2.vs_one_process          http_workers2.calls_per_s / http_stateless.calls_per_s
@@ -329,6 +332,28 @@ def private_mb(pid: int) -> float:
     return round((fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)) / 1024, 1)
 
 
+def cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds the processes have used so far."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu(proc: subprocess.Popen[str], run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`run()`'s figures plus the server's CPU time per call over the same window (its workers
+    included): a figure that noise from other programs on the machine moves far less."""
+    pids = [proc.pid, *children_of(proc.pid)]
+    before, started = cpu_s(pids), time.perf_counter()
+    out = run()
+    used, wall = cpu_s(pids) - before, time.perf_counter() - started
+    # The load runs one warm-up second before its counted window: scale the calls to the wall.
+    calls = out["calls_per_s"] * wall
+    out["server_cpu_ms_per_call"] = round(used * 1000 / max(calls, 1), 2)
+    return out
+
+
 def children_of(pid: int) -> list[int]:
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -431,7 +456,7 @@ def measure_atlas(
     proc, url = start_server(command)
     try:
         pids = wait_ready(url, workers)
-        out = asyncio.run(drive(url, questions, clients, seconds))
+        out = server_cpu(proc, lambda: asyncio.run(drive(url, questions, clients, seconds)))
         if workers == 1:
             out["private_mb"] = private_mb(proc.pid)
         else:
@@ -443,10 +468,10 @@ def measure_atlas(
     return out
 
 
-def measure_floor(questions: list[str], clients: int, seconds: float) -> float:
+def measure_floor(questions: list[str], clients: int, seconds: float) -> dict[str, Any]:
     proc, url = start_server([sys.executable, __file__, "--serve-floor"])
     try:
-        return asyncio.run(drive(url, questions, clients, seconds))["calls_per_s"]
+        return server_cpu(proc, lambda: asyncio.run(drive(url, questions, clients, seconds)))
     finally:
         stop_server(proc)
 
@@ -455,7 +480,8 @@ def scale_numbers(
     bundle: Path, questions: list[str], clients: int, seconds: float
 ) -> dict[str, Any]:
     """The scale-out keys (see the module's docstring), measured one after another."""
-    floor = measure_floor(questions, clients, seconds)
+    floor_run = measure_floor(questions, clients, seconds)
+    floor = floor_run["calls_per_s"]
     one = measure_atlas(bundle, questions, clients, seconds, workers=1)
     two = measure_atlas(bundle, questions, clients, seconds, workers=2)
     two["vs_one_process"] = round(two["calls_per_s"] / max(one["calls_per_s"], 0.1), 2)
@@ -464,6 +490,7 @@ def scale_numbers(
     )
     return {
         "asgi_floor_calls_per_s": floor,
+        "asgi_floor": floor_run,
         "http_stateless": one,
         "http_stateless_vs_asgi_floor": round(one["calls_per_s"] / max(floor, 0.1), 3),
         "http_workers2": two,
