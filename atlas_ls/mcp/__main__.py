@@ -148,6 +148,13 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
     if args.workers < 1:
         print(f"{prog}: error: --workers {args.workers} must be 1 or more", file=sys.stderr)
         return 2
+    if args.stateless and args.transport != "http":
+        print(
+            f"{prog}: error: --stateless needs --transport http\n"
+            "  hint: over stdio one client owns the server; stateless serving is for HTTP",
+            file=sys.stderr,
+        )
+        return 2
     if args.workers > 1 and (args.transport != "http" or not args.stateless):
         print(
             f"{prog}: error: --workers {args.workers} needs --transport http --stateless\n"

@@ -2,14 +2,15 @@
 
 The parent binds the port and imports what every worker runs (the SDK, uvicorn, the engine),
 then forks; those pages stay shared copy-on-write, and each worker maps the same bundle files, so
-the bundle's pages are the page cache's, not copies. Each worker loads the bundle and watches it
-for hot reload on its own, so a new `atlas download` reaches every worker. The kernel hands each
-new connection to one of the workers blocked in accept().
+the bundle's pages are the page cache's, not copies (what a worker builds from them in memory,
+and its embedding model, are its own). Each worker loads the bundle and watches it for hot reload
+on its own, so a new `atlas download` reaches every worker. The kernel hands each new connection
+to one of the workers blocked in accept().
 
-The supervisor forks no threads and runs no event loop (forking either is unsafe); it waits for
-signals: a worker that dies is replaced (its in-flight requests fail, the others' do not), and
-SIGTERM or SIGINT is passed on to every worker, which finishes its requests and exits; one still
-running after `STOP_GRACE_S` is killed.
+The supervisor starts no threads and runs no event loop (forking after either is unsafe); it looks
+for ended workers a few times a second: a worker that dies is replaced (its in-flight requests
+fail, the others' do not), and SIGTERM or SIGINT is passed on to every worker, which finishes its
+requests and exits; one still running after `STOP_GRACE_S` is killed.
 """
 
 from __future__ import annotations
@@ -22,12 +23,16 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
+
+_Handlers = dict[signal.Signals, Any]
 
 log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 10.0
 QUICK_DEATH_S = 1.0  # a worker that dies sooner than this after starting is restarted after a pause
-_SIGNALS = {signal.SIGCHLD, signal.SIGTERM, signal.SIGINT}
+POLL_S = 0.2  # how often the supervisor looks for workers that ended
+_STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 _PR_SET_PDEATHSIG = 1
 
 
@@ -42,26 +47,31 @@ def preload() -> None:
 
 def supervise(count: int, serve: Callable[[], None]) -> None:
     """Run ``serve`` in ``count`` forked workers until SIGTERM/SIGINT; replace any that dies."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    stop: list[int] = []
+
+    def on_stop(signum: int, frame: object) -> None:
+        stop.append(signum)
+
+    handlers = {signum: signal.signal(signum, on_stop) for signum in _STOP_SIGNALS}
     # Objects made so far are never collected (nor touched by a collection): their pages stay
     # shared with the workers, which keep them frozen.
     gc.freeze()
     workers: dict[int, float] = {}  # pid -> when it started
     try:
         for _ in range(count):
-            pid = _fork(serve)
-            workers[pid] = time.monotonic()
-        _watch(workers, count, serve)
+            workers[_fork(serve, handlers)] = time.monotonic()
+        _watch(workers, serve, handlers, stop)
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
 
 
-def _watch(workers: dict[int, float], count: int, serve: Callable[[], None]) -> None:
+def _watch(
+    workers: dict[int, float], serve: Callable[[], None], handlers: _Handlers, stop: list[int]
+) -> None:
     stop_by: float | None = None
     while workers:
-        timeout = 1.0 if stop_by is None else max(0.05, stop_by - time.monotonic())
-        received = signal.sigtimedwait(_SIGNALS, timeout)
-        if received is not None and received.si_signo != signal.SIGCHLD and stop_by is None:
+        if stop and stop_by is None:
             log.info("stopping %d workers", len(workers))
             stop_by = time.monotonic() + STOP_GRACE_S
             _signal_all(workers, signal.SIGTERM)
@@ -72,23 +82,34 @@ def _watch(workers: dict[int, float], count: int, serve: Callable[[], None]) -> 
             log.error("worker %d %s; starting another", pid, _describe(status))
             if time.monotonic() - started < QUICK_DEATH_S:
                 time.sleep(QUICK_DEATH_S)  # a worker that cannot start must not spin the CPU
-            new = _fork(serve)
-            workers[new] = time.monotonic()
+            workers[_fork(serve, handlers)] = time.monotonic()
         if stop_by is not None and time.monotonic() >= stop_by and workers:
             log.warning("killing %d workers still running after %g s", len(workers), STOP_GRACE_S)
             _signal_all(workers, signal.SIGKILL)
             stop_by = time.monotonic() + STOP_GRACE_S
+        if workers:
+            time.sleep(POLL_S)
 
 
-def _fork(serve: Callable[[], None]) -> int:
+def _fork(serve: Callable[[], None], handlers: _Handlers) -> int:
+    """Fork a worker running ``serve``. Stop signals are held across the fork so that none reaches
+    the worker before it has its own handlers back."""
     sys.stderr.flush()
-    pid = os.fork()
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        pid = os.fork()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+        raise
     if pid:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
         return pid
     code = 0
     try:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
         _die_with_parent()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
         serve()
     except KeyboardInterrupt:
         pass
