@@ -1,6 +1,7 @@
 """MCP server speed on the Collibra docs bundle, through the real SDK client.
 
     uv run python benchmarks/mcp.py --json [--bundle DIR] [--concurrency 200] [--queries 40]
+        [--only scale] [--clients 64] [--seconds 8]
 
 The bundle defaults to /tmp/atlas-shared-bundle (built from ../shared/collibra-docs); without it the
 script says how to build one and exits 2. It measures:
@@ -12,6 +13,26 @@ script says how to build one and exits 2. It measures:
   http_concurrent.calls / failed        N tool calls at once over streamable HTTP (mixed tools,
                                         spread over 8 sessions); failed must be 0
   http_concurrent.p95_ms / wall_ms      per-call latency under that load, and the whole burst
+
+Scale-out over stateless HTTP (`--stateless`), each server driven for --seconds by the same lean
+client (64 keep-alive connections, each sending one search_docs mode=keyword call after another):
+
+  asgi_floor_calls_per_s                a bare JSON-RPC-shaped Starlette endpoint on uvicorn: the
+                                        most this client gets from any ASGI app here
+  http_stateless.calls_per_s / p95_ms / failed / private_mb
+                                        one `atlas-mcp --stateless` process (private_mb: its
+                                        Private_Clean + Private_Dirty from /proc/PID/smaps_rollup)
+  http_stateless_vs_asgi_floor          http_stateless.calls_per_s / asgi_floor_calls_per_s
+  <each>.server_cpu_ms_per_call         the server's CPU time per call (workers included): on a
+                                        shared machine a steadier figure than calls/s
+  asgi_floor                            the floor's own figures (calls_per_s, p95_ms, ...)
+  http_workers2.calls_per_s / p95_ms / failed
+                                        the same with `--workers 2` (one port, two processes)
+  http_workers2.vs_one_process          http_workers2.calls_per_s / http_stateless.calls_per_s
+  http_workers2.second_worker_private_mb / private_mb_vs_one_process
+                                        the second worker's memory beyond pages it shares (the
+                                        bundle's page cache, the imports forked from the parent),
+                                        and that over one process's private_mb
 
 Not a test: prints one JSON object (with --json) and asserts nothing. Run it once, not in a loop:
 the machines it runs on are shared.
@@ -217,13 +238,280 @@ async def http_numbers(
     }
 
 
+# --- scale-out: stateless HTTP, workers, and the ASGI floor ------------------------------------
+
+SCALE_CLIENTS = 64
+PROTOCOL_VERSION = "2025-11-25"
+
+
+def floor_app() -> Any:
+    """A JSON-RPC-shaped endpoint with nothing behind it: reads the body, answers a tool result."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def endpoint(request: Request) -> JSONResponse:
+        message = json.loads(await request.body())
+        result = {"content": [{"type": "text", "text": "ok"}], "isError": False}
+        return JSONResponse({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    return Starlette(routes=[Route("/mcp", endpoint, methods=["POST"])])
+
+
+def serve_floor() -> int:
+    """Run `floor_app` on uvicorn on a free port; print the URL like atlas-mcp does."""
+    import socket
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(256)
+    port = sock.getsockname()[1]
+    print(f"floor: serving at http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+    config = uvicorn.Config(floor_app(), log_config=None, access_log=False)
+    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+    return 0
+
+
+def start_server(command: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """Start a server that prints its URL on stderr; (process, URL) once it is ready."""
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    found = threading.Event()
+    url: list[str] = []
+
+    def drain() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            match = re.search(r"at (http://\S+/mcp)", line)
+            if match and not url:
+                url.append(match.group(1))
+                found.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    if not found.wait(120):
+        proc.kill()
+        raise RuntimeError(f"{command[0]} did not start")
+    return proc, url[0]
+
+
+def wait_ready(url: str, workers: int, timeout: float = 120) -> set[int]:
+    """Wait until /readyz is 200 from `workers` distinct processes; their pids."""
+    import httpx2
+
+    ready_url = url.rsplit("/", 1)[0] + "/readyz"
+    pids: set[int] = set()
+    deadline = time.monotonic() + timeout
+    while len(pids) < workers:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"only {len(pids)} of {workers} workers became ready")
+        # A new connection each time, so the kernel may hand it to another worker.
+        response = httpx2.get(ready_url, timeout=10, headers={"Connection": "close"})
+        if response.status_code == 200:
+            pids.add(response.json()["pid"])
+        else:
+            time.sleep(0.2)
+    return pids
+
+
+def private_mb(pid: int) -> float:
+    """Memory only this process holds: Private_Clean + Private_Dirty (pages shared with another
+    process, such as a bundle file both map or imports forked from a parent, are not counted)."""
+    fields: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if rest.strip().endswith("kB"):
+            fields[name] = int(rest.split()[0])
+    return round((fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)) / 1024, 1)
+
+
+def cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds the processes have used so far."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu(proc: subprocess.Popen[str], run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`run()`'s figures plus the server's CPU time per call over the same window (its workers
+    included): a figure that noise from other programs on the machine moves far less."""
+    pids = [proc.pid, *children_of(proc.pid)]
+    before, started = cpu_s(pids), time.perf_counter()
+    out = run()
+    used, wall = cpu_s(pids) - before, time.perf_counter() - started
+    # The load runs one warm-up second before its counted window: scale the calls to the wall.
+    calls = out["calls_per_s"] * wall
+    out["server_cpu_ms_per_call"] = round(used * 1000 / max(calls, 1), 2)
+    return out
+
+
+def children_of(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+async def drive(url: str, questions: list[str], clients: int, seconds: float) -> dict[str, Any]:
+    """`clients` keep-alive connections, each POSTing one search_docs keyword call after another
+    for `seconds` (after one second of warm-up): calls/s, p95 and failures over that window."""
+    host, port = re.match(r"http://([^/:]+):(\d+)", url).groups()  # type: ignore[union-attr]
+    path = "/" + url.split("/", 3)[3]
+    latencies: list[float] = []
+    failed = 0
+    counting = False
+    stop = False
+
+    def request(i: int) -> bytes:
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "tools/call",
+                "params": {
+                    "name": "search_docs",
+                    "arguments": {"query": questions[i % len(questions)], "mode": "keyword"},
+                },
+            }
+        ).encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\n"
+            f"MCP-Protocol-Version: {PROTOCOL_VERSION}\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        return head.encode() + body
+
+    async def one_client(n: int) -> None:
+        nonlocal failed
+        i = n
+        reader = writer = None
+        while not stop:
+            started = time.perf_counter()
+            ok = False
+            try:
+                if writer is None:
+                    reader, writer = await asyncio.open_connection(host, int(port))
+                assert reader is not None
+                writer.write(request(i))
+                head = await reader.readuntil(b"\r\n\r\n")
+                status = int(head.split(b" ", 2)[1])
+                length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
+                body = await reader.readexactly(length)
+                answer = json.loads(body)
+                ok = status == 200 and not answer.get("result", {"isError": True}).get("isError")
+                if b"connection: close" in head.lower():
+                    writer.close()
+                    writer = None
+            except (OSError, asyncio.IncompleteReadError, ValueError, AttributeError):
+                if writer is not None:
+                    writer.close()
+                writer = None
+            if counting and not stop:
+                latencies.append((time.perf_counter() - started) * 1000)
+                failed += not ok
+            i += clients
+        if writer is not None:
+            writer.close()
+
+    tasks = [asyncio.create_task(one_client(n)) for n in range(clients)]
+    await asyncio.sleep(1.0)
+    counting = True
+    started = time.perf_counter()
+    await asyncio.sleep(seconds)
+    stop = True
+    elapsed = time.perf_counter() - started
+    await asyncio.gather(*tasks)
+    return {
+        "clients": clients,
+        "calls": len(latencies),
+        "calls_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": percentile(latencies, 0.5),
+        "p95_ms": percentile(latencies, 0.95),
+        "failed": failed,
+    }
+
+
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def measure_atlas(
+    bundle: Path, questions: list[str], clients: int, seconds: float, workers: int
+) -> dict[str, Any]:
+    command = [str(BIN / "atlas-mcp"), "--transport", "http", "--stateless", "--port", "0"]
+    command += ["--bundle", str(bundle), "--log-level", "WARNING", "--workers", str(workers)]
+    proc, url = start_server(command)
+    try:
+        pids = wait_ready(url, workers)
+        out = server_cpu(proc, lambda: asyncio.run(drive(url, questions, clients, seconds)))
+        if workers == 1:
+            out["private_mb"] = private_mb(proc.pid)
+        else:
+            # Forked last: the first is warm from the load test, the others are alike.
+            out["second_worker_private_mb"] = private_mb(sorted(children_of(proc.pid))[-1])
+            out["worker_pids"] = len(pids)
+    finally:
+        stop_server(proc)
+    return out
+
+
+def measure_floor(questions: list[str], clients: int, seconds: float) -> dict[str, Any]:
+    proc, url = start_server([sys.executable, __file__, "--serve-floor"])
+    try:
+        return server_cpu(proc, lambda: asyncio.run(drive(url, questions, clients, seconds)))
+    finally:
+        stop_server(proc)
+
+
+def scale_numbers(
+    bundle: Path, questions: list[str], clients: int, seconds: float
+) -> dict[str, Any]:
+    """The scale-out keys (see the module's docstring), measured one after another."""
+    floor_run = measure_floor(questions, clients, seconds)
+    floor = floor_run["calls_per_s"]
+    one = measure_atlas(bundle, questions, clients, seconds, workers=1)
+    two = measure_atlas(bundle, questions, clients, seconds, workers=2)
+    two["vs_one_process"] = round(two["calls_per_s"] / max(one["calls_per_s"], 0.1), 2)
+    two["private_mb_vs_one_process"] = round(
+        two["second_worker_private_mb"] / max(one["private_mb"], 0.1), 2
+    )
+    return {
+        "asgi_floor_calls_per_s": floor,
+        "asgi_floor": floor_run,
+        "http_stateless": one,
+        "http_stateless_vs_asgi_floor": round(one["calls_per_s"] / max(floor, 0.1), 3),
+        "http_workers2": two,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bundle", type=Path, default=None)
     parser.add_argument("--concurrency", type=int, default=200, help="concurrent HTTP calls")
     parser.add_argument("--queries", type=int, default=40, help="queries per mode")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--only", choices=("all", "scale"), default="all", help="scale: the scale-out keys only"
+    )
+    parser.add_argument("--clients", type=int, default=SCALE_CLIENTS, help="scale-out clients")
+    parser.add_argument("--seconds", type=float, default=8.0, help="scale-out load per server")
+    parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_floor:
+        return serve_floor()
     bundle = args.bundle or DEFAULT_BUNDLE
     if not (bundle / "manifest.json").is_file():
         print(
@@ -236,10 +524,12 @@ def main() -> int:
         return 2
     questions, identifiers = load_queries(args.queries)
     result: dict[str, Any] = {"bundle": str(bundle)}
-    result.update(asyncio.run(stdio_numbers(bundle, questions, identifiers)))
-    result["http_concurrent"] = asyncio.run(
-        http_numbers(bundle, args.concurrency, questions, identifiers)
-    )
+    if args.only == "all":
+        result.update(asyncio.run(stdio_numbers(bundle, questions, identifiers)))
+        result["http_concurrent"] = asyncio.run(
+            http_numbers(bundle, args.concurrency, questions, identifiers)
+        )
+    result.update(scale_numbers(bundle, questions, args.clients, args.seconds))
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -80,7 +80,21 @@ def build_parser(prog: str, default_tools: str) -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="time limit of one search_text call (default 10)",
     )
-    http = parser.add_argument_group("HTTP limits")
+    http = parser.add_argument_group("HTTP serving and limits")
+    http.add_argument(
+        "--stateless",
+        action="store_true",
+        help="streamable HTTP without sessions: every request stands alone and is answered with "
+        "JSON, so any process (another worker, another replica) can answer it",
+    )
+    http.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes serving the one port, sharing the bundle's pages; a worker that dies is "
+        "replaced. More than 1 needs --stateless (sessions live in one process) (default 1)",
+    )
     http.add_argument(
         "--max-sessions",
         type=int,
@@ -131,6 +145,24 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
     if not 0 <= args.port <= 65535:
         print(f"{prog}: error: --port {args.port} is not a port number (0-65535)", file=sys.stderr)
         return 2
+    if args.workers < 1:
+        print(f"{prog}: error: --workers {args.workers} must be 1 or more", file=sys.stderr)
+        return 2
+    if args.stateless and args.transport != "http":
+        print(
+            f"{prog}: error: --stateless needs --transport http\n"
+            "  hint: over stdio one client owns the server; stateless serving is for HTTP",
+            file=sys.stderr,
+        )
+        return 2
+    if args.workers > 1 and (args.transport != "http" or not args.stateless):
+        print(
+            f"{prog}: error: --workers {args.workers} needs --transport http --stateless\n"
+            "  hint: a session lives in one process, so only stateless requests can go to any "
+            "worker; add --stateless (or run one worker per port behind sticky routing)",
+            file=sys.stderr,
+        )
+        return 2
     for flag, value in (
         ("--max-sessions", args.max_sessions),
         ("--session-idle-timeout", args.session_idle_timeout),
@@ -163,6 +195,8 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
         session_idle_s=args.session_idle_timeout,
         header_timeout_s=args.header_timeout,
         body_timeout_s=args.body_timeout,
+        stateless=args.stateless,
+        workers=args.workers,
     )
     try:
         if options.transport == "http":

@@ -12,35 +12,50 @@ from __future__ import annotations
 
 import logging
 import warnings
+from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+from mcp.server.connection import Connection
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.runner import serve_one
 from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
     TransportSecurityMiddleware,
     TransportSecuritySettings,
 )
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp.shared.message import SessionMessage
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError, NoBackChannelError
+from mcp.shared.jsonrpc_dispatcher import (
+    handler_exception_to_error_data,
+    progress_token_from_params,
+)
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp.shared.transport_context import TransportContext
 from mcp_types import (
+    DEFAULT_NEGOTIATED_VERSION,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     CallToolResult,
+    ErrorData,
     JSONRPCError,
     JSONRPCNotification,
+    JSONRPCResponse,
     ListResourcesResult,
     Resource,
     TextContent,
     ToolAnnotations,
     jsonrpc_message_adapter,
 )
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 __all__ = [
+    "HANDSHAKE_PROTOCOL_VERSIONS",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "MAX_MESSAGE_BYTES",
@@ -61,6 +76,8 @@ __all__ = [
     "ToolError",
     "TransportSecurityMiddleware",
     "TransportSecuritySettings",
+    "answer_one",
+    "check_accept_headers",
     "connection_key",
     "error_message",
     "report_progress",
@@ -131,3 +148,71 @@ async def serve_connection(server: MCPServer[Any], read_stream: Any, write_strea
     our own. Only the low-level server runs on given streams, and MCPServer keeps it private."""
     lowlevel = server._lowlevel_server
     await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+@dataclass
+class _OneExchange:
+    """The dispatch context of one stateless HTTP request answered with JSON: nothing but the answer
+    reaches the client, so notifications and progress are dropped (as the SDK's JSON mode drops
+    them) and a request to the client is refused (there is no channel back)."""
+
+    transport: TransportContext
+    request_id: Any
+    message_metadata: ServerMessageMetadata
+    progress_token: Any = None
+    cancel_requested: anyio.Event = field(default_factory=anyio.Event)
+    can_send_request: bool = False
+
+    async def send_raw_request(self, method: str, params: Any, opts: Any = None) -> dict[str, Any]:
+        raise NoBackChannelError(method)
+
+    async def notify(self, method: str, params: Any, opts: Any = None) -> None:
+        pass
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: Any = None
+    ) -> None:
+        pass
+
+
+async def answer_one(
+    server: MCPServer[Any],
+    lifespan_state: Any,
+    request_id: str | int,
+    method: str,
+    params: dict[str, Any] | None,
+    protocol_version: str | None,
+    http_request: Any,
+) -> bytes:
+    """The JSON body answering one JSON-RPC request, handled as the SDK's stateless streamable-HTTP
+    transport handles it (a born-ready connection at ``protocol_version``, the same handlers, the
+    same exception-to-error mapping and serialization), without its per-request streams and tasks."""
+    connection = Connection.from_envelope(
+        protocol_version or DEFAULT_NEGOTIATED_VERSION, None, None
+    )
+    dctx = _OneExchange(
+        transport=TransportContext(
+            kind="streamable-http", can_send_request=False, headers=http_request.headers
+        ),
+        request_id=request_id,
+        message_metadata=ServerMessageMetadata(request_context=http_request),
+        progress_token=progress_token_from_params(params),
+    )
+    message: JSONRPCResponse | JSONRPCError
+    try:
+        result = await serve_one(
+            server._lowlevel_server,
+            dctx,  # pyright: ignore[reportArgumentType]
+            method,
+            params,
+            connection=connection,
+            lifespan_state=lifespan_state,
+        )
+        message = JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result)
+    except Exception as exc:
+        error = handler_exception_to_error_data(exc)
+        if error is None:
+            log.exception("handler for %r raised", method)
+            error = ErrorData(code=0, message=str(exc))  # what the SDK's dispatcher answers
+        message = JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+    return message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")

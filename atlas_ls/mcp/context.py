@@ -52,6 +52,19 @@ def _empty_holder() -> EngineHolder[Engine]:
 
 
 @dataclass
+class AppSlot:
+    """Where the lifespan puts its `AppContext`, for what runs outside the SDK's requests (the
+    health endpoints)."""
+
+    app: AppContext | None = None
+
+    def readiness(self) -> tuple[bool, dict[str, Any]]:
+        if self.app is None:
+            return False, {"reason": "starting"}
+        return self.app.readiness()
+
+
+@dataclass
 class AppContext:
     options: ServerOptions
     holder: EngineHolder[Engine] = field(default_factory=_empty_holder)
@@ -72,6 +85,7 @@ class AppContext:
     # What changed since the bundle the first one replaced, computed once per loaded engine.
     _changes_cache: tuple[Engine, dict[str, Any] | None] | None = field(default=None, init=False)
     _changes_lock: anyio.Lock = field(default_factory=anyio.Lock, init=False)
+    _ready_cache: tuple[Engine, dict[str, Any]] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         # This server serves searches of every kind besides lookups: all of it is loaded before
@@ -114,6 +128,33 @@ class AppContext:
                 "the filesystem tools work with --mirror DIR alone",
             )
         return engine
+
+    def readiness(self) -> tuple[bool, dict[str, Any]]:
+        """Whether a valid bundle is served, and which (or why none): what ``/readyz`` answers.
+        Reads what is held; never queries the engine."""
+        engine = self.holder.engine
+        if engine is None:
+            if not self.ready.is_set():
+                return False, {"reason": "loading the bundle"}
+            cause = self.load_error
+            reason = cause.message if cause else self.holder.last_error or "no bundle loaded"
+            return False, {"reason": f"no valid docs bundle: {reason}"}
+        cached = self._ready_cache
+        if cached is None or cached[0] is not engine:
+            bundles = [
+                {
+                    "name": info.name,
+                    "built_at": info.built_at,
+                    "atlas_version": info.atlas_version,
+                    "format_version": info.format_version,
+                    "chunks": info.chunks,
+                    "demo": info.demo,
+                    "path": info.path,
+                }
+                for info in engine.bundle_infos()
+            ]
+            cached = self._ready_cache = (engine, {"bundles": bundles})
+        return True, {**cached[1], "loaded_at": self.loaded_at, "reloaded_at": self.reloaded_at}
 
     def close(self) -> None:
         self.stop_watching()

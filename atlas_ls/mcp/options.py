@@ -31,3 +31,5 @@ class ServerOptions:
     session_idle_s: float = SESSION_IDLE_S
     header_timeout_s: float = HEADER_TIMEOUT_S
     body_timeout_s: float = BODY_TIMEOUT_S
+    stateless: bool = False  # HTTP: no sessions, JSON answers; any process can answer any request
+    workers: int = 1  # HTTP: processes serving the one port

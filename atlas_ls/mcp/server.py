@@ -29,7 +29,7 @@ from atlas_ls.mcp._sdk import (
 )
 from atlas_ls.mcp.auth import required_token
 from atlas_ls.mcp.budgets import bounded
-from atlas_ls.mcp.context import AppContext, unexpected_failure
+from atlas_ls.mcp.context import AppContext, AppSlot, unexpected_failure
 from atlas_ls.mcp.mirror import Mirror
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
@@ -95,8 +95,9 @@ def _version() -> str:
         return "0"
 
 
-def build_server(options: ServerOptions) -> MCPServer[AppContext]:
-    """The server for these options; ConfigError/QueryError for a bad --mirror."""
+def build_server(options: ServerOptions, slot: AppSlot | None = None) -> MCPServer[AppContext]:
+    """The server for these options; ConfigError/QueryError for a bad --mirror. ``slot`` receives
+    the app context while the server runs (for the health endpoints)."""
     fixed_mirror = Mirror.open(options.mirror) if options.mirror is not None else None
     chosen = {"all": RAG_TOOLS + FS_TOOLS, "fs": FS_TOOLS, "rag": RAG_TOOLS}[options.tools]
     tools = [_tool(fn, title) for fn, title in chosen]
@@ -108,7 +109,7 @@ def build_server(options: ServerOptions) -> MCPServer[AppContext]:
         version=_version(),
         instructions=INSTRUCTIONS,
         tools=tools,
-        lifespan=_lifespan(options, fixed_mirror),
+        lifespan=_lifespan(options, fixed_mirror, slot or AppSlot()),
         middleware=[_Middleware({t.name: t for t in tools}, list_docs=with_docs)],
     )
     if with_docs:
@@ -174,11 +175,11 @@ def _needs_engine(options: ServerOptions) -> bool:
 
 
 def _lifespan(
-    options: ServerOptions, fixed_mirror: Mirror | None
+    options: ServerOptions, fixed_mirror: Mirror | None, slot: AppSlot
 ) -> Callable[[MCPServer[AppContext]], Any]:
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
-        app = AppContext(options=options, fixed_mirror=fixed_mirror)
+        app = slot.app = AppContext(options=options, fixed_mirror=fixed_mirror)
         async with anyio.create_task_group() as tasks:
             if _needs_engine(options):
                 # In the background, so a client's initialize is answered at once; tools wait.
@@ -190,6 +191,7 @@ def _lifespan(
                 yield app
             finally:
                 tasks.cancel_scope.cancel()
+        slot.app = None
         app.close()
 
     return lifespan
@@ -223,8 +225,8 @@ class _Middleware:
         app: AppContext | None = (
             ctx.lifespan_context if isinstance(ctx.lifespan_context, AppContext) else None
         )
-        if app is not None and ctx.request_id is not None:
-            app.remember(ctx.session)
+        if app is not None and ctx.request_id is not None and not app.options.stateless:
+            app.remember(ctx.session)  # a stateless request's session ends with its answer
         if ctx.method == "tools/call":
             self._check_arguments(ctx.params or {})
         elif ctx.method == "resources/list" and self._list_docs and app is not None:
@@ -286,10 +288,9 @@ async def _list_docs(app: AppContext, params: Mapping[str, Any]) -> ListResource
 
 def run(options: ServerOptions) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (HTTP)."""
-    server = build_server(options)
     if options.transport == "http":
         from atlas_ls.mcp.transport.http import serve_http
 
-        anyio.run(serve_http, server, options, required_token(options.host, options.allow_remote))
+        serve_http(build_server, options, required_token(options.host, options.allow_remote))
     else:
-        anyio.run(run_stdio, server)
+        anyio.run(run_stdio, build_server(options))

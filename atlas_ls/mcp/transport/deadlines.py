@@ -2,7 +2,8 @@
 
 A client that sends half its headers, or half its body, holds a connection (and, with a body, a
 request task) for as long as it likes; many such clients exhaust the server before a token is even
-checked. `TimedH11Protocol` closes those connections.
+checked. So does one that stops reading a response larger than the socket buffers: the request
+task waits for the buffer to drain. `TimedH11Protocol` closes those connections.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ class TimedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with read deadlines: a request's headers must arrive within
     ``header_timeout`` of the connection opening (or of the previous response), and its body within
     ``body_timeout`` of its headers; otherwise the connection is closed. The deadline of a phase is
-    fixed when it starts, so sending a byte now and then does not extend it."""
+    fixed when it starts, so sending a byte now and then does not extend it. A response the client
+    stops reading (the send buffer stays full) is abandoned after ``body_timeout``: the connection
+    is aborted, which releases the request task waiting to write."""
 
     header_timeout = 10.0
     body_timeout = 30.0
@@ -28,6 +31,7 @@ class TimedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:
         self._phase: str | None = None
         self._deadline: asyncio.TimerHandle | None = None
+        self._send_deadline: asyncio.TimerHandle | None = None
         super().connection_made(transport)
         self._watch()
 
@@ -41,7 +45,32 @@ class TimedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._set_phase(None)
+        self._stop_send_deadline()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._send_deadline is None:
+            self._send_deadline = self.loop.call_later(self.body_timeout, self._unread)
+
+    def resume_writing(self) -> None:
+        self._stop_send_deadline()
+        super().resume_writing()
+
+    def _stop_send_deadline(self) -> None:
+        if self._send_deadline is not None:
+            self._send_deadline.cancel()
+            self._send_deadline = None
+
+    def _unread(self) -> None:
+        self._send_deadline = None
+        client = f"{self.client[0]}:{self.client[1]}" if self.client else "a client"
+        log.info(
+            "aborted the connection of %s: it read none of its response for %g s",
+            client,
+            self.body_timeout,
+        )
+        self.transport.abort()
 
     def _watch(self) -> None:
         if self.transport.is_closing():

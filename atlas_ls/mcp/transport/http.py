@@ -20,15 +20,28 @@ import json
 import logging
 import socket
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from typing import Any
+
+import anyio
 
 from atlas_core.errors import ConfigError
 from atlas_ls.mcp._sdk import MCPServer, TransportSecurityMiddleware, TransportSecuritySettings
 from atlas_ls.mcp.auth import BearerAuth, is_loopback
+from atlas_ls.mcp.context import AppSlot
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.transport.deadlines import timed_protocol
-from atlas_ls.mcp.transport.sessions import MCP_PATH, App, Receive, Scope, Send, SessionLimit
+from atlas_ls.mcp.transport.health import Health
+from atlas_ls.mcp.transport.sessions import (
+    MCP_PATH,
+    App,
+    Receive,
+    Scope,
+    Send,
+    SessionLimit,
+    header_value,
+)
+from atlas_ls.mcp.transport.stateless import StatelessRequests
 from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES, check_message, oversized
 
 log = logging.getLogger(__name__)
@@ -36,11 +49,49 @@ log = logging.getLogger(__name__)
 BACKLOG = 256
 
 
-async def serve_http(server: MCPServer[Any], options: ServerOptions, token: str | None) -> None:
-    """Bind, build the guarded app for the bound address, and serve until stopped."""
+def serve_http(
+    build: Callable[[ServerOptions, AppSlot], MCPServer[Any]],
+    options: ServerOptions,
+    token: str | None,
+) -> None:
+    """Bind the port, then serve it from this process, or from ``options.workers`` processes
+    forked after the imports they share (`workers.supervise`), until stopped."""
+    sock = _bind(options.host, options.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    # Tests and scripts read this line to learn the port when --port 0 picked one.
+    print(
+        f"atlas-mcp: serving MCP over streamable HTTP at http://{shown}:{port}{MCP_PATH}"
+        + (" (stateless)" if options.stateless else "")
+        + (f" with {options.workers} workers" if options.workers > 1 else "")
+        + (" (bearer token required)" if token else ""),
+        file=sys.stderr,
+        flush=True,
+    )
+
+    def serve() -> None:
+        slot = AppSlot()
+        anyio.run(_serve, build(options, slot), slot, options, token, sock)
+
+    if options.workers > 1:
+        from atlas_ls.mcp.transport.workers import preload, supervise
+
+        preload()
+        supervise(options.workers, serve)
+    else:
+        serve()
+
+
+async def _serve(
+    server: MCPServer[Any],
+    slot: AppSlot,
+    options: ServerOptions,
+    token: str | None,
+    sock: socket.socket,
+) -> None:
+    """Build the guarded app for the bound address and serve it until stopped."""
     import uvicorn
 
-    sock = _bind(options.host, options.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     security = loopback_security(shown, port) if is_loopback(options.host) else None
@@ -49,29 +100,33 @@ async def serve_http(server: MCPServer[Any], options: ServerOptions, token: str 
         host=options.host,
         transport_security=security
         or TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        stateless_http=options.stateless,
+        # A stateless request is answered in one JSON body: nothing streams, any process answers.
+        json_response=options.stateless,
         session_idle_timeout=options.session_idle_s,
         # A backstop only: SessionLimit keeps the count at max_sessions, but sessions being
         # opened concurrently are counted once they exist.
         max_sessions=options.max_sessions + BACKLOG,
     )
-    app: App = SessionLimit(
-        starlette_app,
-        server.session_manager.handle_request,
-        limit=options.max_sessions,
-        host_header=f"{shown}:{port}",
-    )
+    app: App = starlette_app
+    if options.stateless:
+        app = StatelessRequests(starlette_app, server, slot)
+        # The SDK logs each stateless request's end at INFO ("Terminating session: None").
+        quiet = logging.getLogger("mcp.server.streamable_http")
+        quiet.setLevel(max(quiet.getEffectiveLevel(), logging.WARNING))
+    else:
+        app = SessionLimit(
+            starlette_app,
+            server.session_manager.handle_request,
+            limit=options.max_sessions,
+            host_header=f"{shown}:{port}",
+        )
     app = MessageCheck(app)
     if security is not None:
         app = OriginCheck(app, security)
     if token is not None:
         app = BearerAuth(app, token)
-    # Tests and scripts read this line to learn the port when --port 0 picked one.
-    print(
-        f"atlas-mcp: serving MCP over streamable HTTP at http://{shown}:{port}{MCP_PATH}"
-        + (" (bearer token required)" if token else ""),
-        file=sys.stderr,
-        flush=True,
-    )
+    app = Health(app, slot.readiness)
     config = uvicorn.Config(
         app,
         http=timed_protocol(options.header_timeout_s, options.body_timeout_s),
@@ -153,6 +208,11 @@ class MessageCheck:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != MCP_PATH:
             await self.app(scope, receive, send)
             return
+        declared = header_value(scope, b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self._limit:
+            # Refused before a byte of it is read; the connection closes (its body is unread).
+            await _json(send, 413, oversized(self._limit).error(), close=True)
+            return
         body = bytearray()
         while True:
             message = await receive()
@@ -160,7 +220,7 @@ class MessageCheck:
                 return  # the client left before its body arrived: nothing to answer
             body += message.get("body", b"")
             if len(body) > self._limit:
-                await _json(send, 413, oversized(self._limit).error())
+                await _json(send, 413, oversized(self._limit).error(), close=True)
                 return
             if not message.get("more_body", False):
                 break
@@ -181,16 +241,13 @@ class MessageCheck:
         await self.app(scope, replay, send)
 
 
-async def _json(send: Send, status: int, payload: dict[str, Any]) -> None:
+async def _json(send: Send, status: int, payload: dict[str, Any], *, close: bool = False) -> None:
     body = json.dumps(payload).encode("utf-8")
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode("ascii")),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode("ascii")),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

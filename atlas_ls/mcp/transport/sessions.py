@@ -47,7 +47,7 @@ class SessionLimit:
         if scope["type"] != "http" or scope["path"] != MCP_PATH:
             await self.app(scope, receive, send)
             return
-        session_id = _header(scope, SESSION_HEADER)
+        session_id = header_value(scope, SESSION_HEADER)
         session = self._sessions.get(session_id) if session_id else None
         if not session_id or session is None:
             await self._open(scope, receive, send)
@@ -135,7 +135,7 @@ class SessionLimit:
             log.exception("ending session %s failed", session_id[:8])
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
+def header_value(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", ()):
         if key == name:
             return value.decode("latin-1")
