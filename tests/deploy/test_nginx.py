@@ -141,6 +141,7 @@ async def kill_mid_burst(proxy: Nginx, pods: Pods) -> None:
     first = asyncio.create_task(burst(proxy.url(), range(80), concurrency=16))
     # Once answers flow from the doomed server, kill it while the burst goes on.
     while not any(row[1] == killed_upstream for row in proxy.access_log()):
+        assert not first.done(), "the burst never reached the second server"
         await asyncio.sleep(0.01)
     killed = time.monotonic()
     doomed.send_signal(signal.SIGKILL)
