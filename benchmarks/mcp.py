@@ -1,7 +1,7 @@
 """MCP server speed on the Collibra docs bundle, through the real SDK client.
 
     uv run python benchmarks/mcp.py --json [--bundle DIR] [--concurrency 200] [--queries 40]
-        [--only scale] [--clients 64] [--seconds 8]
+        [--only scale|proxy] [--clients 64] [--seconds 8]
 
 The bundle defaults to /tmp/atlas-shared-bundle (built from ../shared/collibra-docs); without it the
 script says how to build one and exits 2. It measures:
@@ -33,6 +33,11 @@ client (64 keep-alive connections, each sending one search_docs mode=keyword cal
                                         the second worker's memory beyond pages it shares (the
                                         bundle's page cache, the imports forked from the parent),
                                         and that over one process's private_mb
+  http_proxy.calls_per_s / p95_ms / failed / upstreams
+                                        the same load through nginx (deploy/nginx.conf) in front
+                                        of two `--stateless` processes (upstreams: how many
+                                        answered); skipped, with the reason, without nginx
+  http_proxy.vs_workers2                http_proxy.calls_per_s / http_workers2.calls_per_s
 
 Not a test: prints one JSON object (with --json) and asserts nothing. Run it once, not in a loop:
 the machines it runs on are shared.
@@ -47,6 +52,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -497,6 +503,35 @@ def scale_numbers(
     }
 
 
+# --- through a reverse proxy: deploy/nginx.conf over two processes -------------------------------
+
+
+def proxy_numbers(
+    bundle: Path, questions: list[str], clients: int, seconds: float
+) -> dict[str, Any]:
+    """The scale-out load through nginx running deploy/nginx.conf in front of two `--stateless`
+    processes, each on its own loopback address and one shared port, the way pods are laid out."""
+    sys.path.insert(0, str(ROOT))
+    from tests.deploy.proxy import POD_ADDRESSES, Nginx, free_pod_port, nginx_binary, start_pods
+
+    binary = nginx_binary()
+    if binary is None:
+        return {"failed": None, "skipped": "nginx is not installed (apt-get install -y nginx)"}
+    addresses = POD_ADDRESSES[:2]
+    pods = start_pods(bundle, addresses, free_pod_port(addresses), ("--log-level", "WARNING"))
+    try:
+        with (
+            tempfile.TemporaryDirectory(prefix="atlas-nginx-") as workdir,
+            Nginx(binary, pods, Path(workdir)) as proxy,
+        ):
+            out = asyncio.run(drive(proxy.url(), questions, clients, seconds))
+            served = {row[1] for row in proxy.access_log() if row[3] == "POST"}
+    finally:
+        pods.stop()
+    out["upstreams"] = len(served)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bundle", type=Path, default=None)
@@ -504,7 +539,10 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=40, help="queries per mode")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
-        "--only", choices=("all", "scale"), default="all", help="scale: the scale-out keys only"
+        "--only",
+        choices=("all", "scale", "proxy"),
+        default="all",
+        help="scale: the scale-out keys only (http_proxy included); proxy: http_proxy only",
     )
     parser.add_argument("--clients", type=int, default=SCALE_CLIENTS, help="scale-out clients")
     parser.add_argument("--seconds", type=float, default=8.0, help="scale-out load per server")
@@ -529,7 +567,14 @@ def main() -> int:
         result["http_concurrent"] = asyncio.run(
             http_numbers(bundle, args.concurrency, questions, identifiers)
         )
-    result.update(scale_numbers(bundle, questions, args.clients, args.seconds))
+    if args.only != "proxy":
+        result.update(scale_numbers(bundle, questions, args.clients, args.seconds))
+    result["http_proxy"] = proxy_numbers(bundle, questions, args.clients, args.seconds)
+    if result["http_proxy"].get("calls_per_s") and "http_workers2" in result:
+        result["http_proxy"]["vs_workers2"] = round(
+            result["http_proxy"]["calls_per_s"] / max(result["http_workers2"]["calls_per_s"], 0.1),
+            2,
+        )
     if args.json:
         print(json.dumps(result, indent=2))
     else:
