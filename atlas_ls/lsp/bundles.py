@@ -162,7 +162,9 @@ class ServedBundles:
 
 def _bundle_summary(engine: Engine) -> str:
     try:
-        info = engine.info()
+        # The first bundle's own summary: `info()` also describes the ranking, which would
+        # import the ranking code into a server that never ranks hybrid results.
+        info = engine.bundle_infos()[0]
     except AtlasError:  # a manifest damaged since it was opened: the load is still good
         return "the bundle"
     return f"{info.name or info.path} ({info.identifiers} identifiers)"
