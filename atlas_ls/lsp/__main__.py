@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
-import os
 import sys
 import threading
 from typing import TYPE_CHECKING
@@ -24,8 +23,6 @@ if TYPE_CHECKING:
 # collection frees what the imports left behind (~8 MB) and everything still alive is frozen out
 # of later collections, which also keeps them short.
 STARTUP_GC_DELAY_S = 3.0
-M_ARENA_MAX = -8  # mallopt's parameter number for the arena limit (glibc's malloc.h)
-MALLOC_ARENAS = 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,7 +87,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"atlas-ls: error: --port must be 1-65535, got {args.port}", file=sys.stderr)
         return 2
     configure_logging(args.verbose)
-    limit_malloc_arenas()
     gc.disable()
     collector = threading.Timer(STARTUP_GC_DELAY_S, collect_startup_garbage)
     collector.daemon = True
@@ -126,25 +122,6 @@ def main(argv: list[str] | None = None) -> int:
         loader.shutdown()
     # 1 after `exit` without `shutdown` (the LSP spec) or when the input stopped being LSP framing.
     return server.exit_code
-
-
-def limit_malloc_arenas() -> None:
-    """Keep glibc's malloc to MALLOC_ARENAS arenas (its default is eight per core).
-
-    Every thread that allocates (the bundle loader, the reloader, pygls's workers, diagnostics
-    on `asyncio.to_thread`) otherwise gets an arena of its own, and the memory freed in each one
-    after a large document stays mapped: about 30 MB of the server's resident memory after an
-    editing session. Elsewhere (musl, macOS, Windows) nothing changes.
-    """
-    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
-        return  # the user's own setting wins
-    import ctypes  # here: only this call needs it
-
-    try:
-        libc = ctypes.CDLL(None)
-        libc.mallopt(M_ARENA_MAX, MALLOC_ARENAS)
-    except (OSError, AttributeError):  # not glibc
-        return
 
 
 def collect_startup_garbage() -> None:
