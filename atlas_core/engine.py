@@ -715,11 +715,13 @@ class Engine:
 
     def _find_usages(self) -> dict[tuple[str, str], list[Usage]]:
         """Every API call the project bundles' chunks recorded, resolved against the docs."""
-        from atlas_core.sources.code_chunks import parse_call, qualified_name
-
         projects = [p for p in self._parts if p.scope == "project"]
         if not projects or len(projects) == len(self._parts):
             return {}
+        # Here, past the early return: a docs-only engine (a language server's first hover)
+        # never imports the code chunker.
+        from atlas_core.sources.code_chunks import parse_call, qualified_name
+
         found: dict[tuple[str, str], list[Usage]] = {}
         seen: set[tuple[str, str, int]] = set()
         multi = len(self._parts) > 1

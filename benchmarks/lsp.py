@@ -1,22 +1,35 @@
 """Language-server speed over stdio with a real JSON-RPC client, on 100,000 identifiers.
 
     uv run python benchmarks/lsp.py --json [--identifiers 100000] [--workdir DIR] [--requests 300]
-                                    [--cold-starts 3]
+                                    [--cold-starts 5]
     uv run python benchmarks/lsp.py --json --bundle /tmp/atlas-shared-bundle   # a real bundle
 
 Writes (or reuses, with --workdir) a bundle whose identifier table holds N synthetic identifiers
 (`atlas_core.identifiers.synthetic_entries`, every kind) over 200 mirror pages, then starts
 ``python -m atlas_ls --bundle DIR`` and measures, from the client's side of the pipe:
 
-  cold_start_ms            process start to the first hover answer (initialize, initialized,
+  start_to_first_hover_ms  process start to the first hover answer (initialize, initialized,
                            didOpen, hover; the server opens the bundle while the client starts),
-                           median of --cold-starts starts (each in cold_start_runs_ms)
+                           median of --cold-starts starts, each with an empty .pyc folder of its
+                           own (PYTHONPYCACHEPREFIX) and PYTHONDONTWRITEBYTECODE=1: all source,
+                           the standard library's included, is compiled
+  protocol_import_ms       the floor under it: a fresh interpreter doing only
+                           `import pygls.lsp.server, lsprotocol.types`, process start to exit,
+                           under the same conditions, its runs interleaved with the Atlas starts
+                           (median; each in protocol_import_runs_ms)
+  start_vs_protocol_import_ratio  the first over the second (issue 17: <= 1.25)
+  start_vs_protocol_import_cpu_ratio  the same for CPU time (user + system; the server's up to
+                           the first hover answer, the import's to exit): steadier than wall
+                           time on a busy machine
+  start_to_first_hover_ms_bytecode / protocol_import_ms_bytecode /
+  start_vs_protocol_import_ratio_bytecode / start_vs_protocol_import_cpu_ratio_bytecode
+                           the same with a warm .pyc folder shared by both (as
+                           an installed package starts: pip compiles at install time)
+  cold_start_ms            the same starts as start_to_first_hover_ms (each in
+                           cold_start_runs_ms); cold_start_bytecode_cached is false for them
   cold_start_cpu_ms        the server's CPU time (user + system) up to that answer: the part of
                            the cold start that does not depend on how busy the machine is
-  cold_start_bytecode_cached  whether those starts could reuse .pyc files (false where
-                           PYTHONDONTWRITEBYTECODE is set, as on the project's CI machines)
-  cold_start_with_bytecode_ms / _cpu_ms  the same with a .pyc cache, as an installed package
-                           starts after its first run (pip compiles at install time)
+  cold_start_with_bytecode_ms / _cpu_ms  the starts of start_to_first_hover_ms_bytecode
   initialized_to_first_hover_ms  from the `initialized` notification to that answer (< 300)
   hover_p50_ms / _p95_ms   textDocument/hover on operations, types, JSON keys and REST paths in
                            string literals of one open document
@@ -37,7 +50,8 @@ Writes (or reuses, with --workdir) a bundle whose identifier table holds N synth
                            typed one character at a time (didChange, then completion, timed);
                            api_completion_found counts the answers with items (on the synthetic
                            bundle the Collibra endpoints are unknown, so few: use --bundle)
-  rss_mb                   the server's resident memory after all of that
+  rss_mb                   the server's resident memory after all of that (issue 17: < 110)
+  exited_in_time           whether the server then exited within 30 s of `exit`
   onnxruntime_loaded       whether the server process mapped libonnxruntime (must be false)
 
 Targets (issue 4): hover p95 < 10 ms, workspace symbol p95 < 30 ms, definition p95 < 10 ms,
@@ -52,6 +66,7 @@ import json
 import os
 import random
 import re
+import resource
 import statistics
 import sys
 import tempfile
@@ -347,16 +362,42 @@ def _cpu_ms(pid: int) -> float | None:
     return round(ticks * 1000 / os.sysconf("SC_CLK_TCK"), 1)
 
 
-def server_env(home: Path, bytecode_cache: Path | None = None) -> dict[str, str]:
+def server_env(
+    home: Path, bytecode_cache: Path | None = None, *, write_bytecode: bool = True
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATLAS_")}
     env.update(ATLAS_CONFIG=str(home / "atlas.toml"), ATLAS_DATA_DIR=str(home / "data"),
                ATLAS_CACHE_DIR=str(home / "cache"))  # fmt: skip
     if bytecode_cache is not None:
-        # As an installed package runs: Python writes and reuses .pyc files (here in a private
-        # folder, so the project's own venv is left as it is).
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        # Python reads (and, with `write_bytecode`, writes) .pyc files in this folder only, the
+        # standard library's included; the project's own venv is left as it is.
         env["PYTHONPYCACHEPREFIX"] = str(bytecode_cache)
+        if write_bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
+
+
+PROTOCOL_IMPORT = "import pygls.lsp.server, lsprotocol.types"
+
+
+async def protocol_import(env: dict[str, str]) -> dict[str, Any]:
+    """The floor under a cold start: a fresh interpreter importing only pygls and lsprotocol,
+    timed from process start to exit like `start_to_first_hover`."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", PROTOCOL_IMPORT, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    _, err = await proc.communicate()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{PROTOCOL_IMPORT!r} failed: {err.decode(errors='replace')[-500:]}")
+    ms = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # one child ran since `children`
+    cpu_s = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    return {"ms": ms, "cpu_ms": round(cpu_s * 1000, 1)}
 
 
 async def start_to_first_hover(
@@ -392,16 +433,23 @@ async def start_to_first_hover(
     }
 
 
-async def stop(client: Client) -> None:
+EXIT_WAIT_S = 30
+
+
+async def stop(client: Client) -> bool:
+    """shutdown and exit; False when the server was still running EXIT_WAIT_S later (killed)."""
     proc = client.proc
     try:
         await client.request("shutdown", None)
         client.notify("exit", None)
-        await asyncio.wait_for(proc.wait(), 30)
+        await asyncio.wait_for(proc.wait(), EXIT_WAIT_S)
+    except TimeoutError:
+        return False
     finally:
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+    return True
 
 
 async def cold_start(
@@ -410,6 +458,58 @@ async def cold_start(
     client, first = await start_to_first_hover(bundle, text, position, home, env)
     await stop(client)
     return first
+
+
+async def side_by_side(
+    bundle: Path,
+    text: str,
+    position: dict[str, int],
+    home: Path,
+    workdir: Path,
+    starts: int,
+    *,
+    bytecode: bool = False,
+) -> dict[str, list[dict[str, Any]]]:
+    """`starts` Atlas cold starts interleaved with as many protocol imports, so both see the same
+    machine. Without `bytecode` every process gets an empty .pyc folder and writes nothing (all
+    source is compiled); with it both share one folder, warmed by a run of each first."""
+    shared = workdir / "pycache"
+    if bytecode:
+        env = server_env(home, shared)
+        await protocol_import(env)
+        await cold_start(bundle, text, position, home, env)
+    runs: dict[str, list[dict[str, Any]]] = {"atlas": [], "protocol": []}
+    for _ in range(starts):
+        for kind in ("protocol", "atlas"):
+            with tempfile.TemporaryDirectory(prefix="atlas-pyc-", dir=workdir) as empty:
+                if bytecode:
+                    env = server_env(home, shared)
+                else:
+                    env = server_env(home, Path(empty), write_bytecode=False)
+                if kind == "protocol":
+                    runs[kind].append(await protocol_import(env))
+                else:
+                    runs[kind].append(await cold_start(bundle, text, position, home, env))
+    return runs
+
+
+def floor_summary(runs: dict[str, list[dict[str, Any]]], suffix: str) -> dict[str, Any]:
+    """Atlas's start to the first hover against the protocol import alone, medians of both."""
+    atlas = statistics.median(r["ms"] for r in runs["atlas"])
+    protocol = statistics.median(r["ms"] for r in runs["protocol"])
+    atlas_cpu = [r["cpu_ms"] for r in runs["atlas"] if r["cpu_ms"] is not None]
+    protocol_cpu = statistics.median(r["cpu_ms"] for r in runs["protocol"])
+    return {
+        f"start_to_first_hover_ms{suffix}": round(atlas, 1),
+        f"protocol_import_ms{suffix}": round(protocol, 1),
+        f"start_vs_protocol_import_ratio{suffix}": round(atlas / protocol, 3),
+        f"protocol_import_runs_ms{suffix}": [round(r["ms"], 1) for r in runs["protocol"]],
+        f"start_vs_protocol_import_cpu_ratio{suffix}": round(
+            statistics.median(atlas_cpu) / protocol_cpu, 3
+        )
+        if atlas_cpu and protocol_cpu
+        else None,
+    }
 
 
 def cold_start_summary(runs: list[dict[str, Any]], prefix: str) -> dict[str, Any]:
@@ -511,8 +611,10 @@ async def measure(
         maps = Path(f"/proc/{proc.pid}/maps")
         onnx = "onnxruntime" in maps.read_text() if maps.exists() else None
     finally:
-        await stop(client)
+        exited = await stop(client)
     return {
+        # False: exit waited over EXIT_WAIT_S for work still running on worker threads.
+        "exited_in_time": exited,
         "first_hover_found": first["found"],
         "first": first,
         "initialized_to_first_hover_ms": round(first["initialized_to_hover_ms"], 1),
@@ -540,7 +642,7 @@ def main() -> int:
         "--bundle", type=Path, help="measure an existing bundle (e.g. the Collibra docs) instead"
     )
     parser.add_argument(
-        "--cold-starts", type=int, default=3, help="server starts to take the median of"
+        "--cold-starts", type=int, default=5, help="server starts to take the median of"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
@@ -556,29 +658,23 @@ def main() -> int:
     text, positions = sample_document(entries, min(args.requests, len(entries)))
     home = workdir / "home"
     home.mkdir(exist_ok=True)
-    runs = [
-        asyncio.run(cold_start(bundle, text, positions[0], home, server_env(home)))
-        for _ in range(max(0, args.cold_starts - 1))
-    ]
+    starts = max(1, args.cold_starts)
+    no_bytecode = asyncio.run(side_by_side(bundle, text, positions[0], home, workdir, starts))
+    bytecode = asyncio.run(
+        side_by_side(bundle, text, positions[0], home, workdir, starts, bytecode=True)
+    )
     numbers = asyncio.run(measure(bundle, text, positions, home))
-    runs.append(numbers.pop("first"))
-    # The same starts with bytecode caching on, as an installed package runs after its first
-    # start (pip writes the .pyc files at install time): this machine sets PYTHONDONTWRITEBYTECODE,
-    # so every start above compiles lsprotocol's 480 KB of source again.
-    cache_env = server_env(home, bytecode_cache=workdir / "pycache")
-    asyncio.run(cold_start(bundle, text, positions[0], home, cache_env))  # writes the cache
-    cached = [
-        asyncio.run(cold_start(bundle, text, positions[0], home, cache_env))
-        for _ in range(args.cold_starts)
-    ]
+    numbers.pop("first")
     report = {
         "bundle": str(bundle),
         "identifiers": args.identifiers if not args.bundle else None,
         "requests": len(positions),
         "bundle_build_s": round(build_s, 2),
-        **cold_start_summary(runs, "cold_start"),
-        "cold_start_bytecode_cached": not os.environ.get("PYTHONDONTWRITEBYTECODE"),
-        **cold_start_summary(cached, "cold_start_with_bytecode"),
+        **floor_summary(no_bytecode, ""),
+        **floor_summary(bytecode, "_bytecode"),
+        **cold_start_summary(no_bytecode["atlas"], "cold_start"),
+        "cold_start_bytecode_cached": False,
+        **cold_start_summary(bytecode["atlas"], "cold_start_with_bytecode"),
         **numbers,
         "cpu_count": os.cpu_count(),
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,

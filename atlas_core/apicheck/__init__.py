@@ -4,11 +4,28 @@
 method, keys and values, a whole document's calls (`check_located`, over what
 `atlas_core.recognize.calls.scan.scan_calls` finds) or one request (`check_request`). Findings are
 `atlas_core.types.ApiFinding`; `Engine.check_code` and `Engine.check_request` are the public face.
+
+Names load on first use: the language server's first hover reads `model` (deprecation wording)
+and has no call to check yet.
 """
 
 from __future__ import annotations
 
-from atlas_core.apicheck.check import CHECKS, check_located, check_request
-from atlas_core.apicheck.model import ApiModel, Operation, build_model
+from typing import TYPE_CHECKING
 
+from atlas_core import lazy_exports
+
+if TYPE_CHECKING:
+    from atlas_core.apicheck.check import CHECKS, check_located, check_request
+    from atlas_core.apicheck.model import ApiModel, Operation, build_model
+
+_EXPORTS = {
+    "CHECKS": "check",
+    "check_located": "check",
+    "check_request": "check",
+    "ApiModel": "model",
+    "Operation": "model",
+    "build_model": "model",
+}
 __all__ = ["CHECKS", "ApiModel", "Operation", "build_model", "check_located", "check_request"]
+__getattr__ = lazy_exports(__name__, _EXPORTS)

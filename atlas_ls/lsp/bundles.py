@@ -9,6 +9,7 @@ outcome in its log (or a message when it failed), and diagnostics recomputed on 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 LOAD = "load"  # progress keys: one load and one hot reload may be under way at a time
 RELOAD = "reload"
+# How long after the first bundle is in the watch for new ones starts (see `_watch_soon`).
+WATCH_START_DELAY_S = 0.5
 LOADING_MESSAGE = "Loading the Collibra docs bundle…"
 FAILED_MESSAGE = "Failed to load the bundle"
 DEMO_NOTICE = (
@@ -44,6 +47,7 @@ class ServedBundles:
         self._server = server
         self.progress = ProgressReporter(server)
         self.reloader: BundleReloader | None = None
+        self._watch_pending: asyncio.TimerHandle | None = None  # the first watch, until it starts
         self._announced = 0  # the last load seq the client was told about
         self._demo_requested = False
         self._demo_announced = False  # SERVING_DEMO is shown once per session
@@ -95,7 +99,7 @@ class ServedBundles:
             self.progress.end(LOAD, f"Loaded {info}")
             self._announce_demo(engine)
             ls.diagnostics.refresh_all()
-            self.watch(result.paths)
+            self._watch_soon(result.paths)
         else:
             tail = (
                 "still serving the previous bundle"
@@ -115,8 +119,23 @@ class ServedBundles:
 
     # -- hot reload ------------------------------------------------------------------------------
 
+    def _watch_soon(self, paths: Sequence[str]) -> None:
+        """`watch` after the first load once WATCH_START_DELAY_S has passed, later loads at once.
+
+        The first load is announced as the client sends its first requests; starting the watch
+        then (importing watchfiles, checking the bundle) would share the interpreter with the
+        first hover. Nothing is missed meanwhile: a watch starts by checking for a new bundle."""
+        loop = self._server.loop
+        if self.reloader is not None or loop is None:
+            self.watch(paths)
+            return
+        if self._watch_pending is not None:
+            self._watch_pending.cancel()
+        self._watch_pending = loop.call_later(WATCH_START_DELAY_S, self.watch, paths)
+
     def watch(self, paths: Sequence[str]) -> None:
         """Hot-reload `paths`: a new bundle there (an install's flip, a rebuild) is swapped in."""
+        self._watch_pending = None
         wanted = [Path(p) for p in paths]
         if self.reloader is not None:
             if self.reloader.paths == wanted:
@@ -134,6 +153,9 @@ class ServedBundles:
         self.reloader.start()
 
     def stop_watching(self) -> None:
+        if self._watch_pending is not None:
+            self._watch_pending.cancel()
+            self._watch_pending = None
         if self.reloader is not None:
             self.reloader.stop()
             self.reloader = None
@@ -162,7 +184,9 @@ class ServedBundles:
 
 def _bundle_summary(engine: Engine) -> str:
     try:
-        info = engine.info()
+        # The first bundle's own summary: `info()` also describes the ranking, which would
+        # import the ranking code into a server that never ranks hybrid results.
+        info = engine.bundle_infos()[0]
     except AtlasError:  # a manifest damaged since it was opened: the load is still good
         return "the bundle"
     return f"{info.name or info.path} ({info.identifiers} identifiers)"

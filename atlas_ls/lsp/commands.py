@@ -19,7 +19,27 @@ from atlas_ls.lsp.server import VERSION, AtlasLanguageServer
 
 RELOAD = "atlas.reload"
 DEBUG_INFO = "atlas.debugInfo"
-_WATCHED_MODULES = ("onnxruntime", "tokenizers", "torch", "mlx", "numpy", "pyarrow", "rapidfuzz")
+# Modules the language server has no use for: the model runtimes, the array libraries, what only
+# the MCP server (mcp, uvicorn, starlette) or a build (yaml front matter, the chunker, the crawler,
+# the code indexer) imports. debugInfo says which of them a server has loaded after all.
+_WATCHED_MODULES = (
+    "onnxruntime",
+    "tokenizers",
+    "torch",
+    "mlx",
+    "numpy",
+    "pyarrow",
+    "rapidfuzz",
+    "mcp",
+    "uvicorn",
+    "starlette",
+    "yaml",
+    "atlas_core.build",
+    "atlas_core.crawl",
+    "atlas_core.embed",
+    "atlas_core.markdown.chunker",
+    "atlas_core.sources.code_chunks",
+)
 
 
 def register(server: AtlasLanguageServer) -> None:
