@@ -348,6 +348,7 @@ class Engine:
         self._api: ApiModel | None = None
         self._usages: dict[tuple[str, str], list[Usage]] | None = None
         self._lock = threading.Lock()
+        self._preparing: list[threading.Thread] = []  # started by prepare_vector_search
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -892,6 +893,7 @@ class Engine:
             probe = self._probe_text(keyword="keyword" in modes)
             for mode in searches:
                 self.search(probe, mode=mode, top_k=3)
+        self.wait_prepared()  # everything is loaded now: the threads only have to end
 
     def prepare_vector_search(self) -> None:
         """Get vector and hybrid search ready in the background and return at once: each
@@ -904,7 +906,18 @@ class Engine:
                 part.dense().start_conversion()
             except (AtlasError, OSError) as exc:
                 log.warning("bundle %s: vectors not converted ahead: %s", part.name, exc)
-        threading.Thread(target=self._load_rankings, name="atlas-ranking", daemon=True).start()
+        thread = threading.Thread(target=self._load_rankings, name="atlas-ranking", daemon=True)
+        self._preparing.append(thread)
+        thread.start()
+
+    def wait_prepared(self, timeout: float | None = None) -> None:
+        """Wait until what `prepare_vector_search` started has ended: no thread of it runs after
+        this (a supervisor forks its workers only then)."""
+        while self._preparing:
+            self._preparing.pop().join(timeout)
+        for part in self._parts:
+            if part._dense is not None:
+                part._dense.wait_converted(timeout)
 
     def _load_rankings(self) -> None:
         for part in self._parts:

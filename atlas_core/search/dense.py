@@ -67,6 +67,7 @@ class DenseIndex:
         self.threads = default_threads() if threads is None else max(1, threads)
         self._pool: ThreadPoolExecutor | None = None
         self._conversion: _Conversion | None = None
+        self._converter: threading.Thread | None = None
 
     @classmethod
     def open(cls, bundle: _BundleLike, *, threads: int | None = None) -> DenseIndex:
@@ -97,7 +98,15 @@ class DenseIndex:
             thread = threading.Thread(
                 target=self._finish, args=(conversion,), name="atlas-vectors", daemon=True
             )
+            self._converter = thread
             thread.start()
+
+    def wait_converted(self, timeout: float | None = None) -> None:
+        """Wait until the background conversion's thread has ended (a process about to fork
+        must have none running)."""
+        thread = self._converter
+        if thread is not None:
+            thread.join(timeout)
 
     def matrix(self) -> np.ndarray:
         """The float32 copy (thread-safe): made here if no conversion runs, finished here, side

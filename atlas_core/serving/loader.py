@@ -147,6 +147,29 @@ class BundleLoader:
         future.add_done_callback(self._notify)
         return future
 
+    def load_here(self, explicit: Sequence[str], *, allow_demo: bool = False) -> LoadResult:
+        """Load as `request` does, but on the calling thread, leaving no thread behind: for a
+        supervisor that loads the bundle once and then forks workers that share it."""
+        key = tuple(str(p) for p in explicit) or DEFAULT_KEY
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+            self._key = key
+        self.last = self._load(seq, key, tuple(explicit), allow_demo)
+        return self.last
+
+    def adopt(self, result: LoadResult) -> None:
+        """Serve the engine of a successful `load_here` made by the process this one was forked
+        from, as if this loader had loaded it (the loader's next loads and reloads replace it)."""
+        if result.engine is None:
+            raise ValueError("only a successful load can be adopted")
+        with self._lock:
+            self._seq += 1
+            self._key = result.key
+            self.holder.swap(result.engine)
+            self.paths = result.paths
+            self.last = replace(result, seq=self._seq)
+
     def _resolve(self, explicit: tuple[str, ...], allow_demo: bool) -> list[str]:
         docs = self._resolve_docs(explicit, allow_demo)
         return docs + [p for p in self.projects if p not in docs]

@@ -23,7 +23,7 @@ from atlas_core.changes import changes_since_previous, summary_json
 from atlas_core.engine import WARM_MODES
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.serving.holder import EngineHolder
-from atlas_core.serving.loader import BundleLoader
+from atlas_core.serving.loader import BundleLoader, LoadResult
 from atlas_core.serving.reloader import BundleReloader, ReloadEvent
 from atlas_ls.mcp._sdk import Context, MCPError, ToolError, connection_key, send_log
 from atlas_ls.mcp.mirror import Mirror, MirrorSet
@@ -40,6 +40,36 @@ R = TypeVar("R")
 LOAD_WAIT_S = 120.0  # how long a tool waits for the first bundle load before giving up
 MAX_SESSIONS = 64
 MAX_DETAIL_CHARS = 300  # of an unexpected exception's message shown to the client
+
+
+# A bundle loaded by the supervisor of `--workers N` before it forked them: each worker serves
+# it from the memory they all share (copy-on-write) instead of loading a private copy.
+_inherited: LoadResult | None = None
+
+
+def preload_for_workers(options: ServerOptions) -> None:
+    """Load and warm up the bundle(s) the workers will serve, on this thread and leaving no thread
+    running, so that forked workers share its memory. A bundle that cannot be loaded is left to
+    each worker, which then reports why (`/readyz` says "not ready")."""
+    global _inherited
+    if not needs_engine(options):
+        return
+    loader = BundleLoader(_empty_holder(), warm_up=WARM_MODES)
+    loader.projects = options.projects
+    result = loader.load_here(options.bundles, allow_demo=options.mirror is None)
+    loader.shutdown()
+    _inherited = result if result.ok else None
+
+
+def release_preloaded() -> None:
+    """Drop the supervisor's own reference once its first workers run: a worker started later
+    (one replacing a worker that died) loads the bundle that is current by then."""
+    global _inherited
+    _inherited = None
+
+
+def needs_engine(options: ServerOptions) -> bool:
+    return options.tools != "fs" or options.mirror is None or bool(options.bundles)
 
 
 def utc_now() -> str:
@@ -100,9 +130,16 @@ class AppContext:
     def load(self) -> None:
         """Open and warm up the bundle(s) through the loader; blocking (run it on a worker
         thread). On failure the holder and `load_error` say why; the tools report it."""
-        # With --mirror the file tools already work: no demo bundle is built behind them.
-        future = self.loader.request(self.options.bundles, allow_demo=self.options.mirror is None)
-        result = future.result() if future is not None else self.loader.last
+        global _inherited
+        inherited, _inherited = _inherited, None
+        if inherited is not None and inherited.engine is not None:
+            self.loader.adopt(inherited)
+            result = self.loader.last
+        else:
+            # With --mirror the file tools already work: no demo bundle is built behind them.
+            allow_demo = self.options.mirror is None
+            future = self.loader.request(self.options.bundles, allow_demo=allow_demo)
+            result = future.result() if future is not None else self.loader.last
         if result is None or not result.ok:
             self.load_error = result.cause if result is not None else None
             return

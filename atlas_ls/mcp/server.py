@@ -29,7 +29,7 @@ from atlas_ls.mcp._sdk import (
 )
 from atlas_ls.mcp.auth import required_token
 from atlas_ls.mcp.budgets import bounded
-from atlas_ls.mcp.context import AppContext, AppSlot, unexpected_failure
+from atlas_ls.mcp.context import AppContext, AppSlot, needs_engine, unexpected_failure
 from atlas_ls.mcp.mirror import Mirror
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
@@ -170,10 +170,6 @@ async def _resource(read: Callable[[Context, str], Awaitable[str]], ctx: Context
         raise ResourceError(unexpected_failure(f"reading {key!r}", exc)) from exc
 
 
-def _needs_engine(options: ServerOptions) -> bool:
-    return options.tools != "fs" or options.mirror is None or bool(options.bundles)
-
-
 def _lifespan(
     options: ServerOptions, fixed_mirror: Mirror | None, slot: AppSlot
 ) -> Callable[[MCPServer[AppContext]], Any]:
@@ -181,7 +177,7 @@ def _lifespan(
     async def lifespan(_: MCPServer[AppContext]) -> AsyncIterator[AppContext]:
         app = slot.app = AppContext(options=options, fixed_mirror=fixed_mirror)
         async with anyio.create_task_group() as tasks:
-            if _needs_engine(options):
+            if needs_engine(options):
                 # In the background, so a client's initialize is answered at once; tools wait.
                 tasks.start_soon(_load, app)
             else:

@@ -74,10 +74,12 @@ def serve_http(
         anyio.run(_serve, build(options, slot), slot, options, token, sock)
 
     if options.workers > 1:
+        from atlas_ls.mcp.context import preload_for_workers, release_preloaded
         from atlas_ls.mcp.transport.workers import preload, supervise
 
         preload()
-        supervise(options.workers, serve)
+        preload_for_workers(options)
+        supervise(options.workers, serve, started=release_preloaded)
     else:
         serve()
 

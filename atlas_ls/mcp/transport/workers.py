@@ -1,10 +1,11 @@
 """N processes serving one port: a supervisor forks workers that inherit the bound socket.
 
-The parent binds the port and imports what every worker runs (the SDK, uvicorn, the engine),
-then forks; those pages stay shared copy-on-write, and each worker maps the same bundle files, so
-the bundle's pages are the page cache's, not copies (what a worker builds from them in memory,
-and its embedding model, are its own). Each worker loads the bundle and watches it for hot reload
-on its own, so a new `atlas download` reaches every worker. The kernel hands each new connection
+The parent binds the port, imports what every worker runs (the SDK, uvicorn, the engine) and
+loads and warms up the bundle (`context.preload_for_workers`: tables, float32 vectors, embedding
+model), then forks; those pages stay shared copy-on-write, and each worker maps the same bundle
+files, so the bundle's pages are the page cache's, not copies. Each worker watches the bundle for
+hot reload on its own, so a new `atlas download` reaches every worker (what a worker loads after
+the fork, a reloaded bundle or the bundle of a worker that replaced a dead one, is its own). The kernel hands each new connection
 to one of the workers blocked in accept().
 
 The supervisor starts no threads and runs no event loop (forking after either is unsafe); it looks
@@ -45,8 +46,11 @@ def preload() -> None:
     import atlas_core.serving.reloader  # noqa: F401
 
 
-def supervise(count: int, serve: Callable[[], None]) -> None:
-    """Run ``serve`` in ``count`` forked workers until SIGTERM/SIGINT; replace any that dies."""
+def supervise(
+    count: int, serve: Callable[[], None], *, started: Callable[[], None] | None = None
+) -> None:
+    """Run ``serve`` in ``count`` forked workers until SIGTERM/SIGINT; replace any that dies.
+    ``started`` runs in the supervisor once the first ``count`` workers are forked."""
     stop: list[int] = []
 
     def on_stop(signum: int, frame: object) -> None:
@@ -60,6 +64,8 @@ def supervise(count: int, serve: Callable[[], None]) -> None:
     try:
         for _ in range(count):
             workers[_fork(serve, handlers)] = time.monotonic()
+        if started is not None:
+            started()
         _watch(workers, serve, handlers, stop)
     finally:
         for signum, handler in handlers.items():
