@@ -10,6 +10,13 @@ script says how to build one and exits 2. It measures:
                                         warm-up call first (the model loads on the first query)
   search_text_p50_ms / _p95_ms          round trip of search_text (ripgrep) over the bundle's
                                         mirror, for identifiers from benchmarks/dev_queries.jsonl
+  engine_hybrid_p50_ms / _p95_ms        the engine's own hybrid search in this process, on the
+                                        same questions with the parameters search_docs passes it
+                                        (top_k 5, no filter, scope all), same bundle, warmed up
+                                        and after one warm-up query, timed right after the stdio
+                                        calls
+  stdio_vs_engine_hybrid_p50_ratio      search_docs_hybrid_p50_ms / engine_hybrid_p50_ms: what
+                                        MCP over stdio adds to a hybrid search (goal <= 1.3)
   http_concurrent.calls / failed        N tool calls at once over streamable HTTP (mixed tools,
                                         spread over 8 sessions); failed must be 0
   http_concurrent.p95_ms / wall_ms      per-call latency under that load, and the whole burst
@@ -143,6 +150,32 @@ async def stdio_numbers(
         out["search_text_engine"] = engine
         out["queries_per_mode"] = len(questions)
     return out
+
+
+def engine_hybrid_numbers(bundle: Path, questions: list[str]) -> dict[str, Any]:
+    """The engine's hybrid search timed in this process, called as search_docs calls it."""
+    from atlas_core.engine import Engine
+    from atlas_core.types import SearchFilters
+
+    filters = SearchFilters(publication=None, code_only=False, min_score=0)
+    with Engine.open([str(bundle)]) as engine:
+        engine.warm_up()
+        engine.search("warm up", "hybrid", 5, filters, scope="all")
+        times = []
+        for question in questions:
+            started = time.perf_counter()
+            engine.search(question, "hybrid", 5, filters, scope="all")
+            times.append((time.perf_counter() - started) * 1000)
+    return {
+        "engine_hybrid_p50_ms": percentile(times, 0.5),
+        "engine_hybrid_p95_ms": percentile(times, 0.95),
+    }
+
+
+def stdio_vs_engine(result: dict[str, Any]) -> dict[str, Any]:
+    engine = result["engine_hybrid_p50_ms"]
+    ratio = result["search_docs_hybrid_p50_ms"] / engine if engine else float("nan")
+    return {"stdio_vs_engine_hybrid_p50_ratio": round(ratio, 2)}
 
 
 def start_http(bundle: Path) -> tuple[subprocess.Popen[str], str]:
@@ -564,6 +597,8 @@ def main() -> int:
     result: dict[str, Any] = {"bundle": str(bundle)}
     if args.only == "all":
         result.update(asyncio.run(stdio_numbers(bundle, questions, identifiers)))
+        result.update(engine_hybrid_numbers(bundle, questions))
+        result.update(stdio_vs_engine(result))
         result["http_concurrent"] = asyncio.run(
             http_numbers(bundle, args.concurrency, questions, identifiers)
         )

@@ -25,6 +25,7 @@ from atlas_core.search.limits import SNIPPET_CHARS
 ELLIPSIS = "…"
 
 _WORD = re.compile(r"\S+")
+_NON_SPACE = re.compile(r"\S")
 _QUOTE = re.compile(r'(?<!\\)"')
 _BACKTICKS = re.compile(r"`+")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]*_`]*$")
@@ -187,11 +188,25 @@ def cut_point(text: str, limit: int) -> int:
     fits and does not end inside a string or code span, a sentence end when one is close."""
     if len(text) <= limit:
         return len(text)
-    w = _words(text, single_spaced=False)
+    w = _words(_lines_deciding(text, limit), single_spaced=False)
     if not w.starts or w.starts[0] >= limit:
         return limit
     last = _last_word(w, 0, limit - w.starts[0])
     return w.ends[last] if last >= 0 else limit
+
+
+def _lines_deciding(text: str, limit: int) -> str:
+    """The lines of `text` that decide a cut at `limit`: through the line of the first word that
+    does not fit, and the line after it (whether a line ends its block depends on the next). The
+    words that fit read the same in it as in `text`, and some word still does not fit, so the cut
+    is the same; a long passage cut short is not read to its end."""
+    beyond = _NON_SPACE.search(text, limit)
+    if beyond is None:
+        return text
+    end = text.find("\n", beyond.start())
+    if end >= 0:
+        end = text.find("\n", end + 1)
+    return text if end < 0 else text[:end]
 
 
 def clip(text: str, limit: int) -> str:

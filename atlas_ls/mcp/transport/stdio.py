@@ -3,7 +3,10 @@
 The SDK drops a line it cannot read and answers nothing, so a client waits forever on that request.
 Here each line is read (at most `MAX_MESSAGE_BYTES`), checked with the SDK's own reader, and either
 handed on or answered with a JSON-RPC error through the SDK's writer, the one channel that writes
-stdout, so answers never interleave. stdout stays the SDK's: it diverts fd 1 while serving.
+stdout, so answers never interleave. While serving, fd 0 reads the null device and fd 1 writes to
+stderr (as the SDK does for its own streams), so neither a child process nor a stray print can
+take or corrupt protocol bytes. Each message is written and flushed in one trip to a worker thread,
+where the SDK's file wrapper takes two.
 """
 
 from __future__ import annotations
@@ -11,9 +14,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 import anyio
 
@@ -27,11 +30,11 @@ _SKIP_CHUNK = 64 * 1024
 
 async def run_stdio(server: MCPServer[Any]) -> None:
     """Serve one client on stdin/stdout until stdin closes."""
-    with _claimed_stdin() as stdin:
+    with _claimed(0, "rb", _null_input) as stdin, _claimed(1, "wb", _stderr_output) as stdout:
         lines = CheckedLines(stdin)
-        # The SDK only iterates stdin (`async for line in stdin`) but annotates it as an
-        # anyio.AsyncFile[str], a concrete class: hence the ignore.
-        streams = stdio_server(stdin=lines)  # pyright: ignore[reportArgumentType]
+        # The SDK only iterates stdin (`async for line in stdin`) and calls write and flush on
+        # stdout, but annotates both as anyio.AsyncFile[str], a concrete class: hence the ignore.
+        streams = stdio_server(stdin=lines, stdout=LineWriter(stdout))  # pyright: ignore[reportArgumentType]
         async with streams as (read_stream, write_stream):
             lines.answer_through(write_stream)
             await serve_connection(server, read_stream, write_stream)
@@ -88,28 +91,62 @@ class CheckedLines:
             await self._write.send(error_message(rejection.error()))
 
 
-@contextmanager
-def _claimed_stdin() -> Iterator[BinaryIO]:
-    """stdin for the transport alone. While serving, fd 0 reads the null device, so neither a child
-    process nor a stray read can take protocol bytes (the SDK does the same for its own reader)."""
+class LineWriter:
+    """stdout for the SDK's writer: each message written and flushed in one trip to a worker thread
+    (a blocked pipe never stalls the event loop)."""
+
+    def __init__(self, stdout: BinaryIO) -> None:
+        self._stdout = stdout
+
+    async def write(self, text: str) -> None:
+        await anyio.to_thread.run_sync(self._write, text)
+
+    async def flush(self) -> None:
+        """Nothing left to flush: every write was flushed."""
+
+    def _write(self, text: str) -> None:
+        self._stdout.write(text.encode("utf-8"))
+        self._stdout.flush()
+
+
+def _null_input() -> int:
+    return os.open(os.devnull, os.O_RDONLY)
+
+
+def _stderr_output() -> int:
     try:
-        private = os.dup(0)
-    except OSError:  # no usable fd 0: read what Python has
-        yield sys.stdin.buffer
+        return os.dup(2)
+    except OSError:
+        return os.open(os.devnull, os.O_WRONLY)
+
+
+@contextmanager
+def _claimed(
+    fd: int, mode: Literal["rb", "wb"], diversion: Callable[[], int]
+) -> Iterator[BinaryIO]:
+    """Standard stream `fd` for the transport alone: served from a private duplicate while `fd`
+    itself points at `diversion()` (the null device for stdin, stderr for stdout), and restored
+    after."""
+    try:
+        private = os.dup(fd)
+    except OSError:  # no usable fd: serve what Python has
+        yield (sys.stdin if fd == 0 else sys.stdout).buffer
         return
     diverted = False
     try:
-        null = os.open(os.devnull, os.O_RDONLY)
+        other = diversion()
         try:
-            os.dup2(null, 0)
+            os.dup2(other, fd)
             diverted = True
         finally:
-            os.close(null)
+            os.close(other)
     except OSError:
         pass
     try:
         # closefd=False: a worker thread may still be blocked reading it after the server ends.
-        yield os.fdopen(private, "rb", closefd=False)
+        yield os.fdopen(private, mode, closefd=False)
     finally:
         if diverted:
-            os.dup2(private, 0)
+            os.dup2(private, fd)
+        if mode == "wb":  # every write was flushed; a reader may still hold the input's
+            os.close(private)
