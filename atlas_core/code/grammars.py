@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.site import Document
-from atlas_core.recognize.calls.syntax import load_language, parse_source
+from atlas_core.recognize.calls.syntax import load_language, parse_source, parse_within
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Parser, Tree
@@ -54,16 +54,8 @@ def parse(document: Document, language: str, lang: Language) -> Tree:
     too long to be code are blanked first, Groovy chains joined: both keep every offset)."""
     source = parse_source(document, language)
     parser = _parser(language, lang)
-    deadline = time.perf_counter() + PARSE_BUDGET_S
-
-    def over_budget(_offset: int, _has_error: bool) -> bool:
-        return time.perf_counter() > deadline
-
-    def read(offset: int, _point: tuple[int, int]) -> bytes:
-        return source[offset : offset + (1 << 18)]
-
     try:
-        return parser.parse(read, progress_callback=over_budget)
+        return parse_within(parser, source, None, time.perf_counter() + PARSE_BUDGET_S)
     except ValueError as exc:  # the progress callback halted the parse
         parser.reset()
         raise ParseFailed(f"parsing ran over {PARSE_BUDGET_S:g} s") from exc

@@ -9,6 +9,7 @@ text.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import re
@@ -289,23 +290,42 @@ class SyntaxTrees:
 
     def _parse(self, parser: Parser, source: bytes, old: Tree | None) -> Tree | None:
         started = time.perf_counter()
-        deadline = started + self._budget_s
-
-        def read(offset: int, _point: tuple[int, int]) -> bytes:
-            return source[offset : offset + _CHUNK]
-
-        def over_budget(_offset: int, _has_error: bool) -> bool:
-            return time.perf_counter() > deadline
-
         try:
-            if old is None:
-                return parser.parse(read, progress_callback=over_budget)
-            return parser.parse(read, old, progress_callback=over_budget)
+            return parse_within(parser, source, old, started + self._budget_s)
         except ValueError:  # the progress callback halted the parse
             parser.reset()
             return None
         finally:
             self.last_parse_s = time.perf_counter() - started
+
+
+def parse_within(parser: Parser, source: bytes, old: Tree | None, deadline: float) -> Tree:
+    """`parser.parse` of `source` (re-using `old` when given), halted with ValueError once
+    `time.perf_counter()` passes `deadline` (tree-sitter checks that only when it reads the text
+    through a callback)."""
+    # tree-sitter 0.26 keeps a reference to every object the callback returns, so returning slices
+    # of the text leaked the whole text on every parse (0.35 MB per keystroke in a 10,000-line
+    # file). It takes memoryviews as well: released after the parse, each one it keeps holds a
+    # couple of hundred bytes and not the text.
+    whole = memoryview(source)
+    lent: list[memoryview] = []
+
+    def read(offset: int, _point: tuple[int, int]) -> memoryview:
+        chunk = whole[offset : offset + _CHUNK]
+        lent.append(chunk)
+        return chunk
+
+    def over_budget(_offset: int, _has_error: bool) -> bool:
+        return time.perf_counter() > deadline
+
+    try:
+        if old is None:
+            return parser.parse(read, progress_callback=over_budget)
+        return parser.parse(read, old, progress_callback=over_budget)
+    finally:
+        for chunk in (*lent, whole):
+            with contextlib.suppress(BufferError):  # still lent out: left to the collector
+                chunk.release()
 
 
 # A changed stretch longer than this is diffed line by line: edits at two places of a long file
