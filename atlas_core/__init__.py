@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-try:
-    __version__ = version("atlas-docs")
-except PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+from atlas_core.distribution.metadata import version
+
+# "0.0.0+unknown": a source tree that was never installed.
+__version__ = version("atlas-docs") or "0.0.0+unknown"
 
 
 def lazy_exports(package: str, exports: dict[str, str]) -> Callable[[str], Any]:

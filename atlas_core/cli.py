@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import importlib.metadata
 import logging
 import sys
 from collections.abc import Collection, Sequence
 
 from atlas_core import __version__
+from atlas_core.distribution.metadata import entry_points
 from atlas_core.errors import AtlasError, ConfigError
 
 # subcommand -> module under atlas_core.commands that registers it. Several subcommands may share
@@ -55,7 +55,7 @@ def _build_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction
                 continue  # a capability not built yet
             raise
         module.register(sub)
-    for entry in importlib.metadata.entry_points(group=COMMAND_ENTRY_POINTS):
+    for entry in entry_points(COMMAND_ENTRY_POINTS):
         try:
             entry.load()(sub)
         except Exception as exc:  # a broken plugin must not take the whole CLI down

@@ -15,7 +15,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -55,12 +54,16 @@ def parse_version(text: object) -> tuple[int, int] | None:
 
 def _schema_text() -> str:
     # A wheel carries a copy inside the package (hatch force-include); a checkout has only the
-    # one in bundle_spec/, which stays the single source of truth.
-    packaged = resources.files("atlas_core.bundle").joinpath(_SCHEMA_FILE)
-    if packaged.is_file():
-        return packaged.read_text(encoding="utf-8")
-    spec = Path(__file__).resolve().parents[2] / "bundle_spec" / _SCHEMA_FILE
-    return spec.read_text(encoding="utf-8")
+    # one in bundle_spec/, which stays the single source of truth. The package's folder is read
+    # directly when it is one (importlib.resources would import zipfile and more for it, before
+    # a language server's first hover).
+    here = Path(__file__).resolve().parent
+    for candidate in (here / _SCHEMA_FILE, here.parents[1] / "bundle_spec" / _SCHEMA_FILE):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    from importlib import resources  # a package inside a zip archive
+
+    return resources.files("atlas_core.bundle").joinpath(_SCHEMA_FILE).read_text(encoding="utf-8")
 
 
 @functools.cache

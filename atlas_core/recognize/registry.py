@@ -14,11 +14,10 @@ doctor`` can list plugins cheaply.
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, cast, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from atlas_core.recognize.text_scan import normalize_language
 
@@ -114,11 +113,14 @@ def _as_recognizer(name: str, obj: object) -> Recognizer:
 
 
 def load_plugins(
-    entry_points: Iterable[importlib.metadata.EntryPoint] | None = None,
+    entry_points: Iterable[Any] | None = None,
 ) -> tuple[list[Recognizer], list[PluginStatus]]:
-    """Load every ``atlas.recognizers`` entry point; a broken plugin is reported, never raised."""
+    """Load every ``atlas.recognizers`` entry point (importlib.metadata's or
+    `atlas_core.distribution.metadata`'s); a broken plugin is reported, never raised."""
     if entry_points is None:
-        entry_points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+        from atlas_core.distribution.metadata import entry_points as installed
+
+        entry_points = installed(ENTRY_POINT_GROUP)
     loaded: list[Recognizer] = []
     report: list[PluginStatus] = []
     for ep in entry_points:

@@ -39,6 +39,9 @@ _WATCHED_MODULES = (
     "atlas_core.embed",
     "atlas_core.markdown.chunker",
     "atlas_core.sources.code_chunks",
+    "importlib.metadata",  # and the email, zipfile and csv modules it imports
+    "email",
+    "zipfile",
 )
 
 

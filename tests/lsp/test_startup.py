@@ -59,6 +59,9 @@ NOT_FOR_THE_LANGUAGE_SERVER = (
     "atlas_core.embed",
     "atlas_core.markdown.chunker",
     "atlas_core.sources.code_chunks",
+    "importlib.metadata",
+    "email",
+    "zipfile",
 )
 
 
