@@ -13,30 +13,38 @@ Locations come from platformdirs. The config file is ``atlas.toml`` in the platf
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import platformdirs
 
 from atlas_core.errors import ConfigError
 
 APP = "atlas"
 
 
+def _platformdirs() -> Any:
+    # Imported when a location is first asked for: with its imports (tempfile, shutil, random)
+    # it is a tenth of what a language server compiles beyond the protocol without a bytecode
+    # cache, and a server given --bundle never asks.
+    import platformdirs
+
+    return platformdirs
+
+
 def config_dir() -> Path:
-    return Path(platformdirs.user_config_dir(APP, appauthor=False))
+    return Path(_platformdirs().user_config_dir(APP, appauthor=False))
 
 
 def data_dir() -> Path:
     override = os.environ.get("ATLAS_DATA_DIR")
-    return Path(override) if override else Path(platformdirs.user_data_dir(APP, appauthor=False))
+    return Path(override) if override else Path(_platformdirs().user_data_dir(APP, appauthor=False))
 
 
 def cache_dir() -> Path:
     override = os.environ.get("ATLAS_CACHE_DIR")
-    return Path(override) if override else Path(platformdirs.user_cache_dir(APP, appauthor=False))
+    return (
+        Path(override) if override else Path(_platformdirs().user_cache_dir(APP, appauthor=False))
+    )
 
 
 def config_path() -> Path:
@@ -66,6 +74,8 @@ def load_config() -> Config:
     path = config_path()
     if not path.is_file():
         return Config(path=None, data={})
+    import tomllib  # most installs have no config file: a language server's start skips this
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

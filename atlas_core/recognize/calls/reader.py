@@ -6,11 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from atlas_core.recognize.calls.curl import read_curl
-from atlas_core.recognize.calls.javascript import JavaScriptCalls
-from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
 from atlas_core.recognize.calls.markdown import block_language, fenced_block_at
-from atlas_core.recognize.calls.python import PythonCalls
 from atlas_core.recognize.calls.scan import Located, ScanCache, scan_calls
 from atlas_core.recognize.calls.site import CallSite, Document
 from atlas_core.recognize.calls.syntax import (
@@ -20,18 +16,11 @@ from atlas_core.recognize.calls.syntax import (
     line_is_blanked,
 )
 from atlas_core.recognize.calls.text import read_text
-from atlas_core.recognize.calls.tree_reader import TreeReader
+from atlas_core.recognize.calls.tree_reader import reader_for
 from atlas_core.recognize.text_scan import normalize_language
 
 log = logging.getLogger(__name__)
 
-_TREE_READERS: dict[str, type[TreeReader]] = {
-    "python": PythonCalls,
-    "javascript": JavaScriptCalls,
-    "typescript": JavaScriptCalls,
-    "java": JavaCalls,
-    "groovy": GroovyCalls,
-}
 # A fenced block longer than this is read as text; parsing it per hover would cost too much.
 _MAX_BLOCK_CHARS = 64 * 1024
 
@@ -119,8 +108,10 @@ class CallReader:
         if language == "markdown":
             return _read_markdown(document, line, column)
         if language == "shell":
+            from atlas_core.recognize.calls.curl import read_curl
+
             return read_curl(document, line, column, language)
-        reader = _TREE_READERS.get(language)
+        reader = reader_for(language)
         if reader is not None and has_grammar(language) and not line_is_blanked(document, line):
             tree = self._trees.tree(uri)
             if tree is not None:

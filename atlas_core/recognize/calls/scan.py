@@ -19,14 +19,10 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from atlas_core.recognize.calls.curl import read_curl
-from atlas_core.recognize.calls.javascript import JavaScriptCalls
-from atlas_core.recognize.calls.jvm import GroovyCalls, JavaCalls
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
-from atlas_core.recognize.calls.python import PythonCalls
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, CallSite, Document
 from atlas_core.recognize.calls.syntax import load_language, parse_once
-from atlas_core.recognize.calls.tree_reader import NameMemo, TreeReader
+from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
 from atlas_core.recognize.text_scan import normalize_language
 
 if TYPE_CHECKING:
@@ -38,13 +34,6 @@ MAX_SITES = 5000
 # Fenced blocks in markdown are scanned one by one; a block longer than this is skipped.
 MAX_BLOCK_CHARS = 64 * 1024
 
-_READERS: dict[str, type[TreeReader]] = {
-    "python": PythonCalls,
-    "javascript": JavaScriptCalls,
-    "typescript": JavaScriptCalls,
-    "java": JavaCalls,
-    "groovy": GroovyCalls,
-}
 # The nodes worth asking about: strings (a URL, a quoted key) and unquoted object keys.
 _QUERIES = {
     "python": "(string) @s",
@@ -97,7 +86,7 @@ def scan_calls(
         return _scan_markdown(text, deadline, limit)
     if lang == "shell":
         return _scan_shell(Document(text), deadline, limit)
-    if lang in _READERS:
+    if lang in TREE_LANGUAGES:
         document, tree = parsed if parsed is not None else parse_once(text, lang)
         return _scan_tree(document, tree, lang, deadline, limit, cache)
     return []
@@ -166,7 +155,8 @@ def _scan_tree(
     )
     if len(context) > _MAX_CONTEXT_BYTES:
         cache = None
-    reader = _READERS[language]
+    reader = reader_for(language)
+    assert reader is not None  # only languages of TREE_LANGUAGES come here
     memo = NameMemo()
     found: dict[tuple[int, int, int, str, str], Located] = {}
     kept: dict[tuple[str, bytes, bytes], list[Located]] = {}
@@ -258,6 +248,8 @@ def _with_value(text: str, line: int, site: CallSite) -> Located:
 
 
 def _scan_shell(document: Document, deadline: float, limit: int) -> list[Located]:
+    from atlas_core.recognize.calls.curl import read_curl  # for shell documents only
+
     found: dict[tuple[int, int, int, str, str], Located] = {}
     text = document.text
     if "curl" not in text:

@@ -4,6 +4,7 @@ finding a name's definitions and uses by text first and by tree second."""
 from __future__ import annotations
 
 import bisect
+import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -261,3 +262,25 @@ class NameMemo:
             if count >= limit:
                 return
             yield nodes[index]
+
+
+# Each language's reader, as (module, class) under atlas_core.recognize.calls: a module is imported
+# the first time a document of its language is read, so a language server that has only seen
+# Python never compiles the JavaScript and JVM readers.
+_LANGUAGE_READERS = {
+    "python": ("python", "PythonCalls"),
+    "javascript": ("javascript", "JavaScriptCalls"),
+    "typescript": ("javascript", "JavaScriptCalls"),
+    "java": ("jvm", "JavaCalls"),
+    "groovy": ("jvm", "GroovyCalls"),
+}
+TREE_LANGUAGES = frozenset(_LANGUAGE_READERS)
+
+
+def reader_for(language: str) -> type[TreeReader] | None:
+    """The tree reader of `language` (normalised), or None for a language read as text."""
+    where = _LANGUAGE_READERS.get(language)
+    if where is None:
+        return None
+    module = importlib.import_module(f"atlas_core.recognize.calls.{where[0]}")
+    return getattr(module, where[1])
