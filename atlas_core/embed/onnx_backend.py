@@ -44,10 +44,19 @@ def import_onnxruntime() -> Any:
 
 
 class OnnxRunner:
-    def __init__(self, model_path: Path, output: str, device: str = "cpu") -> None:
+    def __init__(
+        self, model_path: Path, output: str, device: str = "cpu", *, memory_arena: bool = False
+    ) -> None:
         self.model_path = model_path
         self.output = output
         self.device = device
+        # ONNX Runtime's CPU arena keeps every block it ever allocated and grows by doubling, so a
+        # build's memory follows its largest batch and then some; without it (and without the
+        # memory pattern, planned per input shape and kept per shape) each batch's buffers go back
+        # when it ends. Only the documents session goes without: a query is one short text, its
+        # buffers are small and its latency is what counts. True restores ONNX Runtime's
+        # defaults (benchmarks/build.py compares).
+        self.memory_arena = memory_arena
         self._sessions: dict[str, Any] = {}
         self._lock = threading.Lock()
         if device == "cuda":
@@ -84,6 +93,11 @@ class OnnxRunner:
             feed[name] = np.ascontiguousarray(value, dtype=dtype)
         return session.run([self.output], feed)[0]
 
+    def session_options(self, purpose: str) -> Any:
+        """The options ONNX Runtime runs ``purpose``'s session with (creating it if need be)."""
+        session, _ = self._session(purpose)
+        return session.get_session_options()
+
     def close(self) -> None:
         with self._lock:
             self._sessions.clear()
@@ -102,6 +116,9 @@ class OnnxRunner:
         options.inter_op_num_threads = 1
         options.intra_op_num_threads = 1 if purpose == "query" else document_threads()
         options.log_severity_level = 3
+        if purpose == "documents" and not self.memory_arena:
+            options.enable_cpu_mem_arena = False
+            options.enable_mem_pattern = False
         if self.device == "cuda":
             providers = [CUDA_PROVIDER, "CPUExecutionProvider"]
         else:
