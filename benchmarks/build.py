@@ -1,13 +1,13 @@
 """Build benchmark: the real Collibra docs with the default model, and opening a 100,000-chunk bundle.
 
-    uv run python benchmarks/build.py [--json] [--shared DIR] [--sample N] [--open-chunks N]
+    uv run python benchmarks/build.py [--json] [--shared DIR] [--sample N] [--open-chunks N] [--limit N]
 
 1. Builds ../shared/collibra-docs plus both OpenAPI specs with the default model in a child process
    and reports documents, chunks, wall time, chunks/s and the child's peak RSS; `ranking_s` is
    the part spent training the learned ranking and `ranking_adds` its share of the rest of the
    build (goal <= 0.20), `ranking_file_share` what ranking.json adds to the bundle's bytes.
    The same build runs again the way Atlas embedded before it bounded batches by tokens (32 texts
-   a batch, ONNX Runtime's default memory arena) in the same run, and once more on half the
+   a batch, ONNX Runtime's default session options) in the same run, and once more on half the
    documents: `chunks_per_s_vs_count_batches` (goal >= 0.95), `peak_rss_vs_count_batches`, and
    `peak_rss_mb` (goal < 600) against `peak_rss_mb_half_corpus` (flat: about equal).
 2. Embeds a sample of the built chunks twice on the same batches: through Atlas's embedder and
@@ -54,14 +54,14 @@ def _sources(shared: Path) -> list[str]:
 
 def _count_batches_embedder() -> Any:
     """The default model embedding as Atlas did before token-bounded batches: 32 texts a batch
-    whatever their length, ONNX Runtime's default CPU memory arena."""
+    whatever their length, ONNX Runtime's default session options."""
     from atlas_core.embed.embedder import TransformerEmbedder
     from atlas_core.embed.model_config import default_info, default_model_files
     from atlas_core.embed.onnx_backend import OnnxRunner
 
     info = default_info()
     model, tokenizer, sha256 = default_model_files()
-    runner = OnnxRunner(model, info.output, memory_arena=True)
+    runner = OnnxRunner(model, info.output, memory_pattern=True)
     return TransformerEmbedder(
         info, model, tokenizer, runner, "onnx-cpu", "count batches", sha256, batch_tokens=None
     )
@@ -154,8 +154,7 @@ def _raw_onnx(
     tokenizer.enable_truncation(max_length=int(config["max_length"]))
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
-    options.enable_cpu_mem_arena = False  # as Atlas's documents session
-    options.enable_mem_pattern = False
+    options.enable_mem_pattern = False  # as Atlas's documents session
     session = ort.InferenceSession(
         str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
     )
@@ -314,6 +313,9 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=384, help="chunks for the embed comparison")
     parser.add_argument("--open-chunks", type=int, default=100_000)
     parser.add_argument("--skip-build", action="store_true", help="only the open benchmark")
+    parser.add_argument(
+        "--limit", type=int, default=0, help="build only the first N documents (a quick run)"
+    )
     args = parser.parse_args()
 
     results: dict[str, Any] = {
@@ -325,8 +327,8 @@ def main() -> int:
             shared = _shared_dir(args.shared)
             # The configuration before token batches first, so neither build finds the other's
             # files in the page cache only because it ran second.
-            before = bench_build(shared, workdir, mode="count")
-            build = results["build"] = bench_build(shared, workdir)
+            before = bench_build(shared, workdir, mode="count", limit=args.limit)
+            build = results["build"] = bench_build(shared, workdir, limit=args.limit)
             half = bench_build(shared, workdir, limit=max(1, build["documents"] // 2))
             results["build_count_batches"] = before
             results["build_half_corpus"] = half

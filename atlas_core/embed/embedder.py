@@ -31,8 +31,8 @@ log = logging.getLogger(__name__)
 # Padded tokens (rows x the batch's longest text) per batch of documents. A backend's working
 # memory for a batch grows with its tokens (and its attention with rows x length^2), so a budget in
 # tokens rather than rows keeps peak memory the same however large the corpus and however its texts
-# are spread over lengths; short texts still go many to a batch. Chosen by measurement on the
-# Collibra docs (benchmarks/build.py): see the embedding notes in README.md.
+# are spread over lengths; short texts still go many to a batch. Measured with ONNX Runtime on CPU
+# (peak RSS of one batch of 256-token texts): 32 rows 899 MB, 16 rows 539 MB, 8 rows 379 MB.
 BATCH_TOKENS = 2048
 # Texts tokenised at a time: a tokenizers `Encoding` keeps its tokens, offsets and masks (about
 # 30 KB for a 256-token text), so only the token ids are kept and the encodings of one slice at a

@@ -45,18 +45,17 @@ def import_onnxruntime() -> Any:
 
 class OnnxRunner:
     def __init__(
-        self, model_path: Path, output: str, device: str = "cpu", *, memory_arena: bool = False
+        self, model_path: Path, output: str, device: str = "cpu", *, memory_pattern: bool = False
     ) -> None:
         self.model_path = model_path
         self.output = output
         self.device = device
-        # ONNX Runtime's CPU arena keeps every block it ever allocated and grows by doubling, so a
-        # build's memory follows its largest batch and then some; without it (and without the
-        # memory pattern, planned per input shape and kept per shape) each batch's buffers go back
-        # when it ends. Only the documents session goes without: a query is one short text, its
-        # buffers are small and its latency is what counts. True restores ONNX Runtime's
-        # defaults (benchmarks/build.py compares).
-        self.memory_arena = memory_arena
+        # ONNX Runtime plans a memory pattern for each input shape it sees and keeps it; batches
+        # bounded by tokens come in many shapes, so the documents session plans none (the memory
+        # arena stays: with bounded batches it stops growing at the largest, and without it the
+        # same build peaked ~100 MB higher). True restores ONNX Runtime's defaults, as Atlas ran
+        # before (benchmarks/build.py compares).
+        self.memory_pattern = memory_pattern
         self._sessions: dict[str, Any] = {}
         self._lock = threading.Lock()
         if device == "cuda":
@@ -116,8 +115,7 @@ class OnnxRunner:
         options.inter_op_num_threads = 1
         options.intra_op_num_threads = 1 if purpose == "query" else document_threads()
         options.log_severity_level = 3
-        if purpose == "documents" and not self.memory_arena:
-            options.enable_cpu_mem_arena = False
+        if purpose == "documents" and not self.memory_pattern:
             options.enable_mem_pattern = False
         if self.device == "cuda":
             providers = [CUDA_PROVIDER, "CPUExecutionProvider"]

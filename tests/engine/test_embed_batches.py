@@ -1,6 +1,6 @@
 """Embedding batches bounded by tokens: the batches the embedder hands ONNX Runtime stay within the
 budget on real texts with the real tokenizer, every text comes back in its own row, and the
-documents session runs without ONNX Runtime's memory arena (read back from the session)."""
+documents session plans no memory pattern per shape (read back from the session)."""
 
 from __future__ import annotations
 
@@ -89,16 +89,16 @@ def test_batches_stay_within_the_token_budget_and_keep_every_row(
     assert np.array_equal((batched @ alone.T).argmax(axis=1), np.arange(len(spec_paragraphs)))
 
 
-def test_documents_session_runs_without_the_memory_arena(runner: RecordingRunner) -> None:
+def test_documents_session_plans_no_memory_pattern(runner: RecordingRunner) -> None:
     documents = runner.runner.session_options("documents")
-    assert documents.enable_cpu_mem_arena is False
     assert documents.enable_mem_pattern is False
+    assert documents.enable_cpu_mem_arena is True  # bounded by the batches' tokens
     # A query is one short text: its session keeps ONNX Runtime's defaults for latency.
-    assert runner.runner.session_options("query").enable_cpu_mem_arena is True
+    assert runner.runner.session_options("query").enable_mem_pattern is True
     info = default_info()
     model, _, _ = default_model_files()
-    restored = OnnxRunner(model, info.output, memory_arena=True).session_options("documents")
-    assert restored.enable_cpu_mem_arena is True and restored.enable_mem_pattern is True
+    restored = OnnxRunner(model, info.output, memory_pattern=True).session_options("documents")
+    assert restored.enable_mem_pattern is True
     # What a build loads batches by tokens.
     assert load_embedder("default", prefer="cpu").batch_tokens == BATCH_TOKENS
     assert load_embedder("hash").batch_tokens == BATCH_TOKENS
