@@ -1,14 +1,18 @@
 """Build benchmark: the real Collibra docs with the default model, and opening a 100,000-chunk bundle.
 
-    uv run python benchmarks/build.py [--json] [--shared DIR] [--sample N] [--open-chunks N]
+    uv run python benchmarks/build.py [--json] [--shared DIR] [--sample N] [--open-chunks N] [--limit N]
 
 1. Builds ../shared/collibra-docs plus both OpenAPI specs with the default model in a child process
    and reports documents, chunks, wall time, chunks/s and the child's peak RSS; `ranking_s` is
    the part spent training the learned ranking and `ranking_adds` its share of the rest of the
    build (goal <= 0.20), `ranking_file_share` what ranking.json adds to the bundle's bytes.
+   The same build runs again the way Atlas embedded before it bounded batches by tokens (32 texts
+   a batch, ONNX Runtime's default session options) in the same run, and once more on half the
+   documents: `chunks_per_s_vs_count_batches` (goal >= 0.95), `peak_rss_vs_count_batches`, and
+   `peak_rss_mb` (goal < 600) against `peak_rss_mb_half_corpus` (flat: about equal).
 2. Embeds a sample of the built chunks twice on the same batches: through Atlas's embedder and
-   through a bare onnxruntime session (same model file, tokenizer, truncation, batch order and
-   thread count), and reports both throughputs and their ratio.
+   through a bare onnxruntime session (same model file, tokenizer, truncation, batches, session
+   options and thread count), and reports both throughputs and their ratio.
 3. Writes a synthetic bundle with N chunks (default 100,000) and reports how long `Bundle.open`
    takes (page cache warm: the files were just written), the first memory map and the chunk table.
 
@@ -48,27 +52,65 @@ def _sources(shared: Path) -> list[str]:
     ]
 
 
-def _child_build(output: str, sources: list[str]) -> None:
-    """Runs in the child: one build, its report as JSON on stdout."""
+def _count_batches_embedder() -> Any:
+    """The default model embedding as Atlas did before token-bounded batches: 32 texts a batch
+    whatever their length, ONNX Runtime's default session options."""
+    from atlas_core.embed.embedder import TransformerEmbedder
+    from atlas_core.embed.model_config import default_info, default_model_files
+    from atlas_core.embed.onnx_backend import OnnxRunner
+
+    info = default_info()
+    model, tokenizer, sha256 = default_model_files()
+    runner = OnnxRunner(model, info.output, memory_pattern=True)
+    return TransformerEmbedder(
+        info, model, tokenizer, runner, "onnx-cpu", "count batches", sha256, batch_tokens=None
+    )
+
+
+def _child_build(mode: str, limit: str, output: str, sources: list[str]) -> None:
+    """Runs in the child: one build, its report and this process's peak RSS as JSON on stdout."""
     from atlas_core.build import build_bundle
 
-    report = build_bundle(sources, Path(output), model="default", progress=True)
-    print(json.dumps(report.as_dict()))
+    embedder = _count_batches_embedder() if mode == "count" else None
+    report = build_bundle(
+        sources,
+        Path(output),
+        model="default",
+        progress=True,
+        limit=int(limit) or None,
+        embedder=embedder,
+    )
+    if embedder is not None:
+        embedder.close()
+    # Linux reports ru_maxrss in KiB.
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({**report.as_dict(), "peak_rss_kib": peak_kib}))
 
 
-def bench_build(shared: Path, workdir: Path) -> dict[str, Any]:
-    output = workdir / "collibra"
+def bench_build(
+    shared: Path, workdir: Path, mode: str = "tokens", limit: int = 0
+) -> dict[str, Any]:
+    """One build in a child process; ``mode`` "count" embeds as Atlas did before token batches,
+    ``limit`` keeps that many documents (0: all)."""
+    output = workdir / f"collibra-{mode}-{limit}"
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, __file__, "--child-build", str(output), *_sources(shared)],
+        [
+            sys.executable,
+            __file__,
+            "--child-build",
+            mode,
+            str(limit),
+            str(output),
+            *_sources(shared),
+        ],
         stdout=subprocess.PIPE,
         text=True,
         check=True,
     )
     wall = time.perf_counter() - started
-    # Linux reports ru_maxrss in KiB; this parent has waited for no other child.
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     report = json.loads(proc.stdout.strip().splitlines()[-1])
+    peak_kib = report["peak_rss_kib"]
     return {
         "documents": report["documents"],
         "chunks": report["chunks"],
@@ -104,12 +146,15 @@ def _raw_onnx(
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
+    from atlas_core.embed.embedder import BATCH_TOKENS, length_batches
+
     config = json.loads((model_dir / "atlas_model.json").read_text())
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=int(config["max_length"]))
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
+    options.enable_mem_pattern = False  # as Atlas's documents session
     session = ort.InferenceSession(
         str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
     )
@@ -117,10 +162,9 @@ def _raw_onnx(
     prefix = config.get("document_prefix", "")
     started = time.perf_counter()
     encodings = tokenizer.encode_batch([prefix + t for t in texts])
-    order = np.argsort(-np.array([len(e.ids) for e in encodings]), kind="stable")
+    lengths = np.array([len(e.ids) for e in encodings])
     out = np.empty((len(texts), int(config["dims"])), dtype=np.float32)
-    for start in range(0, len(texts), batch_size):
-        rows = order[start : start + batch_size]
+    for rows in length_batches(lengths, batch_size, BATCH_TOKENS):
         width = max(len(encodings[i].ids) for i in rows)
         ids = np.zeros((len(rows), width), dtype=np.int64)
         mask = np.zeros((len(rows), width), dtype=np.int64)
@@ -260,8 +304,8 @@ def bench_open(workdir: Path, n_chunks: int) -> dict[str, Any]:
 
 
 def main() -> int:
-    if len(sys.argv) > 2 and sys.argv[1] == "--child-build":
-        _child_build(sys.argv[2], sys.argv[3:])
+    if len(sys.argv) > 4 and sys.argv[1] == "--child-build":
+        _child_build(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
@@ -269,6 +313,9 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=384, help="chunks for the embed comparison")
     parser.add_argument("--open-chunks", type=int, default=100_000)
     parser.add_argument("--skip-build", action="store_true", help="only the open benchmark")
+    parser.add_argument(
+        "--limit", type=int, default=0, help="build only the first N documents (a quick run)"
+    )
     args = parser.parse_args()
 
     results: dict[str, Any] = {
@@ -278,17 +325,37 @@ def main() -> int:
         workdir = Path(tmp)
         if not args.skip_build:
             shared = _shared_dir(args.shared)
-            results["build"] = bench_build(shared, workdir)
-            results["embed_vs_raw_onnxruntime"] = bench_embed(
-                Path(results["build"]["output"]), args.sample
+            # The configuration before token batches first, so neither build finds the other's
+            # files in the page cache only because it ran second.
+            before = bench_build(shared, workdir, mode="count", limit=args.limit)
+            build = results["build"] = bench_build(shared, workdir, limit=args.limit)
+            half = bench_build(shared, workdir, limit=max(1, build["documents"] // 2))
+            results["build_count_batches"] = before
+            results["build_half_corpus"] = half
+            results["chunks_per_s"] = build["chunks_per_s"]
+            results["peak_rss_mb"] = build["peak_rss_mb"]
+            results["chunks_per_s_vs_count_batches"] = round(
+                build["chunks_per_s"] / before["chunks_per_s"], 3
             )
-            del results["build"]["output"]
+            results["peak_rss_vs_count_batches"] = round(
+                build["peak_rss_mb"] / before["peak_rss_mb"], 3
+            )
+            results["peak_rss_mb_half_corpus"] = half["peak_rss_mb"]
+            results["peak_rss_full_vs_half_corpus"] = round(
+                build["peak_rss_mb"] / half["peak_rss_mb"], 3
+            )
+            results["embed_vs_raw_onnxruntime"] = bench_embed(Path(build["output"]), args.sample)
+            for section in (build, before, half):
+                del section["output"]
         results["open"] = bench_open(workdir, args.open_chunks)
 
     if args.json:
         print(json.dumps(results, indent=2))
     else:
         for section, values in results.items():
+            if not isinstance(values, dict):
+                print(f"{section:34} {values}")
+                continue
             print(f"[{section}]")
             for key, value in values.items():
                 print(f"  {key:32} {value}")

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from atlas_core.embed import load_embedder  # noqa: E402
-from atlas_core.embed.embedder import l2_normalize, pool  # noqa: E402
+from atlas_core.embed.embedder import l2_normalize, length_batches, pool  # noqa: E402
 from atlas_core.embed.onnx_backend import document_threads  # noqa: E402
 from atlas_core.embed.resolve import mlx_status  # noqa: E402
 
@@ -133,13 +133,12 @@ def side_by_side(
     # Warm both: session creation and first-run allocation are not throughput.
     raw_batch(session, names, tokenizer, texts[:2], embedder._pad_id)
     embedder.embed_documents(texts[:2], progress=False)
-    lengths = [len(e.ids) for e in tokenizer.encode_batch(texts)]
-    order = np.argsort(-np.asarray(lengths), kind="stable")
+    lengths = np.asarray([len(e.ids) for e in tokenizer.encode_batch(texts)])
     raw = np.empty((len(texts), embedder.info.dims), dtype=np.float32)
     ours = np.empty_like(raw)
     raw_s = ours_s = 0.0
-    for n, i in enumerate(range(0, len(texts), batch_size)):
-        rows = order[i : i + batch_size]
+    # The embedder's own batches (by rows and tokens), so that it embeds each one in one go.
+    for n, rows in enumerate(length_batches(lengths, batch_size, embedder.batch_tokens)):
         batch = [texts[r] for r in rows]
         for which in ("raw", "ours") if n % 2 == 0 else ("ours", "raw"):
             start = time.perf_counter()

@@ -127,10 +127,13 @@ def _atlas_index(repo: Path, model: str) -> tuple[dict[str, Any], float, float]:
 
 
 def _batch_sample(model_dir: Path, texts: list[str], sample: int) -> list[str]:
-    """`sample` texts (rounded up to whole batches) that `_raw_onnx` cuts into the same batches
+    """About `sample` texts (whole batches) that `_raw_onnx` cuts into the same batches
     as it would cut all of `texts`: evenly spaced batches of the longest-first order. An evenly
     spaced sample of the texts themselves would pad each batch over a wider spread of lengths."""
+    import numpy as np
     from tokenizers import Tokenizer
+
+    from atlas_core.embed.embedder import BATCH_TOKENS, length_batches
 
     config = json.loads((model_dir / "atlas_model.json").read_text())
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -138,10 +141,9 @@ def _batch_sample(model_dir: Path, texts: list[str], sample: int) -> list[str]:
     tokenizer.enable_truncation(max_length=int(config["max_length"]))
     prefix = config.get("document_prefix", "")
     lengths = [len(e.ids) for e in tokenizer.encode_batch([prefix + t for t in texts])]
-    # The order `_raw_onnx` embeds in: longest first, ties in text order (a stable sort).
-    order = sorted(range(len(texts)), key=lambda i: -lengths[i])
-    batches = [order[start : start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
-    wanted = min(len(batches), -(-sample // BATCH_SIZE))
+    # The batches `_raw_onnx` embeds (the embedder's): longest first, by rows and tokens.
+    batches = length_batches(np.asarray(lengths), BATCH_SIZE, BATCH_TOKENS)
+    wanted = min(len(batches), max(1, round(sample * len(batches) / len(texts))))
     chosen = [batches[k * len(batches) // wanted] for k in range(wanted)]
     return [texts[i] for batch in chosen for i in batch]
 

@@ -28,6 +28,17 @@ from atlas_core.errors import ModelError
 
 log = logging.getLogger(__name__)
 
+# Padded tokens (rows x the batch's longest text) per batch of documents. A backend's working
+# memory for a batch grows with its tokens (and its attention with rows x length^2), so a budget in
+# tokens rather than rows keeps peak memory the same however large the corpus and however its texts
+# are spread over lengths; short texts still go many to a batch. Measured with ONNX Runtime on CPU
+# (peak RSS of one batch of 256-token texts): 32 rows 899 MB, 16 rows 539 MB, 8 rows 379 MB.
+BATCH_TOKENS = 2048
+# Texts tokenised at a time: a tokenizers `Encoding` keeps its tokens, offsets and masks (about
+# 30 KB for a 256-token text), so only the token ids are kept and the encodings of one slice at a
+# time are alive.
+_TOKENIZE_SLICE = 512
+
 
 class Runner(Protocol):
     """A backend that runs the encoder graph."""
@@ -50,14 +61,19 @@ class Embedder:
     backend: str  # "onnx-cpu" | "onnx-cuda" | "mlx" | "hash"
     backend_reason: str
 
+    # Padded tokens per batch of many texts; None batches by ``batch_size`` rows alone (what Atlas
+    # did before, kept for benchmarks/build.py to measure against).
+    batch_tokens: int | None = BATCH_TOKENS
+
     def embed_documents(
         self, texts: Sequence[str], batch_size: int = 32, progress: bool = True
     ) -> np.ndarray:
         """float32 (len(texts), dims), L2-normalised, row i = texts[i], document prefix applied.
 
-        Texts are embedded longest first so each batch pads to similar lengths; a progress bar with
-        chunks/s and ETA goes to stderr unless ``progress`` is False. Tokens past
-        ``info.max_length`` are cut (use `count_tokens` to keep chunks within it).
+        Texts are embedded longest first so each batch pads to similar lengths, in batches of at
+        most ``batch_size`` rows and `batch_tokens` padded tokens; a progress bar with chunks/s and
+        ETA goes to stderr unless ``progress`` is False. Tokens past ``info.max_length`` are cut
+        (use `count_tokens` to keep chunks within it).
         """
         if isinstance(texts, str):
             raise TypeError("embed_documents takes a sequence of strings, not one string")
@@ -85,17 +101,17 @@ class Embedder:
         out = np.empty((len(texts), self.info.dims), dtype=np.float32)
         if not texts:
             return out
-        prepared = self._prepare([prefix + t for t in texts])
+        prepared: list[Any] = []
+        for start in range(0, len(texts), _TOKENIZE_SLICE):
+            prepared += self._prepare([prefix + t for t in texts[start : start + _TOKENIZE_SLICE]])
         lengths = np.fromiter((self._length(p) for p in prepared), dtype=np.int64, count=len(texts))
-        order = np.argsort(-lengths, kind="stable")
 
         from atlas_core.console import progress_bar
 
         with progress_bar(
             len(texts), f"embedding [{self.backend}]", f" {unit}", enabled=progress
         ) as bar:
-            for start in range(0, len(texts), batch_size):
-                rows = order[start : start + batch_size]
+            for rows in length_batches(lengths, batch_size, self.batch_tokens):
                 out[rows] = self._embed([prepared[i] for i in rows], "documents")
                 bar.update(len(rows))
         return out
@@ -138,6 +154,29 @@ class Embedder:
         raise NotImplementedError
 
 
+def length_batches(
+    lengths: np.ndarray, batch_size: int, batch_tokens: int | None
+) -> list[np.ndarray]:
+    """Row numbers of texts with these token ``lengths`` in embedding batches, longest first.
+
+    Each batch holds at most ``batch_size`` rows and, unless ``batch_tokens`` is None, at most
+    ``batch_tokens`` padded tokens (its rows times its first, longest, length); a text longer than
+    the budget goes alone. Every row is in exactly one batch.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    batches = []
+    start = 0
+    while start < len(order):
+        rows = batch_size
+        if batch_tokens is not None:
+            rows = min(rows, max(1, batch_tokens // max(1, int(lengths[order[start]]))))
+        batches.append(order[start : start + rows])
+        start += rows
+    return batches
+
+
 def manifest_section(info: ModelInfo, sha256: str | None) -> dict[str, Any]:
     return {
         "name": info.name,
@@ -172,8 +211,10 @@ class TransformerEmbedder(Embedder):
         backend: str,
         backend_reason: str,
         expected_sha256: str | None = None,
+        batch_tokens: int | None = BATCH_TOKENS,
     ) -> None:
         self.info = info
+        self.batch_tokens = batch_tokens
         self.model_path = model_path
         self.tokenizer_path = tokenizer_path
         self.backend = backend
@@ -205,21 +246,28 @@ class TransformerEmbedder(Embedder):
         self._runner.close()
 
     def _prepare(self, texts: list[str]) -> list[Any]:
-        return self._tokenizer.encode_batch(texts)
+        # (token ids, token type ids or None when all 0): the `Encoding` objects themselves hold
+        # far more (see _TOKENIZE_SLICE) and are dropped here.
+        prepared = []
+        for enc in self._tokenizer.encode_batch(texts):
+            types = np.asarray(enc.type_ids, dtype=np.int64)
+            prepared.append((np.asarray(enc.ids, dtype=np.int64), types if types.any() else None))
+        return prepared
 
     def _length(self, item: Any) -> int:
-        return len(item.ids)
+        return len(item[0])
 
     def _embed(self, items: list[Any], purpose: str) -> np.ndarray:
-        width = max(len(e.ids) for e in items)
+        width = max(len(token_ids) for token_ids, _ in items)
         ids = np.full((len(items), width), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(items), width), dtype=np.int64)
         types = np.zeros((len(items), width), dtype=np.int64)
-        for row, enc in enumerate(items):
-            n = len(enc.ids)
-            ids[row, :n] = enc.ids
+        for row, (token_ids, token_types) in enumerate(items):
+            n = len(token_ids)
+            ids[row, :n] = token_ids
             mask[row, :n] = 1
-            types[row, :n] = enc.type_ids
+            if token_types is not None:
+                types[row, :n] = token_types
         states = np.asarray(self._runner.run(ids, mask, types, purpose), dtype=np.float32)
         pooled = pool(states, mask, self.info.pooling)
         if pooled.shape[1] != self.info.dims:

@@ -44,10 +44,18 @@ def import_onnxruntime() -> Any:
 
 
 class OnnxRunner:
-    def __init__(self, model_path: Path, output: str, device: str = "cpu") -> None:
+    def __init__(
+        self, model_path: Path, output: str, device: str = "cpu", *, memory_pattern: bool = False
+    ) -> None:
         self.model_path = model_path
         self.output = output
         self.device = device
+        # ONNX Runtime plans a memory pattern for each input shape it sees and keeps it; batches
+        # bounded by tokens come in many shapes, so the documents session plans none (the memory
+        # arena stays: with bounded batches it stops growing at the largest, and without it the
+        # same build peaked ~100 MB higher). True restores ONNX Runtime's defaults, as Atlas ran
+        # before (benchmarks/build.py compares).
+        self.memory_pattern = memory_pattern
         self._sessions: dict[str, Any] = {}
         self._lock = threading.Lock()
         if device == "cuda":
@@ -84,6 +92,11 @@ class OnnxRunner:
             feed[name] = np.ascontiguousarray(value, dtype=dtype)
         return session.run([self.output], feed)[0]
 
+    def session_options(self, purpose: str) -> Any:
+        """The options ONNX Runtime runs ``purpose``'s session with (creating it if need be)."""
+        session, _ = self._session(purpose)
+        return session.get_session_options()
+
     def close(self) -> None:
         with self._lock:
             self._sessions.clear()
@@ -102,6 +115,8 @@ class OnnxRunner:
         options.inter_op_num_threads = 1
         options.intra_op_num_threads = 1 if purpose == "query" else document_threads()
         options.log_severity_level = 3
+        if purpose == "documents" and not self.memory_pattern:
+            options.enable_mem_pattern = False
         if self.device == "cuda":
             providers = [CUDA_PROVIDER, "CPUExecutionProvider"]
         else:
