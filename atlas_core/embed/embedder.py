@@ -32,8 +32,10 @@ log = logging.getLogger(__name__)
 # memory for a batch grows with its tokens (and its attention with rows x length^2), so a budget in
 # tokens rather than rows keeps peak memory the same however large the corpus and however its texts
 # are spread over lengths; short texts still go many to a batch. Measured with ONNX Runtime on CPU
-# (peak RSS of one batch of 256-token texts): 32 rows 899 MB, 16 rows 539 MB, 8 rows 379 MB.
-BATCH_TOKENS = 2048
+# (peak RSS of one batch of 256-token texts): 32 rows 899 MB, 16 rows 539 MB, 8 rows 379 MB; and
+# embedding 800 chunks of the Collibra docs: 2,048 tokens 464 MB at 26.0 chunks/s, 1,024 tokens
+# 390-406 MB at 25.1 (two runs each, interleaved; the throughput difference is within noise).
+BATCH_TOKENS = 1024
 # Texts tokenised at a time: a tokenizers `Encoding` keeps its tokens, offsets and masks (about
 # 30 KB for a 256-token text), so only the token ids are kept and the encodings of one slice at a
 # time are alive.
