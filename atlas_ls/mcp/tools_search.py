@@ -135,8 +135,9 @@ async def _search(
     max_chars = min(max_chars, MAX_CHARS, share)
     filters = SearchFilters(publication=publication, code_only=code_only, min_score=min_score)
     await report_progress(ctx, 0, 1, f"{mode} search")
+    # The hits show the passages themselves (cut to max_chars), not the engine's snippets.
     found = await anyio.to_thread.run_sync(
-        functools.partial(engine.search, query, mode, top_k, filters, scope=scope)
+        functools.partial(engine.search, query, mode, top_k, filters, scope=scope, snippets=False)
     )
     hits = [_hit(engine.chunk(hit.chunk_id), hit, max_chars) for hit in found]
     await report_progress(ctx, 1, 1, f"{len(hits)} results")
@@ -189,7 +190,7 @@ def _bounded(
 
 
 def _hit(chunk: Chunk | None, hit: Hit, max_chars: int) -> SearchHit:
-    full = chunk.text if chunk is not None and chunk.text else hit.snippet
+    full = chunk.text if chunk is not None and chunk.text else (chunk.embed_text if chunk else "")
     text, continue_with = _bounded(full, hit.line_start, hit.file, max_chars, hit.bundle)
     return SearchHit(
         rank=hit.rank,

@@ -260,3 +260,12 @@ def test_vector_search_prepared_in_the_background_answers_as_a_lazy_one(tiny: Pa
                     h.chunk_id for h in lazy.search(query, mode=mode)
                 ]
         assert prepared._parts[0].dense().ready
+
+
+def test_search_without_snippets_finds_the_same_hits(tiny: Path) -> None:
+    with Engine.open(tiny) as engine:
+        for mode in ("keyword", "hybrid"):
+            full = engine.search("create a community", mode=mode)
+            bare = engine.search("create a community", mode=mode, snippets=False)
+            assert [(h.chunk_id, h.score) for h in bare] == [(h.chunk_id, h.score) for h in full]
+            assert all(h.snippet for h in full) and not any(h.snippet for h in bare)
