@@ -179,7 +179,7 @@ def stdio_vs_engine(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def start_http(bundle: Path) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
+    return start_server(
         [
             str(BIN / "atlas-mcp"),
             "--transport",
@@ -190,28 +190,8 @@ def start_http(bundle: Path) -> tuple[subprocess.Popen[str], str]:
             str(bundle),
             "--log-level",
             "WARNING",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        ]
     )
-    found = threading.Event()
-    url: list[str] = []
-
-    def drain() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            match = re.search(r"at (http://\S+/mcp)", line)
-            if match and not url:
-                url.append(match.group(1))
-                found.set()
-
-    threading.Thread(target=drain, daemon=True).start()
-    if not found.wait(120):
-        proc.kill()
-        raise RuntimeError("the HTTP server did not start")
-    return proc, url[0]
 
 
 async def http_numbers(
