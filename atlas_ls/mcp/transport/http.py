@@ -212,7 +212,8 @@ class MessageCheck:
             return
         declared = header_value(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self._limit:
-            # Refused before a byte of it is read; the connection closes (its body is unread).
+            # Refused on its declared length: none of the body is kept.
+            await _drain(receive)
             await _json(send, 413, oversized(self._limit).error(), close=True)
             return
         body = bytearray()
@@ -222,6 +223,9 @@ class MessageCheck:
                 return  # the client left before its body arrived: nothing to answer
             body += message.get("body", b"")
             if len(body) > self._limit:
+                body.clear()
+                if message.get("more_body", False):
+                    await _drain(receive)
                 await _json(send, 413, oversized(self._limit).error(), close=True)
                 return
             if not message.get("more_body", False):
@@ -241,6 +245,27 @@ class MessageCheck:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+# What of a refused body is read and thrown away before the 413 goes out. A server that closes
+# the connection while the client is still sending resets it, and the reset discards the 413 the
+# client has not read yet: the client sees a broken connection instead of the refusal (nginx's
+# lingering close drains the same way). Bounded, so a client that never stops costs little.
+DRAIN_BYTES = 2 * MAX_MESSAGE_BYTES
+DRAIN_S = 1.0
+
+
+async def _drain(receive: Receive) -> None:
+    """Discard what is left of a request's body: at most `DRAIN_BYTES`, for at most `DRAIN_S`."""
+    seen = 0
+    with anyio.move_on_after(DRAIN_S):
+        while seen <= DRAIN_BYTES:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            seen += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
 
 
 async def _json(send: Send, status: int, payload: dict[str, Any], *, close: bool = False) -> None:
