@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -95,7 +96,11 @@ def _watch(
     def ready() -> None:
         print(f"watching {target.root} (Ctrl-C stops)", file=sys.stderr, flush=True)
 
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a watch ends
+    # Ctrl-C (SIGINT) is how a watch ends, also when it was started from a shell that had set
+    # SIGINT to be ignored (a non-interactive shell does so for `atlas index --watch &`), which
+    # Python would otherwise keep: the watch then outlived every kill -INT.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    with contextlib.suppress(KeyboardInterrupt):
         watch_project(target, on_update, ready=ready, embedder=embedder, cache=cache)
 
 

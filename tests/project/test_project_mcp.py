@@ -46,6 +46,9 @@ def test_project_beside_the_docs_over_mcp_and_watch(tmp_path: Path, hash_bundle:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Started as `atlas index --watch &` from a script is: with SIGINT ignored, which the
+        # watch must undo, since SIGINT (Ctrl-C) is how it ends.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     updates: list[dict[str, Any]] = []
     watching = threading.Event()
