@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -14,7 +15,6 @@ from atlas_core.identifiers.subjects import subject_keys
 from atlas_core.types import Candidate, Definition, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, cursor_at
-from atlas_ls.lsp.diagnostics import DeprecationMatcher
 from atlas_ls.lsp.resolve import (
     Resolution,
     details_source,
@@ -26,6 +26,7 @@ from atlas_ls.lsp.resolve import (
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
     from atlas_core.identifiers.call_target import CallTarget
+    from atlas_core.types import Deprecation
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 MAX_SUMMARY_CHARS = 1200
@@ -273,8 +274,12 @@ def _definition_hover(engine: Engine, best: Candidate) -> str:
 
 
 def hover_markdown(
-    engine: Engine, resolution: Resolution, deprecations: DeprecationMatcher | None = None
+    engine: Engine,
+    resolution: Resolution,
+    deprecation_of: Callable[..., Deprecation | None] | None = None,
 ) -> str:
+    """The hover of `resolution`; `deprecation_of(*names)` finds the deprecation the docs list
+    for one of an operation's names (the diagnostics' matcher's lookup)."""
     best = resolution.best
     if best.kind in ("parameter", "property"):
         blocks = [_definition_hover(engine, best)]
@@ -311,7 +316,7 @@ def hover_markdown(
     if source is not None:
         blocks.append(f"*Parameters and schemas from {file_link(engine, source)}*")
     replacement = cand.replacement
-    dep = deprecations.deprecation_of(cand.name, cand.operation_id) if deprecations else None
+    dep = deprecation_of(cand.name, cand.operation_id) if deprecation_of else None
     if dep is not None and not replacement:
         replacement = dep.replacement
     if cand.deprecated or dep is not None:
@@ -431,8 +436,10 @@ def register(server: AtlasLanguageServer) -> None:
         if target is not None and target.param is not None:
             value = call_parameter_markdown(cursor.engine, target)
         else:
-            matcher = ls.diagnostics.matcher(cursor.engine)
-            value = hover_markdown(cursor.engine, cursor.resolution, matcher)
+            engine = cursor.engine
+            value = hover_markdown(
+                engine, cursor.resolution, partial(ls.diagnostics.deprecation_of, engine)
+            )
         return types.Hover(
             contents=types.MarkupContent(
                 kind=markup_kind(ls), value=value + demo_footer(cursor.engine)

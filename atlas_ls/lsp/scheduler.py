@@ -19,6 +19,7 @@ from atlas_ls.lsp import diagnostics
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
+    from atlas_core.types import Deprecation
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 
@@ -44,6 +45,24 @@ class DiagnosticsScheduler:
         matcher = diagnostics.DeprecationMatcher(kept)
         self._matcher = (engine, matcher)
         return matcher
+
+    def deprecation_of(self, engine: Engine, *names: str) -> Deprecation | None:
+        """What `matcher(engine).deprecation_of(*names)` answers, without building the matcher
+        when it is not built yet: only the deprecations whose term is one of `names` are judged,
+        so a hover does not wait for the API model that judging every term builds."""
+        cached = self._matcher
+        if cached is not None and cached[0] is engine:
+            return cached[1].deprecation_of(*names)
+        wanted = set(names)
+        named = [d for d in engine.deprecations() if d.term.strip() in wanted]
+        if not named:
+            return None
+        kept = [
+            diagnostics.linked(engine, d)
+            for d in named
+            if not diagnostics.checked_as_call(engine, d)
+        ]
+        return diagnostics.DeprecationMatcher(kept).deprecation_of(*names)
 
     def published(self, uri: str) -> list[types.Diagnostic]:
         """What the client was last sent for `uri`."""

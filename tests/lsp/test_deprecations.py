@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
+from atlas_core.engine import Engine
 from atlas_core.types import Deprecation
 from atlas_ls.lsp.diagnostics import (
     DeprecationMatcher,
@@ -10,6 +14,7 @@ from atlas_ls.lsp.diagnostics import (
     quick_fix_text,
 )
 from atlas_ls.lsp.documents import Snapshot, split_lines
+from atlas_ls.lsp.scheduler import DiagnosticsScheduler
 
 
 def dep(term: str, replacement: str = "", whole_word: bool = True) -> Deprecation:
@@ -114,3 +119,22 @@ def test_plain_english_terms_warn_only_where_they_are_code() -> None:
 
     snapshot = Snapshot("file:///q.md", prose, split_lines(prose), "markdown", 1)
     assert len(diagnostics_for(snapshot, matcher, "utf-16")) == 1
+
+
+def test_hover_lookup_agrees_with_the_matcher_without_building_it(hash_bundle: Path) -> None:
+    """A hover asks for one name's deprecation before diagnostics have built the matcher: it
+    gets the matcher's answer, without the API model that building the matcher needs."""
+    with Engine.open(hash_bundle) as engine:
+        deprecations = engine.deprecations()
+        assert deprecations
+        names = {d.term.strip() for d in deprecations} | {"findAssets", "getDomain", "nothing"}
+        names |= {e.name for e in engine.lookup("getVocabulary")}
+        lazy = DiagnosticsScheduler(SimpleNamespace())  # type: ignore[arg-type]
+        assert lazy.deprecation_of(engine, "findAssets", "nothing") is None
+        assert engine._api is None  # no deprecation named: nothing judged
+        full = DiagnosticsScheduler(SimpleNamespace())  # type: ignore[arg-type]
+        matcher = full.matcher(engine)
+        answers = {name: lazy.deprecation_of(engine, name) for name in sorted(names)}
+        assert lazy._matcher is None
+        assert answers == {name: matcher.deprecation_of(name) for name in sorted(names)}
+        assert any(answers.values())  # some terms are the matcher's, not the API checks'
