@@ -42,6 +42,8 @@ _WATCHED_MODULES = (
     "importlib.metadata",  # and the email, zipfile and csv modules it imports
     "email",
     "zipfile",
+    "importlib.resources",  # a tree-sitter grammar package's __init__ imports it, and tempfile
+    "tempfile",
 )
 
 

@@ -62,6 +62,8 @@ NOT_FOR_THE_LANGUAGE_SERVER = (
     "importlib.metadata",
     "email",
     "zipfile",
+    "importlib.resources",
+    "tempfile",
 )
 
 

@@ -10,9 +10,10 @@ text.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
+import os
 import re
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -24,6 +25,8 @@ from typing import TYPE_CHECKING
 from atlas_core.recognize.calls.site import Document
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from tree_sitter import Language, Node, Parser, Tree
 
 log = logging.getLogger(__name__)
@@ -75,8 +78,7 @@ def load_language(language: str) -> Language | None:
             try:
                 from tree_sitter import Language
 
-                module = importlib.import_module(spec[0])
-                found = Language(getattr(module, spec[1])())
+                found = Language(getattr(_grammar_binding(spec[0]), spec[1])())
             except ImportError:
                 log.info(
                     "no tree-sitter grammar for %s (%s); reading it as text", language, spec[0]
@@ -86,6 +88,41 @@ def load_language(language: str) -> Language | None:
                 log.warning("tree-sitter grammar %s cannot be loaded: %s", spec[0], exc)
         _languages[language] = found
         return found
+
+
+def _grammar_binding(package: str) -> ModuleType:
+    """The grammar package's compiled ``_binding`` module, which holds its language functions.
+
+    It is loaded from its file without running the package's ``__init__``: that imports
+    importlib.resources for the package's query files (which Atlas never reads), and with it
+    tempfile, shutil and random, ~150 KB of source an editor's first hover would compile. The
+    module is entered in `sys.modules` under its own name, so a later ordinary import of the
+    package reuses it. Anything unusual (a zip install, no such file) falls back to that import.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    name = f"{package}._binding"
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
+    found = importlib.util.find_spec(package)  # finds the package without importing it
+    folders = list(found.submodule_search_locations or ()) if found is not None else []
+    for folder in folders:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = f"{folder}/_binding{suffix}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None or not os.path.isfile(path):
+                continue
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(name, None)
+                raise
+            return module
+    return importlib.import_module(name)
 
 
 # --- what the parser sees ----------------------------------------------------------------------
