@@ -20,24 +20,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from atlas_core.identifiers.normalize import compact, path_key, strip_path
-from atlas_core.markdown.outline import fence_ids, scan_headings
-
-HEADING = 1  # the page title or a heading
-DEFINITION = 2  # the first cell of a table row, or the name a bullet starts with
-TABLE = 4  # any other table cell
-EXAMPLE = 8  # a request or response example: a JSON, YAML, XML or HTTP block
-CODE = 16  # any other fenced code block
-SPAN = 32  # an inline code span in prose
-PROSE = 64  # prose, where only code-shaped spellings count
-PLACE_NAMES: tuple[str, ...] = (
-    "heading",
-    "definition",
-    "table",
-    "example",
-    "code",
-    "span",
-    "prose",
+from atlas_core.identifiers.places import (
+    CODE,
+    DEFINITION,
+    EXAMPLE,
+    HEADING,
+    PROMPT_RE,
+    PROSE,
+    SPAN,
+    TABLE,
+    command_key,
 )
+from atlas_core.markdown.outline import fence_ids, scan_headings
 
 # Minified JSON or a pasted spec: one such line could hold more tokens than a page.
 LONG_LINE = 2000
@@ -59,7 +53,6 @@ _SPAN_RE = re.compile(r"(`+)(.+?)\1")
 # sentence, about only the names it writes as code.
 NAMING_HEADING_WORDS = 3
 _CAMEL_RE = re.compile(r"[a-z0-9][A-Z]")
-_PROMPT_RE = re.compile(r"^(?:\$|>|%|PS[^>]*>)\s+")
 _COMMAND_START_RE = re.compile(r"^[\w./\\~-]+$")
 _TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 # "- `name` - what it is", "- [`name`](link): ...": a list that defines names.
@@ -129,11 +122,6 @@ def _path_keys(text: str) -> Iterator[str]:
         key = path_key(strip_path(_HOST_PLACEHOLDER_RE.sub("", raw))[1])
         if key != "/" and len(key) <= MAX_TOKEN_CHARS:
             yield key
-
-
-def command_key(line: str) -> str:
-    """A command line as the index keys it: prompt removed, whitespace collapsed."""
-    return " ".join(_PROMPT_RE.sub("", line.strip()).split())
 
 
 def _command_keys(line: str) -> Iterator[str]:
@@ -257,7 +245,7 @@ class PageScan:
         keys = self._cache.get((line, None))
         if keys is None:
             keys = (*_word_keys(line, prose=False), *_path_keys(line))
-            if shell or _PROMPT_RE.match(line.lstrip()):
+            if shell or PROMPT_RE.match(line.lstrip()):
                 keys += tuple(_command_keys(line))
             self._cache[(line, None)] = keys
         return keys

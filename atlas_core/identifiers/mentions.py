@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from atlas_core.errors import BundleError
-from atlas_core.identifiers.mention_scan import PLACE_NAMES, PageScan
 from atlas_core.identifiers.normalize import path_key, strip_path
+from atlas_core.identifiers.places import PLACE_NAMES
 from atlas_core.identifiers.ranking import best_first
 from atlas_core.identifiers.table import read_lines, write_lines, write_npy
 from atlas_core.types import Document
@@ -109,6 +109,8 @@ class MentionBuilder:
             self._paths[key] += count
 
     def add_page(self, file: str, url: str, text: str, title: str, *, generated: bool) -> None:
+        from atlas_core.identifiers.mention_scan import PageScan  # build time only
+
         page = self.add_file(file, url, generated=generated)
         if len(self._cache) > CACHE_PIECES:
             self._cache.clear()

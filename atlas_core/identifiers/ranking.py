@@ -26,17 +26,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from atlas_core.identifiers.mention_scan import (
-    CODE,
-    DEFINITION,
-    EXAMPLE,
-    HEADING,
-    PLACE_NAMES,
-    PROSE,
-    SPAN,
-    TABLE,
-    command_key,
-)
 from atlas_core.identifiers.normalize import (
     BUILDER_PARTS,
     QUOTES,
@@ -45,6 +34,18 @@ from atlas_core.identifiers.normalize import (
     name_variants,
     path_key,
     strip_path,
+)
+from atlas_core.identifiers.places import (
+    CODE,
+    DEFINITION,
+    EXAMPLE,
+    HEADING,
+    PLACE_NAMES,
+    PROMPT_RE,
+    PROSE,
+    SPAN,
+    TABLE,
+    command_key,
 )
 from atlas_core.types import Candidate
 
@@ -81,7 +82,6 @@ _PLACE_WORDS = {
 }
 _SUBSCRIPT_RE = re.compile(r"\[\s*[\"']([^\"'\[\]]+)[\"']\s*\]")
 _CALL_RE = re.compile(r"\([^()]*\)\s*;?$")
-_PROMPT_RE = re.compile(r"^(?:\$|>|%|PS[^>]*>)\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +105,7 @@ class Spelling:
             method, path = strip_path(command)
             variants = _path_variants(path, bases)
         # A command line, or a relative program path (./gradlew), is also looked up as written.
-        commandish = " " in command or bool(_PROMPT_RE.match(query.strip()))
+        commandish = " " in command or bool(PROMPT_RE.match(query.strip()))
         commandish = commandish or (is_path and not command.startswith(("/", "http")))
         return cls(
             query=query,

@@ -97,10 +97,10 @@ def write_synthetic_mentions(
     every entry's name written on a few pages (its own first, as a definition), a share of names
     only the mentions know (constants), and a few words on thousands of pages, as `id` and `name`
     are in real docs. Reused when one with the same `n` and `seed` is there. Returns ``out_dir``."""
-    from atlas_core.identifiers.mention_scan import CODE, DEFINITION, HEADING, SPAN
     from atlas_core.identifiers.mentions import MENTIONS_DIR, MentionBuilder
     from atlas_core.identifiers.mentions import META_FILE as MENTION_META
     from atlas_core.identifiers.normalize import compact, path_key
+    from atlas_core.identifiers.places import CODE, DEFINITION, HEADING, SPAN
 
     out_dir = Path(out_dir)
     meta_path = out_dir / MENTIONS_DIR / MENTION_META

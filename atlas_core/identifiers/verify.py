@@ -18,7 +18,6 @@ from atlas_core.identifiers.checks import (
     offsets_problem,
     postings_problem,
 )
-from atlas_core.identifiers.mention_scan import PLACE_NAMES
 from atlas_core.identifiers.mentions import (
     ANCHORS_FILE,
     FILES_FILE,
@@ -32,6 +31,7 @@ from atlas_core.identifiers.mentions import GENERATED_FILE as MENTION_GENERATED
 from atlas_core.identifiers.mentions import META_FILE as MENTION_META
 from atlas_core.identifiers.mentions import ROW_ARRAYS as MENTION_ROW_ARRAYS
 from atlas_core.identifiers.mentions import meta_problem as mention_meta_problem
+from atlas_core.identifiers.places import PLACE_NAMES
 from atlas_core.identifiers.table import (
     DEPRECATIONS_FILE,
     GENERATED_FILE,

@@ -29,13 +29,13 @@ from atlas_core.types import Candidate, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, code_point_position
 from atlas_ls.lsp.documents import Snapshot, column_to_client
-from atlas_ls.lsp.typed_call import KEY, TypedCall
 
 if TYPE_CHECKING:
     from atlas_core.apicheck.model import Operation
     from atlas_core.engine import Engine
     from atlas_core.recognize.calls import CallSite
     from atlas_ls.lsp.server import AtlasLanguageServer
+    from atlas_ls.lsp.typed_call import TypedCall
 
 MAX_ITEMS = 100
 MAX_ENUM_SHOWN = 30
@@ -301,12 +301,14 @@ def register(server: AtlasLanguageServer) -> None:
         caps = ls.client_capabilities.text_document
         item_caps = caps.completion.completion_item if caps and caps.completion else None
         tag_support = bool(item_caps and item_caps.tag_support)
+        from atlas_ls.lsp import typed_call  # with the call reader: imported on first use
+
         typed = await ls.typed_calls.at(snap, line, column)
         if typed is not None:
             op = engine.api_operation(typed.site.method, typed.site.url)
             if op is None:
                 return None
-            if typed.typing.kind == KEY:
+            if typed.typing.kind == typed_call.KEY:
                 return key_items(op, typed, snap, encoding, deprecated_tag=tag_support)
             return value_items(op, typed, snap, encoding)
         method = ""

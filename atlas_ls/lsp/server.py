@@ -33,10 +33,10 @@ from atlas_ls.lsp.messages import Messages, clip
 from atlas_ls.lsp.protocol import AtlasProtocol, FrameReader, StdinFrames, StreamFrames, serve
 from atlas_ls.lsp.scheduler import DiagnosticsScheduler
 from atlas_ls.lsp.settings import Settings
-from atlas_ls.lsp.typed_call import TypedCalls
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
+    from atlas_ls.lsp.typed_call import TypedCalls
 
 logger = logging.getLogger(__name__)
 
@@ -62,9 +62,7 @@ class AtlasLanguageServer(LanguageServer):
         self.recognizers = recognizers or RecognizerSet.default()
         self.documents = DocumentCache()
         self.calls = CallTrees(self)
-        # The call being typed, for completion and signature help: one probe reader for both,
-        # so the one that follows the other re-parses its probe incrementally.
-        self.typed_calls = TypedCalls(self)
+        self._typed_calls: TypedCalls | None = None
         self.init_settings = Settings()  # from initializationOptions; the base of later settings
         self.init_problems = ""  # what was wrong with them, shown once the client can see it
         self.settings = Settings()
@@ -74,6 +72,17 @@ class AtlasLanguageServer(LanguageServer):
         self.messages = Messages(self)
         self.diagnostics = DiagnosticsScheduler(self)
         self.bundles = ServedBundles(self)
+
+    @property
+    def typed_calls(self) -> TypedCalls:
+        """The call being typed, for completion and signature help: one probe reader for both,
+        so the one that follows the other re-parses its probe incrementally. Made on the first
+        completion, so a server that only hovers never imports it."""
+        if self._typed_calls is None:
+            from atlas_ls.lsp.typed_call import TypedCalls
+
+            self._typed_calls = TypedCalls(self)
+        return self._typed_calls
 
     # -- transport ------------------------------------------------------------------------------
 

@@ -20,7 +20,6 @@ from atlas_core.recognize.calls.site import BODY, QUERY
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.completion import param_markdown, type_label
 from atlas_ls.lsp.cursor import code_point_position
-from atlas_ls.lsp.typed_call import KEY, PLACEHOLDER
 
 if TYPE_CHECKING:
     from atlas_core.apicheck.model import Operation
@@ -107,6 +106,8 @@ def register(server: AtlasLanguageServer) -> None:
         if where is None:
             return None
         line, column = where
+        from atlas_ls.lsp.typed_call import KEY, PLACEHOLDER  # imported on first use
+
         typed = await ls.typed_calls.at(snap, line, column)
         if typed is not None:
             site, typing = typed.site, typed.typing
