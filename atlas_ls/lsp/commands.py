@@ -44,6 +44,8 @@ _WATCHED_MODULES = (
     "zipfile",
     "importlib.resources",  # a tree-sitter grammar package's __init__ imports it, and tempfile
     "tempfile",
+    "atlas_core.identifiers.mention_scan",  # the bundle build's page scanner
+    "atlas_ls.lsp.typed_call",  # completion's and signature help's reader, made on first use
 )
 
 

@@ -64,6 +64,8 @@ NOT_FOR_THE_LANGUAGE_SERVER = (
     "zipfile",
     "importlib.resources",
     "tempfile",
+    "atlas_core.identifiers.mention_scan",
+    "atlas_ls.lsp.typed_call",
 )
 
 
