@@ -1,8 +1,10 @@
 """The API call under the cursor in client code, kept ready for hover, definition and code actions.
 
-The server holds one `CallReader` (a syntax tree per open document). didOpen and didChange hand
-the new text to a worker thread, which re-parses incrementally (tree-sitter reuses what did not
-change), so a hover usually finds the tree ready; a read whose tree is stale parses then, also on
+The server holds one `CallReader` (a syntax tree per open document; a Python, JavaScript or
+TypeScript file of thousands of lines keeps none and is read through windows of its top-level
+statements, `recognize.calls.windows`). didOpen and didChange hand the new text to a worker
+thread, which re-parses incrementally (tree-sitter reuses what did not change), so a hover usually
+finds the tree ready; a read whose tree is stale parses then, also on
 a worker thread, never on the event loop. The reader bounds what it parses (1 MB; lines over
 2,000 bytes blanked; half a second) and reads anything else as text, so a 5 MB minified file or a
 100,000-character line costs a hover milliseconds.

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from atlas_core.recognize.calls import CallReader, CallSite
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY
 from atlas_core.recognize.calls.syntax import has_grammar
+from atlas_core.recognize.calls.windows import probe_window
 from atlas_core.recognize.text_scan import normalize_language, string_spans
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ class TypedCalls:
 
     def __init__(self, server: AtlasLanguageServer) -> None:
         self._server = server
-        self._probes = CallReader(capacity=4)
+        self._probes = CallReader(capacity=4, windows=False)  # a probe is a window already
 
     async def at(self, snap: Snapshot, line: int, column: int) -> TypedCall | None:
         """The key or value of a call's params or body the cursor is writing, or None."""
@@ -296,58 +297,6 @@ class TypedCalls:
         if len(text) <= INLINE_PROBE_CHARS:
             return self._probes.read(*args)
         return await asyncio.to_thread(self._probes.read, *args)
-
-
-# First characters of a line that does not start a top-level statement (indented, a closing
-# bracket, a comment), and the start of one that gives a module-level name a value.
-_NOT_TOP = frozenset(" \t)]}#/*")
-_MODULE_VALUE = {
-    "python": re.compile(
-        r"^(?:import\s|from\s|[A-Za-z_][\w.]*[ \t]*(?::[^=\n]*)?=[^=])", re.MULTILINE
-    ),
-    "javascript": re.compile(r"^(?:import\s|(?:export\s+)?(?:const|let|var)\s)", re.MULTILINE),
-    "typescript": re.compile(r"^(?:import\s|(?:export\s+)?(?:const|let|var)\s)", re.MULTILINE),
-}
-MIN_WINDOW_LINES = 400  # shorter texts are probed whole
-
-
-def probe_window(lines: list[str], line: int, language: str, text: str = "") -> list[str]:
-    """The lines a probe needs: the top-level statement the cursor is in and the module's
-    top-level assignments and imports (``BASE = ...``, ``const api = axios.create(...)``), each
-    with the lines that continue it; every other line blank, so line numbers hold and parsing a
-    probe of a 10,000-line file costs what parsing one function does."""
-    values = _MODULE_VALUE.get(language)
-    if len(lines) < MIN_WINDOW_LINES or values is None:
-        return lines
-    text = text or "\n".join(lines)
-    start = line
-    while start > 0 and not _is_top(lines[start]):
-        start -= 1
-    while start > 0 and lines[start - 1].startswith("@"):
-        start -= 1  # a decorator belongs to the definition under it
-    window = [""] * len(lines)
-    window[start : _statement_end(lines, line)] = lines[start : _statement_end(lines, line)]
-    top, counted = 0, 0
-    for m in values.finditer(text):  # the few assignment and import lines, found in C
-        top += text.count("\n", counted, m.start())
-        counted = m.start()
-        stop = _statement_end(lines, top)
-        window[top:stop] = lines[top:stop]
-    return window
-
-
-def _is_top(row: str) -> bool:
-    """Whether a line starts a top-level statement (a closing bracket at column 0 continues
-    one, a comment is none)."""
-    return bool(row) and row[0] not in _NOT_TOP
-
-
-def _statement_end(lines: list[str], line: int) -> int:
-    """The line after the top-level statement that `line` is in or starts."""
-    end = line + 1
-    while end < len(lines) and not _is_top(lines[end]):
-        end += 1
-    return end
 
 
 def _is_call_site(site: CallSite | None) -> bool:

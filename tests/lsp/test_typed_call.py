@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def test_the_probe_window_keeps_the_cursors_definition_and_the_modules_assignments() -> None:
-    from atlas_ls.lsp.typed_call import MIN_WINDOW_LINES, probe_window
+    from atlas_core.recognize.calls.windows import MIN_WINDOW_LINES, probe_window
 
     broken = ["def broken(s):", '    s.get("/assets?name=unclosed', ""]
     filler = [f"def f{n}(s):\n    return s.get(BASE)\n" for n in range(MIN_WINDOW_LINES)]

@@ -1,5 +1,6 @@
-"""`CallReader`: the one entry point. It keeps a parsed tree per open document and sends each
-cursor to the reader for the document's language, or to a text reader where there is no tree."""
+"""`CallReader`: the one entry point. It keeps a parsed tree per open document (a long one is read
+through windows instead, `windows`) and sends each cursor to the reader for the document's
+language, or to a text reader where there is no tree."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from atlas_core.recognize.calls.syntax import (
     SyntaxTrees,
     has_grammar,
     line_is_blanked,
+    parse_once,
 )
 from atlas_core.recognize.calls.text import read_text
 from atlas_core.recognize.calls.tree_reader import reader_for
+from atlas_core.recognize.calls.windows import is_windowed, outline_of
 from atlas_core.recognize.text_scan import normalize_language
 
 log = logging.getLogger(__name__)
@@ -34,10 +37,18 @@ class CallReader:
     read. Safe to call from several threads.
     """
 
-    def __init__(self, capacity: int = 32, parse_budget_s: float = PARSE_BUDGET_S) -> None:
+    def __init__(
+        self, capacity: int = 32, parse_budget_s: float = PARSE_BUDGET_S, *, windows: bool = True
+    ) -> None:
+        """`windows`: read long documents through windows (`windows.is_windowed`); off for
+        texts that are windows already (the language server's probes of the call being typed)."""
         self._trees = SyntaxTrees(capacity, parse_budget_s)
         self._scans: dict[str, ScanCache] = {}  # per open document: what its last scan found
         self._lock = threading.Lock()
+        self._windows = windows
+
+    def _windowed(self, language: str, text: str) -> bool:
+        return self._windows and is_windowed(language, text)
 
     def read(
         self, uri: str, text: str, version: int | None, language: str, line: int, column: int
@@ -54,11 +65,14 @@ class CallReader:
 
     def parse(self, uri: str, text: str, version: int | None, language: str) -> None:
         """Record a new text for `uri` and bring its tree up to date now (incrementally), so the
-        next read finds it ready; a server calls this off its event loop on didOpen/didChange."""
+        next read finds it ready; a server calls this off its event loop on didOpen/didChange.
+        A document read through windows (`windows.is_windowed`) keeps no tree."""
         with self._lock:
             lang = normalize_language(language)
             self._trees.update(uri, text, version, lang)
-            if has_grammar(lang):
+            if self._windowed(lang, text):
+                self._trees.release_tree(uri)
+            elif has_grammar(lang):
                 self._trees.tree(uri)
 
     def scan(self, uri: str, text: str, version: int | None, language: str) -> list[Located]:
@@ -71,8 +85,11 @@ class CallReader:
         if has_grammar(lang):
             with self._lock:
                 document = self._trees.update(uri, text, version, lang)
-                parsed = (document, self._trees.tree(uri))
                 cache = self._scans.setdefault(uri, ScanCache())
+                if self._windowed(lang, text):
+                    self._trees.release_tree(uri)  # scanned window by window
+                else:
+                    parsed = (document, self._trees.tree(uri))
         return scan_calls(text, lang, parsed=parsed, cache=cache)
 
     def is_ready(self, uri: str, text: str) -> bool:
@@ -113,11 +130,27 @@ class CallReader:
             return read_curl(document, line, column, language)
         reader = reader_for(language)
         if reader is not None and has_grammar(language) and not line_is_blanked(document, line):
+            if self._windowed(language, document.text):
+                self._trees.release_tree(uri)
+                return _read_window(document, language, line, column)
             tree = self._trees.tree(uri)
             if tree is not None:
                 offset = document.byte_offset(line, column)
                 return reader(document, tree.root_node, language, line, offset).read()
         return read_text(document, line, column, language)
+
+
+def _read_window(document: Document, language: str, line: int, column: int) -> CallSite | None:
+    """Read a long document at one cursor from the window of the statement it is in
+    (`windows.Outline.window_for`): every other line blank, so line numbers and columns hold."""
+    outline = outline_of(document.text, language)
+    start, end = outline.statement_of(line)
+    window_document, tree = parse_once("\n".join(outline.window_for(start, end)), language)
+    reader = reader_for(language)
+    if tree is None or reader is None:
+        return read_text(document, line, column, language)
+    offset = window_document.byte_offset(line, column)
+    return reader(window_document, tree.root_node, language, line, offset).read()
 
 
 def call_at(text: str, language: str, line: int, column: int) -> CallSite | None:

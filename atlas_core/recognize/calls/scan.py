@@ -23,6 +23,7 @@ from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, CallSite, Document
 from atlas_core.recognize.calls.syntax import load_language, parse_once
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
+from atlas_core.recognize.calls.windows import is_windowed, outline_of, window
 from atlas_core.recognize.text_scan import normalize_language
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ def scan_calls(
     if lang == "shell":
         return _scan_shell(Document(text), deadline, limit)
     if lang in TREE_LANGUAGES:
+        if parsed is None and is_windowed(lang, text):
+            return _scan_windows(text, lang, deadline, limit, cache)
         document, tree = parsed if parsed is not None else parse_once(text, lang)
         return _scan_tree(document, tree, lang, deadline, limit, cache)
     return []
@@ -103,12 +106,13 @@ class ScanCache:
     statement."""
 
     def __init__(self) -> None:
-        self._blocks: dict[tuple[str, bytes, bytes], list[Located]] = {}
+        # (language, statement, context, ...): a windowed scan adds the statements read beside it
+        self._blocks: dict[tuple[Any, ...], list[Located]] = {}
 
-    def take(self, key: tuple[str, bytes, bytes]) -> list[Located] | None:
+    def take(self, key: tuple[Any, ...]) -> list[Located] | None:
         return self._blocks.get(key)
 
-    def keep(self, blocks: dict[tuple[str, bytes, bytes], list[Located]]) -> None:
+    def keep(self, blocks: dict[tuple[Any, ...], list[Located]]) -> None:
         self._blocks = blocks  # only the current version's blocks: the cache never grows
 
 
@@ -139,15 +143,9 @@ def _scan_tree(
     limit: int,
     cache: ScanCache | None = None,
 ) -> list[Located]:
-    grammar = load_language(language)
-    if tree is None or grammar is None:
+    if tree is None or load_language(language) is None:
         return []
-    from tree_sitter import Query, QueryCursor
-
     root = tree.root_node
-    query = _QUERY_CACHE.get(language)
-    if query is None:
-        query = _QUERY_CACHE[language] = Query(grammar, _QUERIES[language])
     blocks = root.named_children
     kinds = _DEFINING[language]
     context = b"\0".join(
@@ -155,38 +153,144 @@ def _scan_tree(
     )
     if len(context) > _MAX_CONTEXT_BYTES:
         cache = None
-    reader = reader_for(language)
-    assert reader is not None  # only languages of TREE_LANGUAGES come here
     memo = NameMemo()
     found: dict[tuple[int, int, int, str, str], Located] = {}
-    kept: dict[tuple[str, bytes, bytes], list[Located]] = {}
+    kept: dict[tuple[Any, ...], list[Located]] = {}
     for block in blocks:
         first_line = block.start_point[0]
         key = (language, document.data[block.start_byte : block.end_byte], context)
         reused = cache.take(key) if cache is not None else None
         if reused is not None:
             kept[key] = reused
-            for item in reused:
-                moved = replace(item, line=item.line + first_line)
-                site = moved.site
-                found[(moved.line, site.start, site.end, site.role, site.name)] = moved
+            _reuse(found, reused, first_line)
             continue
-        block_found: list[Located] = []
-        complete = True
-        nodes = QueryCursor(query).captures(block).get("s", [])
-        nodes.sort(key=lambda n: n.start_byte)
-        for node in nodes:
-            if len(found) >= limit or time.monotonic() > deadline:
-                complete = False
-                break
-            for offset in _probes(document, node):
-                line, _ = document.position(offset)
-                site = reader(document, root, language, line, offset, memo=memo).read()
-                item = _keep(found, document, line, site)
-                if item is not None:
-                    block_found.append(replace(item, line=item.line - first_line))
-        if complete:
-            kept[key] = block_found
+        read = _read_block(document, root, [block], language, found, deadline, limit, memo)
+        if read is not None:
+            kept[key] = [replace(item, line=item.line - first_line) for item in read]
+    if cache is not None:
+        cache.keep(kept)
+    return sorted(found.values(), key=lambda f: (f.line, f.site.start))
+
+
+def _reuse(
+    found: dict[tuple[int, int, int, str, str], Located], reused: list[Located], first_line: int
+) -> None:
+    """Put a cached block's sites (lines relative to the block) back at `first_line`."""
+    for item in reused:
+        moved = replace(item, line=item.line + first_line)
+        site = moved.site
+        found[(moved.line, site.start, site.end, site.role, site.name)] = moved
+
+
+def _read_block(
+    document: Document,
+    root: Node,
+    nodes: list[Node],
+    language: str,
+    found: dict[tuple[int, int, int, str, str], Located],
+    deadline: float,
+    limit: int,
+    memo: NameMemo,
+) -> list[Located] | None:
+    """Ask the reader at every capture of one top-level statement (its `nodes`, in `root`'s
+    tree); the new sites, with document lines, or None when the budget ran out before all."""
+    from tree_sitter import QueryCursor
+
+    reader = reader_for(language)
+    assert reader is not None  # only languages of TREE_LANGUAGES come here
+    query = _query(language)
+    captured = [c for node in nodes for c in QueryCursor(query).captures(node).get("s", [])]
+    captured.sort(key=lambda n: n.start_byte)
+    out: list[Located] = []
+    for node in captured:
+        if len(found) >= limit or time.monotonic() > deadline:
+            return None
+        for offset in _probes(document, node):
+            line, _ = document.position(offset)
+            site = reader(document, root, language, line, offset, memo=memo).read()
+            item = _keep(found, document, line, site)
+            if item is not None:
+                out.append(item)
+    return out
+
+
+def _query(language: str) -> Any:
+    query = _QUERY_CACHE.get(language)
+    if query is None:
+        from tree_sitter import Query
+
+        grammar = load_language(language)
+        assert grammar is not None  # the callers return early without one
+        query = _QUERY_CACHE[language] = Query(grammar, _QUERIES[language])
+    return query
+
+
+# Lines of statements shown per window in a windowed scan (beside the module's assignments): a
+# window's tree (~2 KB a line) is what such a scan holds at once.
+WINDOW_SCAN_LINES = 1500
+
+
+def _scan_windows(
+    text: str, language: str, deadline: float, limit: int, cache: ScanCache | None
+) -> list[Located]:
+    """`_scan_tree` for a document read through windows (`windows.is_windowed`), so no tree of
+    the whole file is ever built. Each top-level statement is read beside the module's
+    assignments and imports (its context, as in `ScanCache`); an assignment also beside the
+    statements that use the name it assigns, since a string in it is read as the URL of the
+    call it reaches. Statements not in `cache` are parsed a few hundred lines at a time."""
+    if load_language(language) is None:
+        return []
+    outline = outline_of(text, language)
+    context = outline.context()
+    if len(context) > _MAX_CONTEXT_BYTES:
+        cache = None
+    found: dict[tuple[int, int, int, str, str], Located] = {}
+    kept: dict[tuple[Any, ...], list[Located]] = {}
+    # Windows to parse: the statements read there (with their keys) and every statement shown.
+    # Assignments come last, in windows of their own: what they need (the statements using the
+    # names they assign) is mostly the same few statements for all of them.
+    windows: list[tuple[list[tuple[int, int, tuple[Any, ...]]], dict[tuple[int, int], None]]] = []
+    order = sorted(outline.statements, key=lambda st: outline.is_value(st[0]))
+    read: list[tuple[int, int, tuple[Any, ...]]] = []
+    shown: dict[tuple[int, int], None] = {}
+    shown_lines = 0
+    for start, end in order:
+        if time.monotonic() > deadline:
+            break  # what is found so far is the answer, as in `_scan_tree`
+        needs = outline.needs(start, end)
+        key = (language, outline.body(start, end), context)
+        key += tuple(outline.body(s, e) for s, e in needs)
+        reused = cache.take(key) if cache is not None else None
+        if reused is not None:
+            kept[key] = reused
+            _reuse(found, reused, start)
+            continue
+        if read and (outline.is_value(start) != outline.is_value(read[-1][0])):
+            windows.append((read, shown))
+            read, shown, shown_lines = [], {}, 0
+        read.append((start, end, key))
+        for statement in ((start, end), *needs):
+            if statement not in shown:
+                shown[statement] = None
+                shown_lines += statement[1] - statement[0]
+        if shown_lines >= WINDOW_SCAN_LINES:
+            windows.append((read, shown))
+            read, shown, shown_lines = [], {}, 0
+    if read:
+        windows.append((read, shown))
+    for statements_read, statements_shown in windows:
+        lines = window(outline.lines, [*outline.values, *statements_shown])
+        document, tree = parse_once("\n".join(lines), language)
+        if tree is None:
+            continue
+        root = tree.root_node
+        memo = NameMemo()
+        tops = root.named_children
+        for start, end, key in statements_read:
+            nodes = [n for n in tops if start <= n.start_point[0] < end]
+            got = _read_block(document, root, nodes, language, found, deadline, limit, memo)
+            if got is not None:
+                kept[key] = [replace(item, line=item.line - start) for item in got]
     if cache is not None:
         cache.keep(kept)
     return sorted(found.values(), key=lambda f: (f.line, f.site.start))

@@ -269,6 +269,13 @@ class SyntaxTrees:
         with self._lock:
             self._entries.pop(uri, None)
 
+    def release_tree(self, uri: str) -> None:
+        """Drop the tree of `uri` but keep its text: a document read through windows only."""
+        with self._lock:
+            entry = self._entries.get(uri)
+            if entry is not None and entry.tree is not None:
+                entry.tree, entry.source, entry.parsed = None, None, None
+
     def is_ready(self, uri: str, text: str) -> bool:
         entry = self._entries.get(uri)
         if entry is None or entry.document.text is not text:
