@@ -174,6 +174,7 @@ def test_statements_are_found_by_their_first_column() -> None:
     outline = windows.Outline("\n".join(lines), "python")
     assert outline.needs(9, 12) == []  # BASE is used above its assignment only
     assert outline.statement_of(7) == (3, 9)
+    assert outline.statement_of(4) == (3, 9)  # a decorator's line is its definition's
     assert not windows.is_windowed("java", "\n" * (windows.WINDOWED_LINES + 1))
     assert windows.is_windowed("python", "\n" * windows.WINDOWED_LINES)
 

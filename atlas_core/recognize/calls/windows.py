@@ -272,8 +272,12 @@ class Outline:
         return window(self.lines, [(start, end), *self.values, *self.needs(start, end)])
 
     def statement_of(self, line: int) -> tuple[int, int]:
-        """The top-level statement `line` is in (first line, end line)."""
-        start = statement_start(self.lines, line, self.tops)
+        """The top-level statement `line` is in (first line, end line), as `statements` has it:
+        a decorator's line is in the definition under it."""
+        index = bisect_right(self._firsts, line) - 1
+        if index >= 0 and line < self.statements[index][1]:
+            return self.statements[index]
+        start = statement_start(self.lines, line, self.tops)  # a comment between statements
         return start, statement_end(self.lines, line, self.tops)
 
 
