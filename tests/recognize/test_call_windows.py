@@ -63,19 +63,20 @@ def edit_a_url_in_the_middle(text: str) -> str:
 
 def with_long_strings(language: str) -> str:
     """A long client whose strings run over lines written at column 0 (a query text, a
-    template literal), which start no statement."""
+    template literal), which start no statement: neither a definition's first line nor, in the
+    module's string, an assignment's."""
     if language == "python":
         head = 'import requests\n\nBASE = "https://acme.collibra.com/rest/2.0"\nQUERY = """\nquery = {\nname = "x"\n"""\n\n'
         body = (
             "def run_{n}(session):\n"
-            '    text = """\nselect = 1\ndef not_a_function():\n"""\n'
+            '    text = """\nselect 1\ndef not_a_function():\n"""\n'
             '    return session.post(BASE + "/graphql/knowledgeGraph/v1", json={{"query": QUERY}})\n\n'
         )
     else:
         head = "const query = `\nconst x = {\n`;\n\n"
         body = (
             "async function run{n}() {{\n"
-            "  const note = `\nconst y = 1;\nfunction notOne() {{\n`;\n"
+            "  const note = `\ny 1;\nfunction notOne() {{\n`;\n"
             "  return fetch(`https://acme.collibra.com/rest/2.0/assets?name=${{note}}`, {{\n"
             '    method: "GET",\n  }});\n}}\n\n'
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import time
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -254,9 +255,8 @@ def _scan_windows(
     read: list[tuple[int, int, tuple[Any, ...]]] = []
     shown: dict[tuple[int, int], None] = {}
     shown_lines = 0
+    late = False  # past the deadline: what the cache holds is still used, nothing is read
     for start, end in order:
-        if time.monotonic() > deadline:
-            break  # what is found so far is the answer, as in `_scan_tree`
         needs = outline.needs(start, end)
         key = (language, outline.body(start, end), context)
         key += tuple(outline.body(s, e) for s, e in needs)
@@ -265,6 +265,9 @@ def _scan_windows(
             kept[key] = reused
             _reuse(found, reused, start)
             continue
+        late = late or time.monotonic() > deadline
+        if late:
+            continue  # what is found so far is the answer, as in `_scan_tree`
         if read and (outline.is_value(start) != outline.is_value(read[-1][0])):
             windows.append((read, shown))
             read, shown, shown_lines = [], {}, 0
@@ -279,6 +282,8 @@ def _scan_windows(
     if read:
         windows.append((read, shown))
     for statements_read, statements_shown in windows:
+        if len(found) >= limit or time.monotonic() > deadline:
+            break  # nothing more would be read: the window is not worth parsing
         lines = window(outline.lines, [*outline.values, *statements_shown])
         document, tree = parse_once("\n".join(lines), language)
         if tree is None:
@@ -286,8 +291,9 @@ def _scan_windows(
         root = tree.root_node
         memo = NameMemo()
         tops = root.named_children
+        top_lines = [n.start_point[0] for n in tops]  # in order: a statement's nodes by bisection
         for start, end, key in statements_read:
-            nodes = [n for n in tops if start <= n.start_point[0] < end]
+            nodes = tops[bisect_left(top_lines, start) : bisect_left(top_lines, end)]
             got = _read_block(document, root, nodes, language, found, deadline, limit, memo)
             if got is not None:
                 kept[key] = [replace(item, line=item.line - start) for item in got]

@@ -47,11 +47,17 @@ def is_windowed(language: str, text: str) -> bool:
     past `MAX_PARSE_BYTES` (a bigger one is never parsed: it is read as text), and with at most
     `MAX_WINDOWED_VALUES` top-level assignments (every window shows them all; a file of
     thousands of constants keeps its whole tree instead)."""
-    if (
-        language not in _MODULE_VALUE
-        or len(text) > MAX_PARSE_BYTES
-        or text.count("\n") < WINDOWED_LINES
-    ):
+    values = _MODULE_VALUE.get(language)
+    if values is None or len(text) > MAX_PARSE_BYTES or text.count("\n") < WINDOWED_LINES:
+        return False
+    with _OUTLINES_LOCK:
+        if any(known is text and of == language for known, of in _MANY_VALUES):
+            return False
+    # Counted in C first: a file of many assignments is told apart without an outline.
+    if len(values.findall(text)) > MAX_WINDOWED_VALUES:
+        with _OUTLINES_LOCK:
+            _MANY_VALUES.append((text, language))
+            del _MANY_VALUES[:-_OUTLINES_KEPT]
         return False
     return outline_of(text, language).is_windowed
 
@@ -59,6 +65,7 @@ def is_windowed(language: str, text: str) -> bool:
 _OUTLINES: list[Outline] = []  # the few last texts asked about, newest last
 _OUTLINES_KEPT = 4
 _OUTLINES_LOCK = threading.Lock()
+_MANY_VALUES: list[tuple[str, str]] = []  # the last texts found to have too many assignments
 
 
 def outline_of(text: str, language: str) -> Outline:
@@ -89,12 +96,12 @@ _LONG_STRINGS = {
 }
 
 
-def top_lines(lines: list[str], language: str) -> list[bool]:
+def top_lines(lines: list[str], language: str, text: str | None = None) -> list[bool]:
     """Per line, whether it starts a top-level statement: `is_top`, and not inside a string
     that runs over lines (a triple-quoted SQL text or template literal written at column 0)."""
     delimiters = _LONG_STRINGS.get(language)
     out = [is_top(row) for row in lines]
-    if delimiters is None:
+    if delimiters is None or not delimiters.search(text if text is not None else "\n".join(lines)):
         return out
     inside = ""  # the delimiter of the string a line is in, "" outside
     for n, row in enumerate(lines):
@@ -191,7 +198,7 @@ class Outline:
         self.text = text
         self.language = language
         self.lines = text.split("\n")
-        self.tops = top_lines(self.lines, language)
+        self.tops = top_lines(self.lines, language, text)
         self.statements = statements(self.lines, self.tops)
         self.values = module_values(self.lines, language, text, self.tops)
         self._value_at = {start: end for start, end in self.values}
