@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, islice
 
 from atlas_core.recognize.calls.syntax import MAX_PARSE_BYTES
 
@@ -54,7 +54,7 @@ def is_windowed(language: str, text: str) -> bool:
         if any(known is text and of == language for known, of in _MANY_VALUES):
             return False
     # Counted in C first: a file of many assignments is told apart without an outline.
-    if len(values.findall(text)) > MAX_WINDOWED_VALUES:
+    if sum(1 for _ in islice(values.finditer(text), MAX_WINDOWED_VALUES + 1)) > MAX_WINDOWED_VALUES:
         with _OUTLINES_LOCK:
             _MANY_VALUES.append((text, language))
             del _MANY_VALUES[:-_OUTLINES_KEPT]
