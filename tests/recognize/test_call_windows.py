@@ -90,6 +90,9 @@ DOCUMENTS = [
     ("python", module_client()),
     ("python", with_long_strings("python")),
     ("javascript", with_long_strings("javascript")),
+    # Saved on Windows: a blank line is "\r", which starts no statement.
+    ("python", snippet_client("python").replace("\n", "\r\n")),
+    ("javascript", snippet_client("javascript").replace("\n", "\r\n")),
 ]
 
 
@@ -171,6 +174,8 @@ def test_statements_are_found_by_their_first_column() -> None:
         ")",
     ]
     assert windows.statements(lines) == [(1, 3), (3, 9), (9, 12)]
+    crlf = [row + "\r" for row in lines]
+    assert windows.statements(crlf) == windows.statements(lines)
     assert windows.module_values(lines, "python") == [(1, 3), (9, 12)]
     outline = windows.Outline("\n".join(lines), "python")
     assert outline.needs(9, 12) == []  # BASE is used above its assignment only

@@ -32,7 +32,7 @@ MIN_WINDOW_LINES = 400  # shorter texts are probed whole
 
 # First characters of a line that does not start a top-level statement (indented, a closing
 # bracket, a comment), and the start of one that gives a module-level name a value.
-_NOT_TOP = frozenset(" \t)]}#/*")
+_NOT_TOP = frozenset(" \t\r\f)]}#/*")  # "\r": a blank line of a file saved with CRLF
 _MODULE_VALUE = {
     "python": re.compile(
         r"^(?:import\s|from\s|[A-Za-z_][\w.]*[ \t]*(?::[^=\n]*)?=[^=])", re.MULTILINE
