@@ -35,14 +35,7 @@ class DiagnosticsScheduler:
         cached = self._matcher
         if cached is not None and cached[0] is engine:
             return cached[1]
-        # Deprecated endpoints the specs describe are the API checks' to judge, call by call and
-        # method-aware; as text they would match prose and other methods' calls.
-        kept = [
-            diagnostics.linked(engine, d)
-            for d in engine.deprecations()
-            if not diagnostics.checked_as_call(engine, d)
-        ]
-        matcher = diagnostics.DeprecationMatcher(kept)
+        matcher = diagnostics.DeprecationMatcher(_matched_as_text(engine, engine.deprecations()))
         self._matcher = (engine, matcher)
         return matcher
 
@@ -57,12 +50,9 @@ class DiagnosticsScheduler:
         named = [d for d in engine.deprecations() if d.term.strip() in wanted]
         if not named:
             return None
-        kept = [
-            diagnostics.linked(engine, d)
-            for d in named
-            if not diagnostics.checked_as_call(engine, d)
-        ]
-        return diagnostics.DeprecationMatcher(kept).deprecation_of(*names)
+        return diagnostics.DeprecationMatcher(_matched_as_text(engine, named)).deprecation_of(
+            *names
+        )
 
     def published(self, uri: str) -> list[types.Diagnostic]:
         """What the client was last sent for `uri`."""
@@ -137,3 +127,14 @@ class DiagnosticsScheduler:
         self._server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
         )
+
+
+def _matched_as_text(engine: Engine, deprecations: list[Deprecation]) -> list[Deprecation]:
+    """The deprecations the matcher looks for in text, each linked to its page. Deprecated
+    endpoints the specs describe are the API checks' to judge, call by call and method-aware; as
+    text they would match prose and other methods' calls."""
+    return [
+        diagnostics.linked(engine, d)
+        for d in deprecations
+        if not diagnostics.checked_as_call(engine, d)
+    ]
