@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.markdown import block_language, fenced_block_at
 from atlas_core.recognize.calls.scan import Located, ScanCache, scan_calls
@@ -21,6 +22,9 @@ from atlas_core.recognize.calls.text import read_text
 from atlas_core.recognize.calls.tree_reader import reader_for
 from atlas_core.recognize.calls.windows import is_windowed, outline_of
 from atlas_core.recognize.text_scan import normalize_language
+
+if TYPE_CHECKING:
+    from tree_sitter import Tree
 
 log = logging.getLogger(__name__)
 
@@ -130,27 +134,24 @@ class CallReader:
             return read_curl(document, line, column, language)
         reader = reader_for(language)
         if reader is not None and has_grammar(language) and not line_is_blanked(document, line):
+            parsed, tree = document, None
             if self._windowed(language, document.text):
                 self._trees.release_tree(uri)
-                return _read_window(document, language, line, column)
-            tree = self._trees.tree(uri)
+                parsed, tree = _window_at(document, language, line)
+            else:
+                tree = self._trees.tree(uri)
             if tree is not None:
-                offset = document.byte_offset(line, column)
-                return reader(document, tree.root_node, language, line, offset).read()
+                offset = parsed.byte_offset(line, column)
+                return reader(parsed, tree.root_node, language, line, offset).read()
         return read_text(document, line, column, language)
 
 
-def _read_window(document: Document, language: str, line: int, column: int) -> CallSite | None:
-    """Read a long document at one cursor from the window of the statement it is in
-    (`windows.Outline.window_for`): every other line blank, so line numbers and columns hold."""
+def _window_at(document: Document, language: str, line: int) -> tuple[Document, Tree | None]:
+    """A long document's window for a read at `line`: the statement it is in, parsed with what
+    it needs (`windows.Outline.window_for`); every other line blank, so lines and columns hold."""
     outline = outline_of(document.text, language)
     start, end = outline.statement_of(line)
-    window_document, tree = parse_once("\n".join(outline.window_for(start, end)), language)
-    reader = reader_for(language)
-    if tree is None or reader is None:
-        return read_text(document, line, column, language)
-    offset = window_document.byte_offset(line, column)
-    return reader(window_document, tree.root_node, language, line, offset).read()
+    return parse_once("\n".join(outline.window_for(start, end)), language)
 
 
 def call_at(text: str, language: str, line: int, column: int) -> CallSite | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_right
+from collections.abc import Callable
 from itertools import accumulate, islice
 
 from atlas_core.recognize.calls.syntax import MAX_PARSE_BYTES
@@ -50,36 +51,40 @@ def is_windowed(language: str, text: str) -> bool:
     values = _MODULE_VALUE.get(language)
     if values is None or len(text) > MAX_PARSE_BYTES or text.count("\n") < WINDOWED_LINES:
         return False
-    with _OUTLINES_LOCK:
-        if any(known is text and of == language for known, of in _MANY_VALUES):
-            return False
-    # Counted in C first: a file of many assignments is told apart without an outline.
-    if sum(1 for _ in islice(values.finditer(text), MAX_WINDOWED_VALUES + 1)) > MAX_WINDOWED_VALUES:
-        with _OUTLINES_LOCK:
-            _MANY_VALUES.append((text, language))
-            del _MANY_VALUES[:-_OUTLINES_KEPT]
-        return False
-    return outline_of(text, language).is_windowed
+
+    def find() -> Outline | None:
+        # Counted in C first: a file of many assignments is told apart without an outline.
+        count = sum(1 for _ in islice(values.finditer(text), MAX_WINDOWED_VALUES + 1))
+        return None if count > MAX_WINDOWED_VALUES else Outline(text, language)
+
+    outline = _known(text, language, find)
+    return outline is not None and outline.is_windowed
 
 
-_OUTLINES: list[Outline] = []  # the few last texts asked about, newest last
-_OUTLINES_KEPT = 4
-_OUTLINES_LOCK = threading.Lock()
-_MANY_VALUES: list[tuple[str, str]] = []  # the last texts found to have too many assignments
+# What was found out about the last few texts asked about (newest last): an `Outline`, or None
+# for a text of too many assignments. A server asks about the same open document's text on every
+# hover and scan until it changes.
+_KNOWN: list[tuple[str, str, Outline | None]] = []
+_KNOWN_KEPT = 4
+_KNOWN_LOCK = threading.Lock()
+
+
+def _known(text: str, language: str, find: Callable[[], Outline | None]) -> Outline | None:
+    with _KNOWN_LOCK:
+        for known, of, outline in _KNOWN:
+            if known is text and of == language:
+                return outline
+    outline = find()
+    with _KNOWN_LOCK:
+        _KNOWN.append((text, language, outline))
+        del _KNOWN[:-_KNOWN_KEPT]
+    return outline
 
 
 def outline_of(text: str, language: str) -> Outline:
-    """The `Outline` of `text`, kept for the last few texts: a server asks about the same open
-    document's text on every hover until it changes."""
-    with _OUTLINES_LOCK:
-        for outline in _OUTLINES:
-            if outline.text is text and outline.language == language:
-                return outline
-    outline = Outline(text, language)
-    with _OUTLINES_LOCK:
-        _OUTLINES.append(outline)
-        del _OUTLINES[:-_OUTLINES_KEPT]
-    return outline
+    """The `Outline` of `text` (a text `is_windowed` took), kept for the last few texts."""
+    outline = _known(text, language, lambda: Outline(text, language))
+    return outline if outline is not None else Outline(text, language)
 
 
 def is_top(row: str) -> bool:
