@@ -10,10 +10,8 @@ stages in a temporary directory and renames, so an interrupted build never leave
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import re
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,6 +58,8 @@ def demo_content_hash(model: str = "default") -> str:
     The format version is part of it so an Atlas upgrade that changes the bundle layout never opens
     a stale cached demo; the model spec so a hash-model demo never masquerades as the real one.
     """
+    import hashlib  # here: the servers import this package for DEMO_NOTE at start
+
     from atlas_core.bundle.manifest import FORMAT_VERSION
 
     digest = hashlib.sha256()
@@ -130,6 +130,8 @@ def _remove_stale(keep: Path, model: str) -> None:
     A server still reading one keeps its open files (POSIX); elsewhere the removal may fail and the
     old directory simply stays.
     """
+    import shutil  # here, like hashlib above
+
     same_model = re.compile(rf"{re.escape(BUNDLE_PREFIX + _model_tag(model))}[0-9a-f]{{16}}")
     for old in keep.parent.glob(f"{BUNDLE_PREFIX}*"):
         if old != keep and old.is_dir() and same_model.fullmatch(old.name):

@@ -14,7 +14,6 @@ inside an indexed repository (`project_bundles`).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from pathlib import Path
@@ -47,6 +46,8 @@ def project_root(start: str | os.PathLike[str]) -> Path:
 
 def project_bundle_dir(root: Path) -> Path:
     """Where the bundle of the project at `root` lives (see the module docstring)."""
+    import hashlib  # here: every server start looks for a project, most find none
+
     from atlas_core.bundle.manifest import sanitized_bundle_name
 
     resolved = Path(root).resolve()
@@ -62,6 +63,8 @@ def project_name(root: Path) -> str:
 
 def indexed_bundle(start: str | os.PathLike[str]) -> Path | None:
     """The bundle of the project `start` is in, when `atlas index` has built one; else None."""
+    if not (data_dir() / PROJECTS).is_dir():
+        return None  # nothing is indexed on this machine
     try:
         root = project_root(start)
     except SourceError:

@@ -7,14 +7,16 @@ the import and the client's handshake.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import logging
 import sys
 import threading
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import argparse
+
     from atlas_core.engine import Engine
 
 # Starting up builds about 100,000 long-lived objects (lsprotocol's classes above all) and the
@@ -26,6 +28,8 @@ STARTUP_GC_DELAY_S = 3.0
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="atlas-ls",
         description="Language server for the Collibra developer docs: hover, go-to-doc, "
@@ -63,6 +67,57 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What `build_parser` gives when no option is given.
+DEFAULTS: dict[str, Any] = {
+    "bundle": [],
+    "project": None,
+    "stdio": False,
+    "tcp": False,
+    "host": "127.0.0.1",
+    "port": 2087,
+    "verbose": 0,
+    "version": False,
+    "clientProcessId": None,
+}
+_FLAGS = {"--stdio": ("stdio", True), "-v": ("verbose", 1), "--verbose": ("verbose", 1),
+          "-vv": ("verbose", 2)}  # fmt: skip
+_VALUED = {"--bundle": "bundle", "--project": "project", "--clientProcessId": "clientProcessId"}
+
+
+def parse_args(argv: list[str]) -> Any:
+    """The command line as `build_parser` reads it. The lines editors start the server with
+    (no option, ``--stdio``, ``-v``, ``--bundle DIR``, ``--project DIR``) are read here, without
+    argparse: with gettext it is 117 KB of source, which every start without a bytecode cache
+    compiles. Any other line (``--help``, ``--tcp``, an abbreviation, a mistake) goes to argparse,
+    so its help and errors stay the same."""
+    quick = _common_args(argv)
+    return quick if quick is not None else build_parser().parse_args(argv)
+
+
+def _common_args(argv: list[str]) -> SimpleNamespace | None:
+    """`argv` read as argparse would, when it holds only the options above; else None."""
+    values = {**DEFAULTS, "bundle": []}
+    tokens = iter(argv)
+    for token in tokens:
+        if token in _FLAGS:
+            dest, amount = _FLAGS[token]
+            values[dest] = True if amount is True else values[dest] + amount
+            continue
+        option, equals, value = token.partition("=")
+        dest = _VALUED.get(option)
+        if dest is None:
+            return None
+        if not equals:
+            value = next(tokens, "")
+        if not value or value.startswith("-"):
+            return None  # argparse's to judge: a missing value, or one it may take for an option
+        if dest == "bundle":
+            values["bundle"].append(value)
+        else:
+            values[dest] = value
+    return SimpleNamespace(**values)
+
+
 def configure_logging(verbosity: int) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -77,7 +132,7 @@ def configure_logging(verbosity: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.version:
         from atlas_ls.lsp.server import VERSION
 

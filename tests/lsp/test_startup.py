@@ -66,6 +66,9 @@ NOT_FOR_THE_LANGUAGE_SERVER = (
     "tempfile",
     "atlas_core.identifiers.mention_scan",
     "atlas_ls.lsp.typed_call",
+    "argparse",
+    "shutil",
+    "hashlib",
 )
 
 
