@@ -707,7 +707,8 @@ class Engine:
             return []
         limit = clamp_count(limit, "limit", MAX_LIMIT)
         if self._usages is None:
-            self.api_model()  # built first: it takes the same lock
+            if self._projects_beside_docs():
+                self.api_model()  # built first: it takes the same lock
             with self._lock:
                 if self._usages is None:
                     self._usages = self._find_usages()
@@ -721,8 +722,8 @@ class Engine:
 
     def _find_usages(self) -> dict[tuple[str, str], list[Usage]]:
         """Every API call the project bundles' chunks recorded, resolved against the docs."""
-        projects = [p for p in self._parts if p.scope == "project"]
-        if not projects or len(projects) == len(self._parts):
+        projects = self._projects_beside_docs()
+        if not projects:
             return {}
         # Here, past the early return: a docs-only engine (a language server's first hover)
         # never imports the code chunker.
@@ -756,6 +757,12 @@ class Engine:
         for usages in found.values():
             usages.sort(key=lambda u: (u.bundle, u.file, u.line))
         return found
+
+    def _projects_beside_docs(self) -> list[_Part]:
+        """The project bundles, when docs are served beside them; else none. Without both there
+        are no usages, and the API model (~0.2 s at 12,500 endpoints) is not built for them."""
+        projects = [p for p in self._parts if p.scope == "project"]
+        return projects if len(projects) < len(self._parts) else []
 
     def api_operation(self, method: str, url: str) -> Operation | None:
         """The documented operation a call's method and URL (as the call reader spells it:

@@ -128,6 +128,25 @@ def test_the_docs_answer_lookups_and_the_project_says_where_it_calls_them(
         assert engine.project_file("acme-sync", "../outside.py") is None
 
 
+def test_usages_need_a_project_beside_the_docs_and_build_no_api_model_without(
+    repo: Path, hash_bundle: Path
+) -> None:
+    """A docs-only engine (every language server without a project) answers usages with none,
+    without building the API model: on a large bundle that build made the first hover on an
+    endpoint take ~0.2 s."""
+    with Engine.open(hash_bundle) as docs:
+        (found,) = [c for c in docs.resolve("findAssets") if c.method == "GET"][:1]
+        assert docs.usages_of(found) == [] and docs.usages("GET", "/assets") == []
+        assert docs._api is None
+    project = index_project(target_of(repo), model="hash", progress=False).output
+    with Engine.open(project) as alone:
+        assert alone.usages("GET", "/assets") == []
+        assert alone._api is None
+    with Engine.open([hash_bundle, project]) as both:
+        assert [u.symbol for u in both.usages("GET", "/domains")] == ["listDomains"]
+        assert both._api is not None
+
+
 def test_a_bundle_written_before_the_code_columns_still_serves(
     hash_bundle: Path, tmp_path: Path
 ) -> None:
