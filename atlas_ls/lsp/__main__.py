@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # What `build_parser` gives when no option is given.
-DEFAULTS: dict[str, Any] = {
+_DEFAULTS: dict[str, Any] = {
     "bundle": [],
     "project": None,
     "stdio": False,
@@ -79,8 +79,7 @@ DEFAULTS: dict[str, Any] = {
     "version": False,
     "clientProcessId": None,
 }
-_FLAGS = {"--stdio": ("stdio", True), "-v": ("verbose", 1), "--verbose": ("verbose", 1),
-          "-vv": ("verbose", 2)}  # fmt: skip
+_VERBOSITY = {"-v": 1, "--verbose": 1, "-vv": 2}
 _VALUED = {"--bundle": "bundle", "--project": "project", "--clientProcessId": "clientProcessId"}
 
 
@@ -96,12 +95,14 @@ def parse_args(argv: list[str]) -> Any:
 
 def _common_args(argv: list[str]) -> SimpleNamespace | None:
     """`argv` read as argparse would, when it holds only the options above; else None."""
-    values = {**DEFAULTS, "bundle": []}
+    values = {**_DEFAULTS, "bundle": []}
     tokens = iter(argv)
     for token in tokens:
-        if token in _FLAGS:
-            dest, amount = _FLAGS[token]
-            values[dest] = True if amount is True else values[dest] + amount
+        if token == "--stdio":
+            values["stdio"] = True
+            continue
+        if token in _VERBOSITY:
+            values["verbose"] += _VERBOSITY[token]
             continue
         option, equals, value = token.partition("=")
         dest = _VALUED.get(option)
