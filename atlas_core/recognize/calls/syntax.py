@@ -111,8 +111,10 @@ def _grammar_binding(package: str) -> ModuleType:
     for folder in folders:
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
             path = f"{folder}/_binding{suffix}"
+            if not os.path.isfile(path):
+                continue
             spec = importlib.util.spec_from_file_location(name, path)
-            if spec is None or spec.loader is None or not os.path.isfile(path):
+            if spec is None or spec.loader is None:
                 continue
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module

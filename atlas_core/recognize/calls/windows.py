@@ -169,7 +169,7 @@ def statements(lines: list[str], tops: list[bool] | None = None) -> list[tuple[i
         start = line
         while line < len(lines) and lines[line].startswith("@"):
             line += 1
-        end = statement_end(lines, min(line, len(lines) - 1), tops) if line < len(lines) else line
+        end = statement_end(lines, line, tops) if line < len(lines) else line
         out.append((start, end))
         line = end
     return out
