@@ -75,6 +75,31 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# For each pattern, words one of which every match contains, lowercased: a text holding none of them
+# cannot match, so its scan skips the pattern (most passages hold none: several times faster). The
+# patterns ignore case as Unicode does, so four letters outside ASCII also match ASCII letters
+# ("ſ" is an s, "K" a k, "ı" and "İ" an i) where `str.lower` keeps them apart: a text with any of
+# them is scanned in full.
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+_TRIGGERS: tuple[tuple[str, ...], ...] = (
+    ("ignore", "disregard", "forget", "override"),
+    (
+        "you are now",
+        "from now on",
+        "your new ",
+        "system prompt",
+        "do not ",
+        "attention",
+        "note to",
+        "message for",
+        "instruction",
+    ),
+    ("system", "assistant", "developer", "instruction", "<|", "inst]", "<<"),
+    ("tool_call", "tool_use", "function_call", "invoke", "antml:", '"name"'),
+    ("<!--", "style", "hidden"),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Flag:
     """One suspicious spot in a passage."""
@@ -100,12 +125,35 @@ def _visible(text: str) -> str:
 
 def scan(text: str, first_line: int = 1) -> list[Flag]:
     """Return the injection-looking spots in ``text``, in order, at most MAX_FLAGS."""
-    found: list[tuple[int, Flag]] = []
-    for match in _INVISIBLE.finditer(text):
-        found.append(
-            (match.start(), _flag("hidden_text", text, match.start(), match.group(), first_line))
+    ascii_only = text.isascii()
+    if not ascii_only and _FOLDS_TO_ASCII.search(text):
+        patterns = _PATTERNS
+    else:
+        lowered = text.lower()
+        patterns = tuple(
+            pattern
+            for pattern, words in zip(_PATTERNS, _TRIGGERS, strict=True)
+            if any(word in lowered for word in words)
         )
-    for kind, pattern in _PATTERNS:
+    if ascii_only and not patterns:
+        return []
+    # ASCII text holds no invisible character
+    return _scan(text, first_line, patterns, invisible=not ascii_only)
+
+
+def _scan(
+    text: str,
+    first_line: int,
+    patterns: tuple[tuple[str, re.Pattern[str]], ...],
+    *,
+    invisible: bool,
+) -> list[Flag]:
+    found: list[tuple[int, Flag]] = []
+    if invisible:
+        for match in _INVISIBLE.finditer(text):
+            flag = _flag("hidden_text", text, match.start(), match.group(), first_line)
+            found.append((match.start(), flag))
+    for kind, pattern in patterns:
         for match in pattern.finditer(text):
             found.append(
                 (match.start(), _flag(kind, text, match.start(), match.group(), first_line))
