@@ -4,8 +4,9 @@ Keeping every SDK name in one place means an SDK upgrade is one file to read, an
 SDK behaviours this server needs to bend are handled: the logging capability is deprecated in the
 newest protocol revision but still how handshake-era clients receive server logs, a connection's
 long-lived channel is only reachable through the per-request session, and a server runs over
-stdio streams of its own (lines the SDK would drop unanswered are answered first; see `transport.wire`)
-only through the low-level server inside `MCPServer`.
+streams of its own (each stdio line parsed once, here, and lines the SDK would drop unanswered
+answered first; see `transport.wire` and `transport.stdio`) only through the low-level server inside
+`MCPServer`.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.runner import serve_one
-from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
     TransportSecurityMiddleware,
     TransportSecuritySettings,
 )
+from mcp.shared._context_streams import create_context_streams
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError, NoBackChannelError
 from mcp.shared.jsonrpc_dispatcher import (
     handler_exception_to_error_data,
@@ -44,6 +45,7 @@ from mcp_types import (
     CallToolResult,
     ErrorData,
     JSONRPCError,
+    JSONRPCMessage,
     JSONRPCNotification,
     JSONRPCResponse,
     ListResourcesResult,
@@ -79,13 +81,13 @@ __all__ = [
     "answer_one",
     "check_accept_headers",
     "connection_key",
+    "create_context_streams",
     "error_message",
+    "parse_message",
     "report_progress",
     "send_log",
     "serve_connection",
-    "stdio_server",
     "text_result",
-    "validate_message",
 ]
 
 # The SDK refuses larger HTTP bodies; stdio lines get the same limit.
@@ -131,11 +133,11 @@ def connection_key(session: Any) -> int:
     return id(getattr(session, "_connection", session))
 
 
-def validate_message(raw: bytes | str) -> bool:
-    """Read ``raw`` exactly as the SDK's transports do (pydantic's ValidationError if they cannot);
-    True when they take it for a notification."""
+def parse_message(raw: bytes | str) -> tuple[JSONRPCMessage, bool]:
+    """``raw`` read exactly as the SDK's transports read it (pydantic's ValidationError if they
+    cannot), and whether it is a notification."""
     message = jsonrpc_message_adapter.validate_json(raw, by_name=False)
-    return isinstance(message, JSONRPCNotification)
+    return message, isinstance(message, JSONRPCNotification)
 
 
 def error_message(error: dict[str, Any]) -> SessionMessage:

@@ -22,10 +22,11 @@ from atlas_ls.mcp._sdk import (
     INVALID_REQUEST,
     MAX_MESSAGE_BYTES,
     PARSE_ERROR,
-    validate_message,
+    SessionMessage,
+    parse_message,
 )
 
-__all__ = ["MAX_MESSAGE_BYTES", "Rejection", "check_message", "oversized"]
+__all__ = ["MAX_MESSAGE_BYTES", "Rejection", "check_message", "oversized", "read_message"]
 
 MAX_ID_CHARS = 200  # a longer string id is not echoed back (the answer then has id null)
 
@@ -54,10 +55,11 @@ def oversized(limit: int = MAX_MESSAGE_BYTES) -> Rejection:
     return Rejection(INVALID_REQUEST, f"message is larger than {limit} bytes; it was not read")
 
 
-def check_message(raw: bytes) -> Rejection | None:
-    """None when the SDK reads ``raw`` as one JSON-RPC message, else what to answer."""
+def read_message(raw: bytes) -> SessionMessage | Rejection:
+    """``raw`` as the SDK reads it, ready for a server's read stream, or what to answer instead.
+    A transport that reads a message here hands it on without the SDK parsing it again."""
     try:
-        notification = validate_message(raw)
+        message, notification = parse_message(raw)
     except ValidationError as exc:
         return _diagnose(raw, exc)
     if notification and b'"id"' in raw:
@@ -66,7 +68,13 @@ def check_message(raw: bytes) -> Rejection | None:
         value = json.loads(raw)
         if isinstance(value, dict) and "id" in value:
             return Rejection(INVALID_REQUEST, '"id" must be a string or an integer')
-    return None
+    return SessionMessage(message)
+
+
+def check_message(raw: bytes) -> Rejection | None:
+    """None when the SDK reads ``raw`` as one JSON-RPC message, else what to answer."""
+    found = read_message(raw)
+    return found if isinstance(found, Rejection) else None
 
 
 _UNREADABLE = object()
