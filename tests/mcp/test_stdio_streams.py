@@ -99,8 +99,10 @@ BIG_SERVER = """
 import fcntl, os, sys
 import anyio
 from atlas_ls.mcp._sdk import MCPServer
+from atlas_ls.mcp.transport import stdio
 from atlas_ls.mcp.transport.stdio import run_stdio
 
+stdio.EOF_DRAIN_S = float(os.environ.get("DRAIN_S", stdio.EOF_DRAIN_S))
 server = MCPServer("big")
 
 @server.tool()
@@ -133,10 +135,13 @@ def _lines(*messages: dict) -> bytes:
     return b"".join(json.dumps(m).encode() + b"\n" for m in messages)
 
 
-def _big_server(tmp_path: Path, **streams: object) -> subprocess.Popen[bytes]:
+def _big_server(
+    tmp_path: Path, drain_s: float = 30.0, **streams: object
+) -> subprocess.Popen[bytes]:
     script = tmp_path / "big_server.py"
     script.write_text(BIG_SERVER, encoding="utf-8")
-    return subprocess.Popen([sys.executable, str(script)], env=server_env(), **streams)  # type: ignore[call-overload]
+    env = {**server_env(), "DRAIN_S": str(drain_s)}
+    return subprocess.Popen([sys.executable, str(script)], env=env, **streams)  # type: ignore[call-overload]
 
 
 def _answers(raw: bytes) -> dict[int, dict]:
@@ -243,3 +248,38 @@ async def test_pipe_lines_keep_lines_whole_and_drop_those_over_the_limit(
         assert found == [expected]
     finally:
         os.close(read_fd)
+
+
+def test_a_client_that_stops_reading_ends_the_server_quietly(tmp_path: Path) -> None:
+    proc = _big_server(
+        tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(_lines(MESSAGES[0]))
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    proc.stdout.close()  # the client is gone as far as answers go; stdin stays open
+    proc.stdin.write(_lines(MESSAGES[1], _call(2, BIG)))
+    proc.stdin.flush()
+    assert proc.wait(30) == 0
+    err = proc.stderr.read().decode()
+    assert "Traceback" not in err and "blocking after serving: True" in err, err
+    proc.stdin.close()
+
+
+def test_a_client_that_closes_stdin_and_never_reads_does_not_keep_the_server(
+    tmp_path: Path,
+) -> None:
+    proc = _big_server(
+        tmp_path, drain_s=1.0, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(_lines(MESSAGES[0], MESSAGES[1], _call(2, BIG)))
+    proc.stdin.close()  # and its answer, far larger than the pipe, is never read
+    try:
+        assert proc.wait(20) == 0  # the answer waits for one drain period, its writing another
+    finally:
+        proc.kill()
+        proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert "Traceback" not in err and "blocking after serving: True" in err, err

@@ -61,8 +61,11 @@ async def run_stdio(server: MCPServer[Any]) -> None:
         pending = Pending()
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(_read_messages, lines, to_server, write_stream, pending)
-            tasks.start_soon(_write_messages, from_server, writer, pending)
+            tasks.start_soon(_write_messages, from_server, writer, pending, tasks.cancel_scope)
             await serve_connection(server, read_stream, write_stream)
+            # What is left is writing the last answers: a client that never reads them does
+            # not keep the process alive.
+            tasks.cancel_scope.deadline = anyio.current_time() + EOF_DRAIN_S
 
 
 class Lines(Protocol):
@@ -137,8 +140,11 @@ async def _refuse(rejection: Rejection, answers: Any) -> None:
         await answers.send(error_message(rejection.error()))
 
 
-async def _write_messages(from_server: Any, writer: Writer, pending: Pending) -> None:
-    """Each message the server sends, as one line."""
+async def _write_messages(
+    from_server: Any, writer: Writer, pending: Pending, serving: anyio.CancelScope
+) -> None:
+    """Each message the server sends, as one line; when the client has closed its end, serving
+    stops (nothing more can reach it)."""
     try:
         async with from_server:
             async for session_message in from_server:
@@ -148,6 +154,9 @@ async def _write_messages(from_server: Any, writer: Writer, pending: Pending) ->
                 pending.answered(message)
     except anyio.ClosedResourceError:
         await anyio.lowlevel.checkpoint()
+    except (BrokenPipeError, ConnectionResetError):
+        log.info("the client closed stdout: stopping")
+        serving.cancel()
 
 
 class PipeLines:
