@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.server.runner import serve_one
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import (
@@ -80,6 +82,7 @@ __all__ = [
     "TransportSecuritySettings",
     "answer_one",
     "check_accept_headers",
+    "check_arguments",
     "connection_key",
     "create_context_streams",
     "error_message",
@@ -88,6 +91,7 @@ __all__ = [
     "send_log",
     "serve_connection",
     "text_result",
+    "validated_once",
 ]
 
 # The SDK refuses larger HTTP bodies; stdio lines get the same limit.
@@ -99,6 +103,49 @@ log = logging.getLogger(__name__)
 # The destructive and idempotent hints mean something only for a tool that writes (MCP spec), so
 # they are not sent: tools/list is paid for in tokens.
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+# The arguments of the current request's tool call as `check_arguments` validated them:
+# (metadata, arguments, validated). Set in the request's own task, so no other request sees it.
+_CHECKED: ContextVar[tuple[FuncMetadata, dict[str, Any], dict[str, Any]] | None] = ContextVar(
+    "atlas_checked_arguments", default=None
+)
+
+
+class _ValidatedOnce(FuncMetadata):
+    """A tool's metadata that validates each call once: it takes the arguments `check_arguments`
+    validated for this request, and the results our tools build with `text_result` from a dump
+    of their own output model (the SDK would validate both a second time)."""
+
+    def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
+        checked = _CHECKED.get()
+        if checked is not None and checked[0] is self and checked[1] == arguments_to_validate:
+            return checked[2]
+        return super().validate_arguments(arguments_to_validate)
+
+    def convert_result(self, result: Any) -> Any:
+        if isinstance(result, CallToolResult):
+            return result
+        return super().convert_result(result)
+
+
+def validated_once(tool: Tool) -> Tool:
+    """`tool` with its call validated once (see `_ValidatedOnce`)."""
+    meta = tool.fn_metadata
+    tool.fn_metadata = _ValidatedOnce(
+        arg_model=meta.arg_model,
+        output_schema=meta.output_schema,
+        output_model=meta.output_model,
+        wrap_output=meta.wrap_output,
+    )
+    return tool
+
+
+def check_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
+    """Validate a call's arguments (pydantic's ValidationError if they do not fit), once: the
+    tool's own validation then takes this result."""
+    validated = tool.fn_metadata.validate_arguments(arguments)
+    _CHECKED.set((tool.fn_metadata, arguments, validated))
 
 
 def text_result(text: str, structured: dict[str, Any]) -> CallToolResult:

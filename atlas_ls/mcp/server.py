@@ -26,6 +26,8 @@ from atlas_ls.mcp._sdk import (
     ResourceNotFoundError,
     ResourceSecurity,
     Tool,
+    check_arguments,
+    validated_once,
 )
 from atlas_ls.mcp.auth import required_token
 from atlas_ls.mcp.budgets import bounded
@@ -136,13 +138,16 @@ def build_server(options: ServerOptions, slot: AppSlot | None = None) -> MCPServ
 
 
 def _tool(fn: Callable[..., Any], title: str) -> Tool:
-    """A tool whose text answers are held to its budget and whose advertised schemas are compact
-    (the SDK still validates arguments and results against the full models)."""
-    tool = Tool.from_function(
-        bounded(fn.__name__, fn),
-        title=title,
-        description=inspect.cleandoc(fn.__doc__ or ""),
-        annotations=READ_ONLY,
+    """A tool whose text answers are held to its budget, whose advertised schemas are compact
+    (arguments are still validated against the full model, once), and whose results, dumps of
+    the full output models, are not validated again."""
+    tool = validated_once(
+        Tool.from_function(
+            bounded(fn.__name__, fn),
+            title=title,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=READ_ONLY,
+        )
     )
     tool.parameters = compact_input(tool.parameters)
     if tool.fn_metadata.output_schema is not None:
@@ -237,7 +242,7 @@ class _Middleware:
         if arguments is not None and not isinstance(arguments, dict):
             raise MCPError(code=INVALID_PARAMS, message=f"{tool.name}: arguments must be an object")
         try:
-            tool.fn_metadata.validate_arguments(arguments or {})
+            check_arguments(tool, arguments or {})
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"

@@ -8,15 +8,19 @@ import json
 import re
 import subprocess
 import sys
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 
 from atlas_ls.mcp.budgets import TEXT_BUDGETS
+from atlas_ls.mcp.options import ServerOptions
+from atlas_ls.mcp.server import FS_TOOLS, RAG_TOOLS, build_server
 from tests.mcp_client import McpClient, stdio_client_for, structured
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,12 +72,27 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def test_full_results_fit_the_compact_schemas(client: McpClient, tools: dict[str, Any]) -> None:
+def output_models() -> dict[str, Any]:
+    """Each tool's full output model, from its function's return annotation."""
+    return {
+        fn.__name__: typing.get_type_hints(fn, include_extras=True)["return"].__metadata__[0]
+        for fn, _ in RAG_TOOLS + FS_TOOLS
+    }
+
+
+def test_full_results_fit_the_compact_schemas_and_the_full_models(
+    client: McpClient, tools: dict[str, Any]
+) -> None:
+    # The server validates results against neither (they are dumps of the full models): this is
+    # where a result that does not fit would show.
+    models = output_models()
+    assert set(models) == set(tools)
     chunk = structured(client.call("search_docs", {"query": "assets", "top_k": 1}))["hits"][0]
     for name, args in [*CALLS, ("get_chunk", {"chunk_id": chunk["chunk_id"]})]:
         data = structured(client.call(name, args))
         jsonschema.validate(data, tools[name].output_schema)
         assert list(data) == tools[name].output_schema["required"], name
+        models[name].model_validate(data, strict=True)
 
 
 # Each asks for more text than its tool's budget: 50 passages of up to 20,000 characters, every
@@ -281,3 +300,26 @@ def test_a_cut_answer_is_never_over_its_budget(budget: int) -> None:
         kept, _, note = shown.partition("\n[answer cut at")
         assert text.startswith(kept + "\n") and note.endswith("ask for less]")
     assert cut("short", budget, "ask for less") == "short"
+
+
+async def test_a_call_is_validated_once_and_bad_arguments_are_invalid_params(
+    hash_bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = build_server(ServerOptions(bundles=(str(hash_bundle),)))
+    arg_model = server._tool_manager.get_tool("search_docs").fn_metadata.arg_model
+    validations: list[Any] = []
+    original = arg_model.model_validate
+
+    def counted(data: Any, **kwargs: Any) -> Any:
+        validations.append(data)
+        return original(data, **kwargs)
+
+    monkeypatch.setattr(arg_model, "model_validate", counted)
+    async with Client(server, mode="legacy") as client:
+        for query in ("find assets", "domains"):
+            result = await client.call_tool("search_docs", {"query": query, "top_k": 2})
+            assert not result.is_error and structured(result)["count"] == 2
+        assert [v["query"] for v in validations] == ["find assets", "domains"]
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("search_docs", {"query": "x", "top_k": 0})
+        assert refused.value.error.code == -32602 and "top_k" in refused.value.error.message
