@@ -148,6 +148,8 @@ class AppContext:
 
     async def wait_ready(self) -> None:
         """Wait (bounded) until the first load finished or failed."""
+        if self.ready.is_set():  # every call after the first load: no cancel scope, no yield
+            return
         with anyio.move_on_after(LOAD_WAIT_S):
             await self.ready.wait()
 
