@@ -51,7 +51,9 @@ class _Words:
         return i == len(self.ends) - 1 or not self.open_after[i]
 
 
-def _words(text: str, *, single_spaced: bool) -> _Words:
+def _words(text: str, *, single_spaced: bool, until: int | None = None) -> _Words:
+    """The words of `text`; with `until` (as written, not single-spaced), only those up to the
+    first that ends after it: what a cut at `until` reads, every word it looks at and one beyond."""
     words: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -76,6 +78,8 @@ def _words(text: str, *, single_spaced: bool) -> _Words:
             ends.append(offset + m.end())
             open_after.append(bool(inside) and not last)
             sentence_after.append(bool(_SENTENCE_END.search(m.group())) or (last and block_ends))
+            if until is not None and ends[-1] > until:
+                return _Words(text, starts, ends, open_after, sentence_after)
         offset += len(line) + 1
     if single_spaced:
         text = " ".join(words)
@@ -188,7 +192,7 @@ def cut_point(text: str, limit: int) -> int:
     fits and does not end inside a string or code span, a sentence end when one is close."""
     if len(text) <= limit:
         return len(text)
-    w = _words(_lines_deciding(text, limit), single_spaced=False)
+    w = _words(_lines_deciding(text, limit), single_spaced=False, until=limit)
     if not w.starts or w.starts[0] >= limit:
         return limit
     last = _last_word(w, 0, limit - w.starts[0])

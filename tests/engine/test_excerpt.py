@@ -7,11 +7,13 @@ restates the boundary rule from the lines of the passage, independently of `exce
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 
 import atlas_core.demo as demo
+import atlas_core.search.excerpt as excerpt
 from atlas_core.markdown.chunker import chunk_documents
 from atlas_core.search.excerpt import ELLIPSIS, clip, cut_point, excerpt_at, make_snippet
 from atlas_core.sources import load_sources
@@ -198,3 +200,29 @@ def test_a_text_search_line_keeps_its_spacing_and_whole_words() -> None:
     minified = '{"items":[' + ",".join(f'{{"id":{n}}}' for n in range(200)) + "]}"
     hit = excerpt_at(minified, minified.index('{"id":150}'), 60)
     assert '{"id":150}' in hit and len(hit) <= 60  # one long token: a window on the match
+
+
+def _cut_point_reading_every_word(text: str, limit: int) -> int:
+    """`cut_point` as it reads without stopping after the first word beyond the limit."""
+    if len(text) <= limit:
+        return len(text)
+    w = excerpt._words(excerpt._lines_deciding(text, limit), single_spaced=False)
+    if not w.starts or w.starts[0] >= limit:
+        return limit
+    last = excerpt._last_word(w, 0, limit - w.starts[0])
+    return w.ends[last] if last >= 0 else limit
+
+
+def test_a_cut_reads_no_further_than_one_word_beyond_the_limit_and_cuts_the_same(
+    passages: list[str],
+) -> None:
+    # Long lines with quotes, code spans and sentence ends around every limit.
+    rng = random.Random(3)
+    pieces = ['"key": "a value",', "`code span`", "word", "ends here.", '"open', "\n", "- item\n"]
+    texts = passages + [" ".join(rng.choices(pieces, k=rng.randint(5, 400))) for _ in range(300)]
+    for text in texts:
+        for limit in (20, 60, 120, 300, 700):
+            assert cut_point(text, limit) == _cut_point_reading_every_word(text, limit), (
+                limit,
+                text,
+            )
