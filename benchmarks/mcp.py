@@ -23,7 +23,9 @@ script says how to build one and exits 2. It measures:
   http_concurrent.p95_ms / wall_ms      per-call latency under that load, and the whole burst
 
 Scale-out over stateless HTTP (`--stateless`), each server driven for --seconds by the same lean
-client (64 keep-alive connections, each sending one search_docs mode=keyword call after another):
+client (64 keep-alive connections, each sending one search_docs mode=keyword call after another);
+one process and two workers run side by side and take turns in 4 windows (one, two, two, one, ...),
+so the ratio of the two compares them under the same conditions:
 
   asgi_floor_calls_per_s                a bare JSON-RPC-shaped Starlette endpoint on uvicorn: the
                                         most this client gets from any ASGI app here
@@ -255,6 +257,7 @@ async def http_numbers(
 # --- scale-out: stateless HTTP, workers, and the ASGI floor ------------------------------------
 
 SCALE_CLIENTS = 64
+LOAD_WINDOWS = 4  # one process and two workers take turns, so drift falls on both alike
 PROTOCOL_VERSION = "2025-11-25"
 
 
@@ -451,6 +454,27 @@ async def drive(url: str, questions: list[str], clients: int, seconds: float) ->
         "p50_ms": percentile(latencies, 0.5),
         "p95_ms": percentile(latencies, 0.95),
         "failed": failed,
+        "seconds": elapsed,
+        "latencies": latencies,
+    }
+
+
+def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several load windows on one server as one: calls over their counted seconds, percentiles
+    over all their calls, server CPU per call weighted by calls."""
+    latencies = [ms for run in runs for ms in run["latencies"]]
+    calls = len(latencies)
+    return {
+        "clients": runs[0]["clients"],
+        "calls": calls,
+        "calls_per_s": round(calls / sum(run["seconds"] for run in runs), 1),
+        "p50_ms": percentile(latencies, 0.5),
+        "p95_ms": percentile(latencies, 0.95),
+        "failed": sum(run["failed"] for run in runs),
+        "server_cpu_ms_per_call": round(
+            sum(run["server_cpu_ms_per_call"] * run["calls"] for run in runs) / max(calls, 1), 2
+        ),
+        "windows": len(runs),
     }
 
 
@@ -462,24 +486,50 @@ def stop_server(proc: subprocess.Popen[str]) -> None:
         proc.kill()
 
 
-def measure_atlas(
-    bundle: Path, questions: list[str], clients: int, seconds: float, workers: int
-) -> dict[str, Any]:
+def start_atlas(bundle: Path, workers: int) -> tuple[subprocess.Popen[str], str]:
     command = [str(BIN / "atlas-mcp"), "--transport", "http", "--stateless", "--port", "0"]
     command += ["--bundle", str(bundle), "--log-level", "WARNING", "--workers", str(workers)]
     proc, url = start_server(command)
     try:
-        pids = wait_ready(url, workers)
-        out = server_cpu(proc, lambda: asyncio.run(drive(url, questions, clients, seconds)))
-        if workers == 1:
-            out["private_mb"] = private_mb(proc.pid)
-        else:
-            # Forked last: the first is warm from the load test, the others are alike.
-            out["second_worker_private_mb"] = private_mb(sorted(children_of(proc.pid))[-1])
-            out["worker_pids"] = len(pids)
-    finally:
+        wait_ready(url, workers)
+    except BaseException:
         stop_server(proc)
-    return out
+        raise
+    return proc, url
+
+
+def measure_one_and_two(
+    bundle: Path, questions: list[str], clients: int, seconds: float
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One process and `--workers 2`, both started, loaded in alternating windows (one, two, two,
+    one, ...) of `seconds / LOAD_WINDOWS` each: drift on a shared machine falls on both alike, and
+    the ratio of the two compares like with like."""
+    servers: dict[int, tuple[subprocess.Popen[str], str]] = {}
+    try:
+        for workers in (1, 2):
+            servers[workers] = start_atlas(bundle, workers)
+        runs: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+        for window in range(LOAD_WINDOWS):
+            for workers in (1, 2) if window % 2 == 0 else (2, 1):
+                proc, url = servers[workers]
+                runs[workers].append(
+                    server_cpu(
+                        proc,
+                        lambda u=url: asyncio.run(
+                            drive(u, questions, clients, seconds / LOAD_WINDOWS)
+                        ),
+                    )
+                )
+        one, two = merged(runs[1]), merged(runs[2])
+        one["private_mb"] = private_mb(servers[1][0].pid)
+        # Forked last: the first is warm from the load test, the others are alike.
+        workers_of_two = sorted(children_of(servers[2][0].pid))
+        two["second_worker_private_mb"] = private_mb(workers_of_two[-1])
+        two["worker_pids"] = len(workers_of_two)
+    finally:
+        for proc, _ in servers.values():
+            stop_server(proc)
+    return one, two
 
 
 def measure_floor(questions: list[str], clients: int, seconds: float) -> dict[str, Any]:
@@ -493,11 +543,12 @@ def measure_floor(questions: list[str], clients: int, seconds: float) -> dict[st
 def scale_numbers(
     bundle: Path, questions: list[str], clients: int, seconds: float
 ) -> dict[str, Any]:
-    """The scale-out keys (see the module's docstring), measured one after another."""
+    """The scale-out keys (see the module's docstring): the floor, then one process and two
+    workers in alternating windows."""
     floor_run = measure_floor(questions, clients, seconds)
     floor = floor_run["calls_per_s"]
-    one = measure_atlas(bundle, questions, clients, seconds, workers=1)
-    two = measure_atlas(bundle, questions, clients, seconds, workers=2)
+    floor_run.pop("latencies", None)
+    one, two = measure_one_and_two(bundle, questions, clients, seconds)
     two["vs_one_process"] = round(two["calls_per_s"] / max(one["calls_per_s"], 0.1), 2)
     two["private_mb_vs_one_process"] = round(
         two["second_worker_private_mb"] / max(one["private_mb"], 0.1), 2
@@ -533,6 +584,7 @@ def proxy_numbers(
             Nginx(binary, pods, Path(workdir)) as proxy,
         ):
             out = asyncio.run(drive(proxy.url(), questions, clients, seconds))
+            out.pop("latencies")
             served = {row[1] for row in proxy.access_log() if row[3] == "POST"}
     finally:
         pods.stop()
