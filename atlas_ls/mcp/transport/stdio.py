@@ -27,7 +27,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Literal, Protocol
 
 import anyio
 import anyio.lowlevel
@@ -53,9 +53,19 @@ async def run_stdio(server: MCPServer[Any]) -> None:
     with (
         _claimed(0, _null_input) as stdin,
         _claimed(1, _stderr_output) as stdout,
-        _lines_of(stdin) as lines,
-        _writer_to(stdout) as writer,
+        _on_the_loop(stdin) as pipe_in,
+        _on_the_loop(stdout) as pipe_out,
     ):
+        lines = (
+            PipeLines(pipe_in)
+            if pipe_in is not None
+            else ThreadLines(_file(stdin, sys.stdin, "rb"))
+        )
+        writer = (
+            PipeWriter(pipe_out)
+            if pipe_out is not None
+            else ThreadWriter(_file(stdout, sys.stdout, "wb"))
+        )
         to_server, read_stream = create_context_streams[SessionMessage | Exception](0)
         write_stream, from_server = create_context_streams[SessionMessage](0)
         pending = Pending()
@@ -259,48 +269,30 @@ class ThreadWriter:
 
 
 @contextmanager
-def _lines_of(fd: int | None) -> Iterator[Lines]:
-    if fd is None:  # no descriptor of our own: what Python reads
-        yield ThreadLines(sys.stdin.buffer)
-    elif _pollable(fd):
-        with _nonblocking(fd):
-            yield PipeLines(fd)
-    else:
-        # closefd=False: a worker thread may still be blocked reading it after the server ends.
-        yield ThreadLines(os.fdopen(fd, "rb", closefd=False))
-
-
-@contextmanager
-def _writer_to(fd: int | None) -> Iterator[Writer]:
-    if fd is None:
-        yield ThreadWriter(sys.stdout.buffer)
-    elif _pollable(fd):
-        with _nonblocking(fd):
-            yield PipeWriter(fd)
-    else:
-        yield ThreadWriter(os.fdopen(fd, "wb", closefd=False))
-
-
-def _pollable(fd: int) -> bool:
-    """Whether the event loop can wait on `fd`: a pipe or a socket (not a file or a terminal,
-    whose non-blocking flag the shell shares)."""
+def _on_the_loop(fd: int | None) -> Iterator[int | None]:
+    """`fd` when it is served on the event loop, else None. A pipe or a socket is, made
+    non-blocking while serving and restored after; a file or a terminal (whose non-blocking flag
+    the shell shares) is served in worker threads."""
     try:
-        mode = os.fstat(fd).st_mode
+        mode = os.fstat(fd).st_mode if fd is not None else 0
     except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
-@contextmanager
-def _nonblocking(fd: int) -> Iterator[None]:
-    """`fd` non-blocking while serving, and as it was after."""
+        mode = 0
+    if fd is None or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        yield None
+        return
     flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
     try:
-        yield
+        yield fd
     finally:
         with suppress(OSError):
             fcntl.fcntl(fd, fcntl.F_SETFL, flags)
+
+
+def _file(fd: int | None, standard: Any, mode: Literal["rb", "wb"]) -> BinaryIO:
+    """`fd` as a file for a worker thread (what Python has, when there is no fd of our own).
+    closefd=False: a worker thread may still be blocked reading it after the server ends."""
+    return standard.buffer if fd is None else os.fdopen(fd, mode, closefd=False)
 
 
 def _null_input() -> int:
