@@ -707,11 +707,12 @@ class Engine:
             return []
         limit = clamp_count(limit, "limit", MAX_LIMIT)
         if self._usages is None:
-            if self._projects_beside_docs():
+            projects = self._projects_beside_docs()
+            if projects:
                 self.api_model()  # built first: it takes the same lock
             with self._lock:
                 if self._usages is None:
-                    self._usages = self._find_usages()
+                    self._usages = self._find_usages(projects) if projects else {}
         return self._usages.get((method.strip().upper(), path.strip()), [])[:limit]
 
     def usages_of(self, candidate: Candidate, limit: int = 20) -> list[Usage]:
@@ -720,13 +721,10 @@ class Engine:
             return []
         return self.usages(candidate.method, candidate.path, limit)
 
-    def _find_usages(self) -> dict[tuple[str, str], list[Usage]]:
-        """Every API call the project bundles' chunks recorded, resolved against the docs."""
-        projects = self._projects_beside_docs()
-        if not projects:
-            return {}
-        # Here, past the early return: a docs-only engine (a language server's first hover)
-        # never imports the code chunker.
+    def _find_usages(self, projects: list[_Part]) -> dict[tuple[str, str], list[Usage]]:
+        """Every API call the `projects` bundles' chunks recorded, resolved against the docs.
+        Imported here: a docs-only engine (a language server's first hover) never imports the
+        code chunker."""
         from atlas_core.sources.code_chunks import parse_call, qualified_name
 
         found: dict[tuple[str, str], list[Usage]] = {}
