@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +25,10 @@ from atlas_ls.mcp.options import (
 )
 
 DEFAULT_PORT = 8765
+# What --allowed-host takes: a DNS name or IPv4 address, or an IPv6 address in brackets, and a port.
+_HOST_NAME = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?"
+)
 
 
 def build_parser(prog: str, default_tools: str) -> argparse.ArgumentParser:
@@ -72,6 +77,15 @@ def build_parser(prog: str, default_tools: str) -> argparse.ArgumentParser:
         "--allow-remote",
         action="store_true",
         help="allow binding a non-loopback --host; requires a bearer token in ATLAS_MCP_TOKEN",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="also accept this Host header (repeatable): the public name of a proxy in front, "
+        "which passes the client's Host on. Any port when none is given. On a loopback bind it "
+        "joins the loopback names; on another bind it turns the Host check on",
     )
     parser.add_argument(
         "--search-timeout",
@@ -163,6 +177,15 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
             file=sys.stderr,
         )
         return 2
+    bad_host = next((h for h in args.allowed_host if not _HOST_NAME.fullmatch(h)), None)
+    if bad_host is not None:
+        print(
+            f"{prog}: error: --allowed-host {bad_host!r} is not a host name\n"
+            "  hint: give the name clients put in Host, e.g. atlas.example.com or "
+            "atlas.example.com:443 (no scheme, no path)",
+            file=sys.stderr,
+        )
+        return 2
     for flag, value in (
         ("--max-sessions", args.max_sessions),
         ("--session-idle-timeout", args.session_idle_timeout),
@@ -190,6 +213,7 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
         host=args.host,
         port=args.port,
         allow_remote=args.allow_remote,
+        allowed_hosts=tuple(args.allowed_host),
         search_timeout_s=max(0.1, args.search_timeout),
         max_sessions=args.max_sessions,
         session_idle_s=args.session_idle_timeout,

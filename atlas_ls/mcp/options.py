@@ -26,6 +26,8 @@ class ServerOptions:
     host: str = "127.0.0.1"
     port: int = 8765
     allow_remote: bool = False
+    # Host names a proxy in front passes on (`--allowed-host`): accepted by the Host check.
+    allowed_hosts: tuple[str, ...] = ()
     search_timeout_s: float = 10.0
     max_sessions: int = MAX_SESSIONS
     session_idle_s: float = SESSION_IDLE_S

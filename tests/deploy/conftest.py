@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from atlas_ls.mcp.auth import ENV_TOKEN
 from tests.deploy.proxy import DEPLOY, POD_ADDRESSES, ROOT, Pods, free_pod_port, start_pods
 
-__all__ = ["DEPLOY", "ROOT", "Instruction", "Pods", "dockerfile_stages"]
+__all__ = ["DEPLOY", "ROOT", "TOKEN", "Instruction", "Pods", "dockerfile_stages"]
+
+# Every server behind the proxy runs with a token, as deployed ones must: the proxy checks none.
+TOKEN = "deploy-test-token-0123456789"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +66,14 @@ def dockerfile_stages(path: Path = DEPLOY / "Dockerfile") -> list[list[Instructi
 
 @pytest.fixture(scope="session")
 def pod_pool(hash_bundle: Path) -> Iterator[Pods]:
-    """Two stateless servers on the fixture bundle, 127.0.0.2 and 127.0.0.3 on one port."""
+    """Two stateless servers on the fixture bundle, 127.0.0.2 and 127.0.0.3 on one port, each
+    requiring `TOKEN`."""
     addresses = POD_ADDRESSES[:2]
     try:
         port = free_pod_port(addresses)
     except OSError as exc:
         pytest.skip(f"cannot bind the loopback addresses {addresses} here: {exc}")
-    running = start_pods(hash_bundle, addresses, port)
+    running = start_pods(hash_bundle, addresses, port, env={ENV_TOKEN: TOKEN})
     yield running
     running.stop()
 

@@ -9,8 +9,9 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.mcp_client import HttpServer, stop_process, wait_for
@@ -21,6 +22,8 @@ NGINX_CONF = DEPLOY / "nginx.conf"
 # 127.0.0.0/8 is loopback on Linux: each upstream gets its own address, all on one port.
 POD_ADDRESSES = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
 SHIPPED_PORT = "8765"  # the upstreams' port in the shipped config
+SHIPPED_LISTEN = "listen 127.0.0.1:8080;"
+PROXY_HOST = "127.0.0.1"  # where the test proxy listens: the name its clients send as Host
 LOG_FORMAT = "$status|$upstream_addr|$upstream_status|$request_method|$request_uri"
 
 
@@ -48,6 +51,8 @@ class Pods:
     addresses: tuple[str, ...]
     servers: list[HttpServer]
     bundle: Path
+    extra: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
 
     def url(self, index: int, path: str = "/mcp") -> str:
         return f"http://{self.addresses[index]}:{self.port}{path}"
@@ -62,7 +67,7 @@ class Pods:
         for index, server in enumerate(self.servers):
             if server.proc is None or server.proc.poll() is not None:
                 self.servers[index] = start_pods(
-                    self.bundle, self.addresses[index : index + 1], self.port
+                    self.bundle, self.addresses[index : index + 1], self.port, self.extra, self.env
                 ).servers[0]
 
     def stop(self) -> None:
@@ -71,15 +76,23 @@ class Pods:
 
 
 def start_pods(
-    bundle: Path, addresses: tuple[str, ...], port: int, extra: tuple[str, ...] = ()
+    bundle: Path,
+    addresses: tuple[str, ...],
+    port: int,
+    extra: tuple[str, ...] = (),
+    env: Mapping[str, str] | None = None,
 ) -> Pods:
+    """Servers that accept the proxy's name as Host (it passes the client's on): here 127.0.0.1,
+    where the test proxy listens. `env` may carry ATLAS_MCP_TOKEN, as deployed servers must."""
+
     def start(address: str) -> HttpServer:
         args = ["--stateless", "--host", address, "--port", str(port), "--bundle", str(bundle)]
-        return HttpServer([*args, *extra]).__enter__()
+        args += ["--allowed-host", PROXY_HOST]
+        return HttpServer([*args, *extra], env=env).__enter__()
 
     with ThreadPoolExecutor(len(addresses)) as pool:
         servers = list(pool.map(start, addresses))
-    pods = Pods(port, addresses, servers, bundle)
+    pods = Pods(port, addresses, servers, bundle, extra, dict(env or {}))
     for index in range(len(addresses)):
         # As a readiness probe would: traffic only once the bundle is loaded.
         wait_for(lambda i=index: _ready(pods.url(i, "/readyz")), timeout=60, step=0.1)
@@ -99,7 +112,7 @@ def nginx_binary() -> str | None:
 
 
 def render_config(pods: Pods, listen_port: int, workdir: Path) -> str:
-    """The shipped config with its upstreams, listen port and Host swapped for these, and the
+    """The shipped config with its upstreams and listen port swapped for these, and the
     files nginx writes (logs, temporary bodies) moved into `workdir`. Everything else, the
     timeouts, retries and limits under test, is the shipped text unchanged."""
     text = NGINX_CONF.read_text(encoding="utf-8")
@@ -113,12 +126,8 @@ def render_config(pods: Pods, listen_port: int, workdir: Path) -> str:
         rf"^ *server 127\.0\.0\.\d+:{SHIPPED_PORT}( [^;]*)?;\n", "", text, count=0, flags=re.M
     )
     text = text.replace("    upstream atlas {\n", "    upstream atlas {\n" + upstreams, 1)
-    for shipped, ours in (
-        ("listen 8080;", f"listen 127.0.0.1:{listen_port};"),
-        (f"Host localhost:{SHIPPED_PORT};", f"Host localhost:{pods.port};"),
-    ):
-        assert shipped in text, f"deploy/nginx.conf no longer has `{shipped}`"
-        text = text.replace(shipped, ours)
+    assert SHIPPED_LISTEN in text, f"deploy/nginx.conf no longer has `{SHIPPED_LISTEN}`"
+    text = text.replace(SHIPPED_LISTEN, f"listen {PROXY_HOST}:{listen_port};")
     local = "".join(
         f"    {name}_temp_path {workdir / name};\n"
         for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
@@ -134,7 +143,7 @@ class Nginx:
     def __init__(self, binary: str, pods: Pods, workdir: Path) -> None:
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
-        self.port = free_pod_port(("127.0.0.1",))
+        self.port = free_pod_port((PROXY_HOST,))
         self.config = workdir / "nginx.conf"
         self.config.write_text(render_config(pods, self.port, workdir), encoding="utf-8")
         self.command = [
@@ -151,7 +160,7 @@ class Nginx:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def url(self, path: str = "/mcp") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"http://{PROXY_HOST}:{self.port}{path}"
 
     def __enter__(self) -> Nginx:
         checked = subprocess.run([*self.command, "-t"], capture_output=True, text=True)
@@ -163,7 +172,7 @@ class Nginx:
         deadline = time.monotonic() + 30
         while True:
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                socket.create_connection((PROXY_HOST, self.port), timeout=1).close()
                 return self
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:

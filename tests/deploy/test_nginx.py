@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 import signal
 import socket
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,13 +22,24 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.deploy.proxy import Nginx, Pods, nginx_binary
+from atlas_ls.mcp.auth import ENV_TOKEN
+from tests.deploy.conftest import TOKEN
+from tests.deploy.proxy import (
+    NGINX_CONF,
+    POD_ADDRESSES,
+    Nginx,
+    Pods,
+    free_pod_port,
+    nginx_binary,
+    start_pods,
+)
 from tests.mcp_client import http_client_for, structured, wait_for
 
 HEADERS = {
     "Accept": "application/json, text/event-stream",
     "Content-Type": "application/json",
     "MCP-Protocol-Version": "2025-11-25",
+    "Authorization": f"Bearer {TOKEN}",
 }
 WORKER = "x-atlas-worker"  # the pid of the Atlas process that answered
 QUERIES = ("find assets", "change a domain", "import a community", "add an attribute")
@@ -96,7 +110,7 @@ def test_a_burst_through_the_proxy_is_all_answered_by_both_servers(
 
 
 def test_an_mcp_client_works_through_the_proxy(proxy: Nginx) -> None:
-    with http_client_for(proxy.url()) as client:
+    with http_client_for(proxy.url(), {"Authorization": f"Bearer {TOKEN}"}) as client:
         names = {tool.name for tool in client.run(lambda s: s.list_tools()).tools}
         assert "search_docs" in names
         hits = structured(client.call("search_docs", {"query": "find assets", "top_k": 2}))
@@ -163,3 +177,126 @@ async def kill_mid_burst(proxy: Nginx, pods: Pods) -> None:
     after = await burst(proxy.url(), range(1000, 1032), concurrency=16)
     assert [a.status for a in after] == [200] * 32
     assert {a.pid for a in after} == {str(pods.pid(0))}
+
+
+# --- safe defaults: loopback, the token and the client's Host reach Atlas, bounded buffers --------
+
+
+def directives(name: str) -> list[str]:
+    """The arguments of every `name ...;` directive in the shipped config, comments left out."""
+    text = "\n".join(line.split("#", 1)[0] for line in NGINX_CONF.read_text().splitlines())
+    return [m.strip() for m in re.findall(rf"(?m)^\s*{name}\s+([^;]*);", text)]
+
+
+def size(value: str) -> int:
+    units = {"k": 1024, "m": 1024 * 1024}
+    return int(value[:-1]) * units[value[-1].lower()] if value[-1].isalpha() else int(value)
+
+
+def test_the_shipped_config_listens_on_loopback_and_keeps_host_and_token() -> None:
+    listens = directives("listen")
+    assert listens and all(v.startswith("127.0.0.1:") or " ssl" in v for v in listens), listens
+    hosts = [v for v in directives("proxy_set_header") if v.split()[0].lower() == "host"]
+    assert hosts == ["Host $host"] * len(directives("proxy_pass")), hosts
+    assert "Authorization $http_authorization" in directives("proxy_set_header")
+
+
+def test_the_shipped_config_bounds_what_it_holds_in_memory() -> None:
+    (connections,) = directives("worker_connections")
+    (body_buffer,) = directives("client_body_buffer_size")
+    (max_body,) = directives("client_max_body_size")
+    (buffers,) = directives("proxy_buffers")
+    count, each = buffers.split()
+    assert size(max_body) <= 4 * 1024 * 1024  # Atlas's own limit
+    assert size(body_buffer) <= 64 * 1024 < size(max_body)  # larger bodies spill to a file
+    # Per nginx worker process: request bodies, then answers, held in memory at worst.
+    assert int(connections) * size(body_buffer) <= 64 * 1024 * 1024
+    assert int(connections) * int(count) * size(each) <= 256 * 1024 * 1024
+
+
+def test_a_request_without_the_token_is_refused_by_atlas_through_the_proxy(proxy: Nginx) -> None:
+    anonymous = {k: v for k, v in HEADERS.items() if k != "Authorization"}
+    response = httpx2.post(proxy.url(), json=call(1), headers=anonymous, timeout=30)
+    assert response.status_code == 401, response.text
+    assert response.json()["error"] == "invalid_token"
+    wrong = {**HEADERS, "Authorization": "Bearer not-the-token-at-all"}
+    assert httpx2.post(proxy.url(), json=call(2), headers=wrong, timeout=30).status_code == 401
+
+
+def test_a_foreign_host_is_refused_by_atlas_through_the_proxy(proxy: Nginx) -> None:
+    # A DNS-rebinding page reaches the proxy under its own name: Atlas sees that name and refuses.
+    foreign = {**HEADERS, "Host": f"rebound.example:{proxy.port}"}
+    response = httpx2.post(proxy.url(), json=call(3), headers=foreign, timeout=30)
+    assert response.status_code == 421, response.text
+    # Atlas's answer, passed on (nginx may log the row just after the answer goes out).
+    refused = wait_for(lambda: [row for row in proxy.access_log() if row[0] == "421"], timeout=15)
+    assert refused[-1][2] == "421"
+    assert httpx2.post(proxy.url(), json=call(4), headers=HEADERS, timeout=30).status_code == 200
+
+
+# --- a worker killed mid-request --------------------------------------------------------------------
+
+SLOW_PATTERN = "(a+)+$"  # backtracks for as long as --search-timeout lets it, on the line below
+
+
+def child_pids(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended while we looked
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_worker_killed_mid_request_gets_a_json_rpc_502_from_the_proxy(
+    nginx: str, hash_bundle: Path, tmp_path: Path
+) -> None:
+    """Workers accept their connections themselves, so nothing in Atlas can answer for one that is
+    killed; the proxy does. The request is known to be in flight, not merely sent: the worker has
+    started the text search child that is answering it."""
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "slow.md").write_text("# Slow\n\n" + "a" * 40 + "!\n", encoding="utf-8")
+    address = POD_ADDRESSES[2:3]
+    extra = ("--workers", "2", "--mirror", str(mirror), "--search-timeout", "120")
+    env = {ENV_TOKEN: TOKEN, "ATLAS_RIPGREP": "none"}
+    pods = start_pods(hash_bundle, address, free_pod_port(address), extra, env)
+    try:
+        with Nginx(nginx, pods, tmp_path / "nginx") as proxy:
+            slow = {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "tools/call",
+                "params": {
+                    "name": "search_text",
+                    "arguments": {"pattern": SLOW_PATTERN, "regex": True},
+                },
+            }
+            with ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(
+                    httpx2.post, proxy.url(), json=slow, headers=HEADERS, timeout=120
+                )
+                workers = child_pids(pods.pid(0))
+                busy = wait_for(
+                    lambda: next(((w, c) for w in workers for c in child_pids(w)), None),
+                    timeout=60,
+                )
+                worker, search = busy
+                os.kill(worker, signal.SIGKILL)
+                os.kill(search, signal.SIGKILL)  # its orphaned search would spin to the deadline
+                response = pending.result()
+        assert response.status_code == 502, response.text
+        assert response.headers["content-type"] == "application/json"
+        answer = response.json()
+        assert answer["jsonrpc"] == "2.0" and answer["id"] is None
+        assert answer["error"]["code"] == -32603 and "not retried" in answer["error"]["message"]
+        # The supervisor replaced the worker and the next call is answered.
+        again = wait_for(
+            lambda: httpx2.post(pods.url(0), json=call(5), headers=HEADERS).status_code == 200
+        )
+        assert again
+    finally:
+        pods.stop()

@@ -6,6 +6,8 @@ From the outside in, a request meets:
 - on a loopback bind, a Host check (the bound ``host:port``, or the ``localhost``, ``127.0.0.1``
   and ``[::1]`` forms of the port) and an Origin check (absent, or a loopback origin): a web page
   whose DNS name is rebound to 127.0.0.x cannot reach the tools, whatever loopback address is bound;
+  ``--allowed-host`` adds the public name of a proxy that passes the client's Host on (and turns
+  the same check on for a non-loopback bind);
 - a check of each POSTed message (`wire`): what the SDK cannot read gets one JSON-RPC error;
 - a cap on live sessions: when a new session takes the count past ``max_sessions``, the least
   recently used one is ended (idle ones first); the SDK ends sessions idle for longer than
@@ -96,7 +98,9 @@ async def _serve(
 
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    security = loopback_security(shown, port) if is_loopback(options.host) else None
+    security = host_security(
+        shown, port, loopback=is_loopback(options.host), extra=options.allowed_hosts
+    )
     starlette_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=options.host,
@@ -159,7 +163,25 @@ def _bind(host: str, port: int) -> socket.socket:
 # --- who may call: Host and Origin on loopback ---------------------------------------------------
 
 
-def loopback_security(bound_host: str, port: int) -> TransportSecuritySettings:
+def host_security(
+    bound_host: str, port: int, *, loopback: bool, extra: tuple[str, ...] = ()
+) -> TransportSecuritySettings | None:
+    """The Host and Origin rules for this bind, None for no check: a loopback bind accepts its
+    loopback names and ``extra`` (`--allowed-host`, the public name of a proxy that keeps the
+    client's Host); another bind checks only when ``extra`` names the hosts to accept."""
+    if loopback:
+        return loopback_security(bound_host, port, extra)
+    if not extra:
+        return None
+    hosts, origins = _allowed(extra)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+def loopback_security(
+    bound_host: str, port: int, extra: tuple[str, ...] = ()
+) -> TransportSecuritySettings:
     """Host and Origin rules for a server bound to a loopback address (bound_host as in a URL)."""
     names = dict.fromkeys([bound_host, "localhost", "127.0.0.1", "[::1]"])
     hosts = [f"{name}:{port}" for name in names]
@@ -171,9 +193,25 @@ def loopback_security(bound_host: str, port: int) -> TransportSecuritySettings:
     ]
     if port == 80:
         hosts += list(names)
+    extra_hosts, extra_origins = _allowed(extra)
     return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts + extra_hosts,
+        allowed_origins=origins + extra_origins,
     )
+
+
+def _allowed(names: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """Host and Origin values for `--allowed-host` names: one without a port stands for any port
+    (a proxy's `$host` has none; a client's Origin may have one)."""
+    hosts: list[str] = []
+    origins: list[str] = []
+    for name in names:
+        has_port = not name.endswith("]") and ":" in name.rsplit("]", 1)[-1]
+        forms = [name] if has_port else [name, f"{name}:*"]
+        hosts += forms
+        origins += [f"{scheme}://{form}" for scheme in ("http", "https") for form in forms]
+    return hosts, origins
 
 
 class OriginCheck:
