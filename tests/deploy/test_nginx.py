@@ -280,11 +280,8 @@ def test_a_worker_killed_mid_request_gets_a_json_rpc_502_from_the_proxy(
                     httpx2.post, proxy.url(), json=slow, headers=HEADERS, timeout=120
                 )
                 workers = child_pids(pods.pid(0))
-                busy = wait_for(
-                    lambda: next(((w, c) for w in workers for c in child_pids(w)), None),
-                    timeout=60,
-                )
-                worker, search = busy
+                busy = wait_for(lambda: [(w, c) for w in workers for c in child_pids(w)], 60)
+                ((worker, search),) = busy
                 os.kill(worker, signal.SIGKILL)
                 os.kill(search, signal.SIGKILL)  # its orphaned search would spin to the deadline
                 response = pending.result()
