@@ -4,6 +4,7 @@ a temporary file in the same folder renamed over the old one, so a client never 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import tempfile
@@ -13,15 +14,43 @@ from pathlib import Path
 from atlas_core.errors import ConfigError
 
 
+def _loop(path: Path) -> ConfigError:
+    return ConfigError(
+        f"{path} is a symbolic link that leads back to itself",
+        hint="point the link at the client's real config file (or remove it), "
+        "then run atlas setup again",
+        path=str(path),
+    )
+
+
 def target(path: Path) -> Path:
     """The file to write: a symlinked config (a dotfiles repository) is edited where it lives."""
-    return path.resolve() if path.is_symlink() else path
+    if not path.is_symlink():
+        return path
+    try:
+        return path.resolve()
+    except RuntimeError:  # Python 3.11 reports a loop so; 3.13 raises OSError(ELOOP)
+        raise _loop(path) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _loop(path) from None
+        raise
 
 
 def read_text(path: Path) -> str | None:
     """The file's text with its line endings as they are, or None when there is no file yet."""
-    if not path.exists():
+    try:
+        path.stat()
+    except FileNotFoundError:
         return None
+    except OSError as exc:  # pathlib's exists() answers False for a loop: a file to create
+        if exc.errno == errno.ELOOP:
+            raise _loop(path) from None
+        raise ConfigError(
+            f"cannot read {path}: {exc.strerror or exc}",
+            hint="check the path and its folders' permissions, then run atlas setup again",
+            path=str(path),
+        ) from None
     if not path.is_file():
         raise ConfigError(
             f"{path} is not a file",

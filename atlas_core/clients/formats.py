@@ -3,11 +3,10 @@ parsed document, find the `current` atlas entry, and `edit` the text to hold a n
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
-from atlas_core.clients import jsonc, toml_text, yaml_text
+from atlas_core.clients import jsonc, limits, toml_text, yaml_text
 from atlas_core.clients.registry import SERVER_NAME, Client
 from atlas_core.errors import ConfigError
 
@@ -38,14 +37,18 @@ def _wrong_type(where: str, what: str, value: Any, expected: str) -> ConfigError
 def load(client: Client, text: str | None, where: str) -> Any:
     """The parsed document (checked for the types the edit relies on); {} or None for no file."""
     text = text or ""
-    if client.format in ("json", "jsonc"):
-        data = jsonc.read(text, comments=client.format == "jsonc", where=where).value
-    elif client.format == "toml":
-        data = toml_text.read(text, where=where)
-    else:
-        data = yaml_text.read(text, where=where)
-        if data is None:
-            return None
+    try:
+        if client.format in ("json", "jsonc"):
+            data = jsonc.read(text, comments=client.format == "jsonc", where=where).value
+        elif client.format == "toml":
+            data = toml_text.read(text, where=where)
+        else:
+            data = yaml_text.read(text, where=where)
+        limits.check_depth(data)
+    except limits.LimitError as exc:
+        raise limits.config_error(exc, where, text) from None
+    if data is None and client.format == "yaml":
+        return None
     if not isinstance(data, dict):
         raise _wrong_type(where, "the document", data, "an object of settings")
     servers = data.get(client.container)
@@ -77,27 +80,32 @@ def without_entry(client: Client, data: Any) -> Any:
     """The document less the atlas entry (and a servers key left empty by its removal)."""
     if not isinstance(data, dict):
         return {}
-    rest = copy.deepcopy(data)
+    # Copies of the two levels that change only: a deep copy of a 10 MB document costs as much
+    # memory again, and nothing below them is modified.
+    rest = dict(data)
     servers = rest.get(client.container)
     if client.format == "yaml" and isinstance(servers, list):
-        servers[:] = [
+        rest[client.container] = [
             s for s in servers if not (isinstance(s, dict) and s.get("name") == SERVER_NAME)
         ]
     elif isinstance(servers, dict):
-        servers.pop(SERVER_NAME, None)
+        rest[client.container] = {k: v for k, v in servers.items() if k != SERVER_NAME}
     if client.container in rest and not rest[client.container]:
         del rest[client.container]
     return rest
 
 
 def edit(client: Client, text: str, entry: dict[str, Any], where: str) -> str:
-    if client.format in ("json", "jsonc"):
-        return jsonc.set_entry(
-            text, client.container, SERVER_NAME, entry, comments=client.format == "jsonc"
-        )
-    if client.format == "toml":
-        return toml_text.set_entry(text, client.container, SERVER_NAME, entry, where=where)
-    return yaml_text.set_entry(text, client.container, entry, where=where)
+    try:
+        if client.format in ("json", "jsonc"):
+            return jsonc.set_entry(
+                text, client.container, SERVER_NAME, entry, comments=client.format == "jsonc"
+            )
+        if client.format == "toml":
+            return toml_text.set_entry(text, client.container, SERVER_NAME, entry, where=where)
+        return yaml_text.set_entry(text, client.container, entry, where=where)
+    except limits.LimitError as exc:
+        raise limits.config_error(exc, where, text) from None
 
 
 def snippet(client: Client, entry: dict[str, Any]) -> str:

@@ -125,23 +125,34 @@ def plan_setup(client: Client, command: str, args: list[str], config: Path | Non
     if existing == entry:
         return Plan(client, path, before, before if before is not None else "")
     after = formats.edit(client, before or "", entry, where)
-    if before is not None and "\r\n" in before:  # keep a Windows file's line endings
+    if before and _windows_lines(before):  # the new lines end as the file's own lines do
         after = re.sub(r"(?<!\r)\n", "\r\n", after)
-    _check(client, before, after, entry, where)
+    _check(client, before, data, after, entry, where)
     return Plan(client, path, before, after)
 
 
+def _windows_lines(text: str) -> bool:
+    """Every line ends in CRLF. A file that mixes both keeps its bare LF lines as they are, and
+    the lines atlas adds end in LF."""
+    crlf = text.count("\r\n")
+    return crlf > 0 and crlf == text.count("\n")
+
+
 def _check(
-    client: Client, before: str | None, after: str, entry: dict[str, Any], where: str
+    client: Client,
+    before: str | None,
+    old: Any,
+    after: str,
+    entry: dict[str, Any],
+    where: str,
 ) -> None:
-    """Read the edited text back: it must parse, hold `entry`, and differ in nothing else."""
+    """Read the edited text back: it must parse, hold `entry`, and differ from `old` (the data
+    read from `before`) in nothing else."""
     try:
         new = formats.load(client, after, where)
     except ConfigError:
         new = None
-    same_rest = formats.without_entry(client, new) == formats.without_entry(
-        client, formats.load(client, before, where)
-    )
+    same_rest = formats.without_entry(client, new) == formats.without_entry(client, old)
     if formats.current(client, new) == entry and (same_rest or not (before or "").strip()):
         return
     raise ConfigError(

@@ -13,18 +13,29 @@ import tomllib
 from datetime import date, datetime, time
 from typing import Any
 
+from atlas_core.clients import limits
 from atlas_core.errors import ConfigError
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 # A table or array-of-tables header on a line of its own (a nested array inside a multi-line value
-# starts with `[` too, but is followed by a comma or more values).
-_ANY_HEADER = re.compile(r"^[ \t]*\[\[?[^\[\]\n]+\]\]?[ \t]*(?:#.*)?$", re.MULTILINE)
+# starts with `[` too, but is followed by a comma or more values). A line ends at "\n" or, in a
+# Windows file, at "\r\n": `$` alone stops before the "\n", so the "\r" is matched explicitly.
+_ANY_HEADER = re.compile(r"^[ \t]*\[\[?[^\[\]\r\n]+\]\]?[ \t]*(?:#[^\r\n]*)?\r?$", re.MULTILINE)
+# A dotted key of more parts than a config may nest, at the start of a line or a header or after
+# `{` or `,` (inline tables): tomllib builds it without recursing but takes time that grows with
+# the square of its parts, so it is refused before tomllib sees it.
+_PART = r"""(?:[A-Za-z0-9_-]++|"[^"\\\r\n]*+(?:\\.[^"\\\r\n]*+)*+"|'[^'\r\n]*+')"""
+_DEEP_KEY = re.compile(
+    rf"(?:^|[{{,])[ \t]*+\[*+[ \t]*+{_PART}(?:[ \t]*+\.[ \t]*+{_PART}){{{limits.MAX_DEPTH}}}",
+    re.MULTILINE,
+)
 
 
 def _header(table: str, name: str) -> re.Pattern[str]:
     quoted = rf"(?:{re.escape(name)}|\"{re.escape(name)}\"|'{re.escape(name)}')"
     return re.compile(
-        rf"^[ \t]*\[[ \t]*{re.escape(table)}[ \t]*\.[ \t]*{quoted}[ \t]*\][ \t]*(?:#.*)?$",
+        rf"^[ \t]*\[[ \t]*{re.escape(table)}[ \t]*\.[ \t]*{quoted}[ \t]*\]"
+        r"[ \t]*(?:#[^\r\n]*)?\r?$",
         re.MULTILINE,
     )
 
@@ -53,14 +64,23 @@ def value(item: Any) -> str:
 
 
 def read(text: str, *, where: str) -> dict[str, Any]:
+    """The parsed file; a ConfigError naming the file, or limits.LimitError past the limits."""
+    deep = _DEEP_KEY.search(text)
+    if deep:
+        raise limits.too_deep(text.count("\n", 0, deep.start()) + 1)
     try:
         return tomllib.loads(text)
+    except RecursionError:  # arrays or inline tables inside one another, read recursively
+        raise limits.too_deep() from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"{where} is not valid TOML: {exc}",
             hint="fix the file by hand (Codex cannot read it either), then run atlas setup again",
             path=where,
         ) from None
+    except ValueError as exc:  # int() past sys.get_int_max_str_digits, the one other ValueError
+        digits = re.search(r"has (\d+) digits", str(exc))
+        raise limits.number_too_long(int(digits.group(1)) if digits else 0) from None
 
 
 def set_entry(text: str, table: str, name: str, entry: dict[str, Any], *, where: str) -> str:
