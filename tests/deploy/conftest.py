@@ -14,7 +14,7 @@ import pytest
 from atlas_ls.mcp.auth import ENV_TOKEN
 from tests.deploy.proxy import DEPLOY, POD_ADDRESSES, ROOT, Pods, free_pod_port, start_pods
 
-__all__ = ["DEPLOY", "ROOT", "TOKEN", "Instruction", "Pods", "dockerfile_stages"]
+__all__ = ["DEPLOY", "ROOT", "TOKEN", "Instruction", "Pods", "dockerfile_stages", "global_args"]
 
 # Every server behind the proxy runs with a token, as deployed ones must: the proxy checks none.
 TOKEN = "deploy-test-token-0123456789"
@@ -59,9 +59,24 @@ def dockerfile_stages(path: Path = DEPLOY / "Dockerfile") -> list[list[Instructi
         instruction = Instruction(keyword.upper(), args.strip())
         if instruction.keyword == "FROM":
             stages.append([])
+        if not stages and instruction.keyword == "ARG":
+            continue  # a global ARG, for FROM lines only: see `global_args`
         assert stages, f"an instruction before the first FROM: {line}"
         stages[-1].append(instruction)
     return stages
+
+
+def global_args(path: Path = DEPLOY / "Dockerfile") -> dict[str, str]:
+    """The defaults of the ARGs declared before the first FROM (what FROM lines may use)."""
+    found: dict[str, str] = {}
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        words = raw.split()
+        if words and words[0].upper() == "FROM":
+            break
+        if words and words[0].upper() == "ARG":
+            name, _, default = words[1].partition("=")
+            found[name] = default
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,14 @@ import pytest
 from atlas_core.errors import ConfigError
 from atlas_ls.mcp.__main__ import build_parser
 from atlas_ls.mcp.auth import ENV_TOKEN, required_token
-from tests.deploy.conftest import DEPLOY, ROOT, Instruction, Pods, dockerfile_stages
+from tests.deploy.conftest import (
+    DEPLOY,
+    ROOT,
+    Instruction,
+    Pods,
+    dockerfile_stages,
+    global_args,
+)
 
 STAGES = dockerfile_stages()
 FINAL = STAGES[-1]
@@ -100,3 +107,21 @@ def test_the_build_context_leaves_out_what_the_image_does_not_need() -> None:
     ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
     assert {".git", ".venv", "tests"} <= set(ignored)
     assert (DEPLOY / "Dockerfile").is_file()
+
+
+def test_the_base_image_and_uv_are_pinned_to_exact_versions() -> None:
+    # A floating tag (python:3.11-slim) or a uv range gives each rebuild whatever was newest.
+    defaults = global_args()
+    for stage in STAGES:
+        image = stage[0].args.split()[0]
+        image = re.sub(r"\$\{(\w+)\}", lambda m: defaults[m.group(1)], image)
+        pinned = re.fullmatch(r"python:3\.11\.\d+-slim-[a-z]+(@sha256:[0-9a-f]{64})?", image)
+        assert pinned, f"FROM {image}: pin a full Python release and a Debian release"
+    installs = [
+        i.args
+        for stage in STAGES
+        for i in stage
+        if i.keyword == "RUN" and re.search(r"pip install .*\buv\b", i.args)
+    ]
+    assert installs, "the Dockerfile no longer installs uv"
+    assert all(re.search(r"uv==\d+\.\d+\.\d+\b", args) for args in installs), installs
