@@ -78,6 +78,8 @@ class BuildReport:
     # `code` sources: files left out, by reason, and files cut in line windows (with why).
     skipped_files: dict[str, int] = field(default_factory=dict)
     line_windows: dict[str, str] = field(default_factory=dict)
+    # `code` sources: secret values replaced in the files they kept, by kind.
+    redacted: dict[str, int] = field(default_factory=dict)
 
     @property
     def chunks_per_s(self) -> float:
@@ -110,6 +112,7 @@ class BuildReport:
             "skipped_names": self.skipped_names,
             "skipped_files": dict(self.skipped_files),
             "line_windows": dict(self.line_windows),
+            "redacted": dict(self.redacted),
         }
 
 
@@ -500,6 +503,7 @@ def build_bundle(
         skipped_links=_skipped(source_set.descriptions, "skipped_links"),
         skipped_names=_skipped(source_set.descriptions, "skipped_names"),
         skipped_files=_skipped_files(source_set.descriptions),
+        redacted=_skipped_files(source_set.descriptions, "redacted"),
         line_windows=line_windows,
         ranking=str((bundle.manifest.get("build") or {}).get("ranking", "")),
         ranking_seconds=float((bundle.manifest.get("build") or {}).get("ranking_seconds", 0.0)),
@@ -510,11 +514,12 @@ def _skipped(descriptions: Sequence[dict[str, Any]], key: str) -> int:
     return sum(int(d.get(key, 0)) for d in descriptions)
 
 
-def _skipped_files(descriptions: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """What `code` sources left out: files per reason, summed over sources."""
+def _skipped_files(descriptions: Sequence[dict[str, Any]], key: str = "skipped") -> dict[str, int]:
+    """What `code` sources left out (files per reason) or redacted (`key` "redacted": values per
+    kind), summed over sources."""
     counts: dict[str, int] = {}
     for description in descriptions:
-        for reason, n in (description.get("skipped") or {}).items():
+        for reason, n in (description.get(key) or {}).items():
             counts[reason] = counts.get(reason, 0) + int(n)
     return counts
 

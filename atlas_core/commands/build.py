@@ -157,6 +157,8 @@ def run_build(args: argparse.Namespace) -> int:
         print(f"skipped {' and '.join(skipped)}; the warnings above name them")
     if report.skipped_files:
         print(f"code: {skipped_files_line(report.skipped_files)}")
+    if report.redacted:
+        print(f"code: {redacted_line(report.redacted)}")
     return 0
 
 
@@ -169,6 +171,16 @@ def skipped_files_line(counts: dict[str, int]) -> str:
     shown = ", ".join(f"{n} {reason}" for reason, n in reasons[:SHOWN_SKIPS])
     more = f", {len(reasons) - SHOWN_SKIPS} more reasons" if len(reasons) > SHOWN_SKIPS else ""
     return f"skipped {sum(counts.values())} file(s): {shown}{more}"
+
+
+def redacted_line(counts: dict[str, int]) -> str:
+    """ "redacted 3 secret value(s): 2 github token, 1 password assignment (...)": what code
+    sources replaced in the files they kept (the kinds, never the values)."""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda i: -i[1]))
+    return (
+        f"redacted {sum(counts.values())} secret value(s): {kinds} "
+        "(atlas index --explain PATH shows where)"
+    )
 
 
 def run_verify(args: argparse.Namespace) -> int:

@@ -123,6 +123,10 @@ def _print_report(
         from atlas_core.commands.build import skipped_files_line
 
         print(skipped_files_line(report.skipped_files), flush=True)
+    if report.redacted:
+        from atlas_core.commands.build import redacted_line
+
+        print(redacted_line(report.redacted), flush=True)
     if report.line_windows:
         print(
             f"{len(report.line_windows)} file(s) cut in line windows (no usable grammar): "

@@ -3,13 +3,15 @@
 The spec is ``code=PATH`` (the working tree as git sees it, see `code_walk`) or
 ``code=PATH_OR_URL#REF[:SUBDIR]`` (the files of one commit, exported with ``git archive``; the
 working tree is never touched). Source files become documents whose text is the file as it is
-(LF line ends); the build chunks them by definition (`atlas_core.code`). Markdown files of the
+(LF line ends) with every secret value replaced by a marker, or no document at all when the file
+is a credential store (`credentials.scan_file`); the build chunks them by definition
+(`atlas_core.code`). Markdown files of the
 repository go through the markdown pipeline like a `local` source's.
 
 Whatever cannot be read is skipped and counted by reason, never a reason to fail the build: a file
 that vanished or changed into something else since the listing, an unreadable one, text that is
 not UTF-8. The source description (and so the manifest and the build summary) says how many files
-each reason left out, and names the first few.
+each reason left out and how many values of each kind were redacted, and names the first few.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 from atlas_core.errors import SourceError
 from atlas_core.markdown.frontmatter import markdown_document
 from atlas_core.sources.code_walk import MAX_FILES, CodeListing, walk_repository
+from atlas_core.sources.credentials import scan_file
 from atlas_core.sources.files import display_path, read_regular_file
 from atlas_core.types import Document
 
@@ -63,6 +66,14 @@ def _load_tree(root: Path, name: str, max_files: int) -> tuple[list[Document], d
         if doc is not None:
             documents.append(doc)
     skipped = listing.counts()
+    if listing.redacted:
+        log.warning(
+            "code source %s: redacted %d secret value(s) in %d file(s); "
+            "atlas index --explain PATH shows where",
+            display_path(root),
+            sum(len(paths) for paths in listing.redacted.values()),
+            len({p for paths in listing.redacted.values() for p in paths}),
+        )
     if skipped:
         total = sum(skipped.values())
         log.warning(
@@ -79,6 +90,12 @@ def _load_tree(root: Path, name: str, max_files: int) -> tuple[list[Document], d
         "skipped": skipped,
         "skipped_files": {
             reason: entries[:NAMED_PER_REASON] for reason, entries in listing.skipped.items()
+        },
+        # Always present: a project bundle without it was built before files were scanned.
+        "redacted": {kind: len(paths) for kind, paths in sorted(listing.redacted.items())},
+        "redacted_files": {
+            kind: sorted(set(paths))[:NAMED_PER_REASON]
+            for kind, paths in sorted(listing.redacted.items())
         },
     }
     return documents, description
@@ -101,6 +118,14 @@ def _document(
         listing.skip("not UTF-8 text", rel)
         return None
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # Before the text goes anywhere (chunks, mirror, identifier, mention and keyword indexes).
+    verdict = scan_file(text, language)
+    if verdict.skip is not None:
+        listing.skip(verdict.skip, rel)
+        return None
+    for redaction in verdict.redactions:
+        listing.redact(redaction.kind, rel)
+    text = verdict.text
     if language == "markdown":
         return markdown_document(
             rel,

@@ -7,6 +7,8 @@ of that it leaves out what a repository holds but nobody asks about:
   with git's own rules (later patterns win, `!` re-includes, a re-include cannot reach into an
   ignored folder), and a `.atlasignore` in the same syntax for what is committed but not wanted;
 - vendored and generated folders (`node_modules`, `vendor`, `.venv`, `dist`, `build`, ...);
+- hidden folders (but `.github/`, `.gitlab/`, `.circleci/`) and hidden files, and files whose
+  names say they hold credentials (`credentials`: `.env`, keys, `.netrc`, Terraform state, ...);
 - lock files, minified bundles and source maps;
 - binary files (a NUL byte in the first 8 KiB) and files over `max_bytes`.
 
@@ -23,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from atlas_core.errors import SourceError
+from atlas_core.sources.credentials import CREDENTIALS_NAME, hidden_folder_reason, looks_secret
 from atlas_core.sources.files import display_path, is_utf8_name
 
 if TYPE_CHECKING:
@@ -50,25 +53,8 @@ _LOCK_TEXT = """
 """
 LOCK_FILES = frozenset(_LOCK_TEXT.split())
 _GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".bundle.js", ".pyc", ".class", ".o")
-# Files that hold credentials, not code: never copied into an index an agent can read.
-_SECRET_NAMES = frozenset({".env", ".netrc", ".npmrc", ".pypirc", ".pgpass", "credentials.json"})
-_SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore")
-_SECRET_PREFIXES = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
-_EXAMPLE_SUFFIXES = (".example", ".sample", ".template", ".dist")
-
-
-def looks_secret(name: str) -> bool:
-    """A file name that usually holds credentials (`.env`, `.env.local`, `*.pem`, `id_rsa`)."""
-    lower = name.lower()
-    if lower.endswith(_EXAMPLE_SUFFIXES):
-        return False
-    return (
-        lower in _SECRET_NAMES
-        or lower.startswith(".env.")
-        or lower.endswith(_SECRET_SUFFIXES)
-        or lower.startswith(_SECRET_PREFIXES)
-    )
-
+# Files that hold credentials, not code, are never read: see `credentials` (names, hidden folders
+# and the content gate that `code` applies when it reads a file).
 
 LANGUAGES = {
     ".py": "python",
@@ -115,9 +101,14 @@ class CodeListing:
 
     files: list[CodeFile] = field(default_factory=list)
     skipped: dict[str, list[str]] = field(default_factory=dict)
+    # Secret values replaced in files that were kept: kind -> a path per value.
+    redacted: dict[str, list[str]] = field(default_factory=dict)
 
     def skip(self, reason: str, rel: str) -> None:
         self.skipped.setdefault(reason, []).append(rel)
+
+    def redact(self, kind: str, rel: str) -> None:
+        self.redacted.setdefault(kind, []).append(rel)
 
     def counts(self) -> dict[str, int]:
         """How many files each reason left out (for the manifest and the build summary)."""
@@ -210,6 +201,8 @@ def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
                     continue
                 if entry.name in VENDORED:
                     listing.skip("vendored or generated folder", shown + "/")
+                elif hidden := hidden_folder_reason(entry.name):  # .aws, .ssh, .kube, ...
+                    listing.skip(hidden, shown + "/")
                 elif rules.ignored(rel, is_dir=True):
                     listing.skip("ignored (.gitignore or .atlasignore)", shown + "/")
                 else:
@@ -232,7 +225,7 @@ def _consider(path: Path, rel: str, listing: CodeListing, max_bytes: int) -> Non
         listing.skip("lock file", rel)
         return
     if looks_secret(name):
-        listing.skip("credentials file (.env, keys)", rel)
+        listing.skip(CREDENTIALS_NAME, rel)
         return
     if name.startswith("."):  # tool settings (.eslintrc.js, .prettierrc); bundles hold no dot-files
         listing.skip("hidden file", rel)
