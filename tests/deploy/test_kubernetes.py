@@ -22,19 +22,23 @@ MANIFESTS = DEPLOY / "kubernetes"
 VERSIONS = ("1.31.0", kubernetes_validate.latest_version())
 
 
-def load() -> dict[str, dict[str, Any]]:
-    """Every resource, by kind (each kind appears once here)."""
+def load() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Every resource, by kind (each kind appears once here), and the NetworkPolicies by name."""
     found: dict[str, dict[str, Any]] = {}
+    policies: dict[str, dict[str, Any]] = {}
     for path in sorted(MANIFESTS.glob("*.yaml")):
         if path.name == "kustomization.yaml":
             continue
         for document in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if document["kind"] == "NetworkPolicy":
+                policies[document["metadata"]["name"]] = document
+                continue
             assert document["kind"] not in found, f"two {document['kind']} resources"
             found[document["kind"]] = document
-    return found
+    return found, policies
 
 
-RESOURCES = load()
+RESOURCES, POLICIES = load()
 DEPLOYMENT = RESOURCES["Deployment"]
 POD = DEPLOYMENT["spec"]["template"]["spec"]
 CONTAINER = POD["containers"][0]
@@ -51,7 +55,8 @@ def test_every_manifest_is_valid_against_the_kubernetes_schemas(version: str) ->
         "HorizontalPodAutoscaler",
         "CronJob",
     }
-    for resource in RESOURCES.values():
+    assert POLICIES, "no NetworkPolicy"
+    for resource in [*RESOURCES.values(), *POLICIES.values()]:
         kubernetes_validate.validate(resource, version, strict=True)
 
 
@@ -169,3 +174,30 @@ def test_the_refresh_job_downloads_into_the_claim_the_servers_read() -> None:
     server_args = build_parser("atlas-mcp", "all").parse_args(CONTAINER["args"])
     assert server_args.bundle == [f"{args.output}/current"]
     assert CRONJOB["spec"]["concurrencyPolicy"] == "Forbid"
+
+
+def selected(policy: dict[str, Any], labels: dict[str, str]) -> bool:
+    return policy["spec"]["podSelector"]["matchLabels"].items() <= labels.items()
+
+
+def test_network_policies_restrict_the_servers_and_the_refresh_job() -> None:
+    server_labels = DEPLOYMENT["spec"]["template"]["metadata"]["labels"]
+    job_labels = CRONJOB["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]
+    (server,) = [p for p in POLICIES.values() if selected(p, server_labels)]
+    (job,) = [p for p in POLICIES.values() if selected(p, job_labels)]
+    assert server is not job
+    for policy in (server, job):
+        assert set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+    # Servers: ingress to the MCP port only, from named sources (never everyone); no egress.
+    (rule,) = server["spec"]["ingress"]
+    assert rule["from"] and all(
+        source.get("namespaceSelector", {}).get("matchLabels")
+        or source.get("podSelector", {}).get("matchLabels")
+        for source in rule["from"]
+    ), rule
+    assert [p["port"] for p in rule["ports"]] == [CONTAINER["ports"][0]["containerPort"]]
+    assert server["spec"]["egress"] == []
+    # The job: nothing comes in; out only DNS and HTTPS (the release downloads).
+    assert job["spec"]["ingress"] == []
+    allowed = {(p["protocol"], p["port"]) for rule in job["spec"]["egress"] for p in rule["ports"]}
+    assert allowed == {("UDP", 53), ("TCP", 53), ("TCP", 443)}
