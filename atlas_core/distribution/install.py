@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.distribution.archive import pack, sha256_file
 from atlas_core.distribution.names import as_file_name, shown, unsafe_reason
 from atlas_core.errors import DistributionError
@@ -60,11 +61,43 @@ def install_lock(root: Path) -> Iterator[None]:
         fh.write(f"pid {os.getpid()}")
         fh.flush()
         try:
+            remove_leftovers(root)
             yield
         finally:
             fh.seek(0)
             fh.truncate()
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+# Where an install unpacks before its release folder is renamed into place (local and download
+# installs; a restore), each named after the process that made it.
+LEFTOVER_PATTERNS = (f"{RELEASES}/.incoming-*", ".restore-*")
+
+
+def remove_leftovers(root: Path) -> list[Path]:
+    """Remove the unpack folders of installs into `root` that were killed before their cleanup.
+
+    Only a holder of the install lock calls this. Every install makes its folder under that lock
+    and removes it before letting go, and the lock dies with its process, so any such folder seen
+    while holding the lock belongs to an install that is no longer running: no process id is
+    trusted (one can be reused), and a running install cannot be holding the lock at this moment.
+    """
+    removed = []
+    for pattern in LEFTOVER_PATTERNS:
+        for folder in sorted(root.glob(pattern)):
+            if folder.is_symlink() or not folder.is_dir():
+                continue
+            shutil.rmtree(folder, ignore_errors=True)
+            if not folder.exists():
+                removed.append(folder)
+    if removed:
+        log.info(
+            "removed %d unpack folder(s) left by killed installs in %s: %s",
+            len(removed),
+            root,
+            ", ".join(p.name for p in removed),
+        )
+    return removed
 
 
 def current_target(root: Path) -> Path | None:
@@ -164,7 +197,7 @@ def list_snapshots(backups: Path) -> list[Snapshot]:
     for archive in backups.glob("*.tar.zst"):
         meta_path = archive.with_name(archive.name + ".json")
         try:
-            meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+            meta = read_json(meta_path) if meta_path.is_file() else {}
         except (OSError, ValueError):  # ValueError: bad JSON or not UTF-8
             meta = {}
         if not isinstance(meta, dict):
@@ -206,7 +239,7 @@ def prune_releases(root: Path, keep: int = KEEP_RELEASES) -> None:
 
 def _summary(bundle: Path) -> dict[str, object]:
     try:
-        manifest = json.loads((bundle / "manifest.json").read_text())
+        manifest = read_json(bundle / "manifest.json")
     except (OSError, ValueError):  # ValueError: bad JSON or not UTF-8
         return {}
     if not isinstance(manifest, dict):
