@@ -16,7 +16,9 @@ killed at the deadline: a pathological pattern costs a timeout and nothing else.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import math
 import os
 import re
 import shutil
@@ -383,6 +385,7 @@ def _search_python_child(
             "paths": list(paths),
             "case_sensitive": case_sensitive,
             "max_results": max_results,
+            "timeout": timeout,
         }
     )
     try:
@@ -418,8 +421,23 @@ def _timeout(seconds: float | None) -> SearchTimeout:
     )
 
 
+def _stop_on_own_at(seconds: float) -> None:
+    """Die a little after `seconds` even if the process that owns the deadline is gone: a server
+    worker killed mid-search would otherwise leave this child spinning on a pathological pattern.
+    SIGALRM's default action ends the process inside the regex engine too (no Python handler
+    has to run); the CPU limit backs it up."""
+    import resource
+    import signal
+
+    grace = math.ceil(seconds) + 2
+    signal.alarm(grace)
+    with contextlib.suppress(ValueError, OSError):  # a hard limit below ours: keep it
+        resource.setrlimit(resource.RLIMIT_CPU, (grace, resource.RLIM_INFINITY))
+
+
 def _child_main() -> int:
     request = json.loads(sys.stdin.buffer.read())
+    _stop_on_own_at(float(request.get("timeout", DEFAULT_TIMEOUT_S)))
     result = search_python(
         Path(request["root"]),
         request["pattern"],

@@ -160,3 +160,30 @@ def test_ripgrep_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, mirror: Path
     assert search(mirror, "assets").engine == "python"
     with pytest.raises(QueryError, match="not installed"):
         search(mirror, "assets", engine="ripgrep")
+
+
+def test_a_search_child_whose_owner_is_gone_stops_on_its_own(tmp_path: Path) -> None:
+    """A server worker killed mid-search cannot kill its child at the deadline any more: the child
+    carries the deadline itself (nobody here waits on it or kills it)."""
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "evil.md").write_text("a" * 40 + "!\n", encoding="utf-8")
+    request = {"root": str(tmp_path), "pattern": "(a+)+$", "paths": [], "case_sensitive": True}
+    request |= {"max_results": 10, "timeout": 1.0}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "atlas_ls.mcp.textsearch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    assert child.stdin is not None
+    child.stdin.write(json.dumps(request).encode())
+    child.stdin.close()
+    try:
+        code = child.wait(timeout=60)  # 2**40 steps would take hours
+    finally:
+        child.kill()
+    assert code in (-signal.SIGALRM, -signal.SIGXCPU)
