@@ -13,14 +13,14 @@ Only files that passed their size and hash checks are read (a damaged file is al
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from atlas_core.bundle.bounded_read import read_json, read_regular
 from atlas_core.bundle.layout import KEYWORD_ARRAYS, KEYWORD_VOCAB, MENTIONS
-from atlas_core.bundle.manifest import CHUNKS, MIRROR, VECTORS, loads_strict
+from atlas_core.bundle.manifest import CHUNKS, MIRROR, VECTORS
 from atlas_core.bundle.problems import Problem
 
 # Rows are L2-normalised in float32 and then rounded to float16 (SPEC "vectors.npy"), which moves
@@ -126,7 +126,7 @@ def _identifier_problems(
     problems = table_problems(root / TABLE_DIR)
     if problems:
         return problems
-    meta = json.loads((root / TABLE_DIR / META_FILE).read_bytes())
+    meta = read_json(root / TABLE_DIR / META_FILE)  # table_problems parsed it already
     kinds = section.get("kinds")
     if isinstance(kinds, Mapping):
         stored = Counter(meta["kinds"][code] for code in read_npy(root / TABLE_DIR / "kind.npy"))
@@ -161,7 +161,7 @@ def _mention_problems(root: Path, manifest: Mapping[str, Any], usable: set[str])
     problems = mention_problems(root / MENTIONS)
     if problems:
         return problems
-    meta = json.loads((root / MENTIONS / "meta.json").read_bytes())
+    meta = read_json(root / MENTIONS / "meta.json")  # mention_problems parsed it already
     section = manifest[MENTIONS]
     return [
         Problem(
@@ -179,12 +179,14 @@ def _text_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) ->
     for rel in sorted(usable):
         if rel.startswith(MIRROR + "/"):
             try:
-                (root / rel).read_bytes().decode("utf-8")
+                read_regular(root / rel, limit=manifest["files"][rel]["size"]).decode("utf-8")
             except UnicodeDecodeError as exc:
                 problems.append(Problem(rel, f"not valid UTF-8 text ({exc})"))
+            except (OSError, ValueError) as exc:  # replaced since its size was checked
+                problems.append(Problem(rel, f"cannot be read ({exc})"))
         elif rel.endswith(".json"):
             try:
-                loads_strict((root / rel).read_bytes())
-            except ValueError as exc:
+                read_json(root / rel)
+            except (OSError, ValueError) as exc:
                 problems.append(Problem(rel, f"not valid JSON ({exc})"))
     return problems

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.bundle.bounded_read import MAX_JSON_BYTES, loads_bounded, read_regular
 from atlas_core.errors import BundleError, BundleVersionError
 
 if TYPE_CHECKING:
@@ -257,7 +258,7 @@ def read_manifest(root: Path, *, exhaustive: bool = False) -> dict[str, Any]:
             path=str(root),
         )
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, limit=MAX_JSON_BYTES)
     except FileNotFoundError:
         raise BundleError(
             f"{path}: missing; {root} is not an Atlas bundle or is incomplete",
@@ -266,12 +267,14 @@ def read_manifest(root: Path, *, exhaustive: bool = False) -> dict[str, Any]:
         ) from None
     except OSError as exc:
         raise BundleError(f"{path}: cannot read: {exc.strerror}", path=str(path)) from exc
+    except ValueError as exc:  # a link, a FIFO, a device, too large
+        raise BundleError(f"{path}: {exc}", hint=REPAIR_HINT, path=str(path)) from None
     try:
-        manifest = loads_strict(raw)
-    except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, a NaN or Infinity
+        manifest = loads_bounded(raw)
+    except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError, a NaN, too deep
         raise BundleError(
             f"{path}: not valid UTF-8 JSON ({exc})", hint=REPAIR_HINT, path=str(path)
-        ) from exc
+        ) from None
     if not isinstance(manifest, dict):
         raise BundleError(f"{path}: not a JSON object", hint=REPAIR_HINT, path=str(path))
     check_version(manifest, path)
@@ -287,16 +290,6 @@ def read_manifest(root: Path, *, exhaustive: bool = False) -> dict[str, Any]:
     return manifest
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number (RFC 8259)")
-
-
-def loads_strict(raw: bytes) -> Any:
-    """Parse UTF-8 JSON as RFC 8259 defines it: Python's extra NaN, Infinity and -Infinity are
-    refused, so a parameter can never be a number that is not one."""
-    return json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
-
-
 _UNSAFE_CHAR = re.compile(r"[\x00-\x1f\\]")
 
 
@@ -310,6 +303,19 @@ def safe_relpath(rel: str) -> bool:
 
 def has_pickle_suffix(name: str) -> bool:
     return name.lower().endswith(PICKLE_SUFFIXES)
+
+
+def unusable_name(name: str, *, is_file: bool) -> str | None:
+    """Why a file or folder called `name` can never be part of a document path (the rules of
+    `safe_relpath` and the writer's pickle check), or None. Sources skip such a file, so one odd
+    name in a repository is a skip in the build summary, not a failed build."""
+    if _UNSAFE_CHAR.search(name):
+        return "name holds a control character or a backslash"
+    if name in (".", ".."):
+        return "name is . or .."
+    if is_file and has_pickle_suffix(name):
+        return "pickle file name (a bundle never holds one)"
+    return None
 
 
 def sha256_file(path: Path, *, block: int = 1 << 20) -> str:

@@ -7,12 +7,12 @@ reports every problem instead of stopping at the first.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.bundle.layout import layout_problems
 from atlas_core.bundle.manifest import (
     CHUNKS,
@@ -209,8 +209,8 @@ def _check_model(
     if MODEL_CONFIG not in usable:
         return
     try:
-        config = json.loads((root / MODEL_CONFIG).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        config = read_json(root / MODEL_CONFIG)
+    except (OSError, ValueError) as exc:
         problems.append(Problem(MODEL_CONFIG, f"not readable JSON ({exc})"))
         return
     if not isinstance(config, dict):
@@ -228,6 +228,10 @@ def _check_model(
 
 def _holds_objects(path: Path) -> bool:
     try:
+        # An unlisted name is anything at all: a FIFO would block the open, /dev/zero behind a
+        # link would never end. Only a regular file has a header worth reading.
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
         return read_npy_header(path).has_objects
     except (ValueError, OSError):
         return False

@@ -9,12 +9,12 @@ compared.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.bundle.manifest import MANIFEST, MIRROR, MODEL
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.types import Param
@@ -99,7 +99,7 @@ def _manifest(root: Path) -> dict[str, Any]:
         raise BundleError(f"{root} is not a bundle: {what}", hint=hint, path=str(root))
     path = root / MANIFEST
     try:
-        manifest = json.loads(path.read_bytes())
+        manifest = read_json(path)
     except FileNotFoundError:
         raise BundleError(
             f"{root} is not a bundle: it has no {MANIFEST}", hint=hint, path=str(root)

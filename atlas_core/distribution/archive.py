@@ -19,7 +19,6 @@ import contextlib
 import gzip
 import hashlib
 import io
-import json
 import os
 import shutil
 import tarfile
@@ -30,6 +29,7 @@ from typing import Any
 
 import zstandard
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.errors import DistributionError
 
 DEFAULT_MAX_BYTES = 20 * 1024**3  # unpacked size cap
@@ -229,8 +229,8 @@ class _Budget:
         if size > MAX_MANIFEST_BYTES:
             return
         try:
-            manifest = json.loads(path.read_bytes())
-        except ValueError:
+            manifest = read_json(path)
+        except (OSError, ValueError):
             return
         files = manifest.get("files") if isinstance(manifest, dict) else None
         if not isinstance(files, dict):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.distribution.archive import pack, sha256_file, unpack
 from atlas_core.distribution.github import GitHub
 from atlas_core.distribution.install import (
@@ -46,7 +46,7 @@ def _verified_manifest(bundle: Path) -> dict[str, Any]:
             f"{bundle} failed verification: " + "; ".join(str(p) for p in problems[:5]),
             hint="rebuild it with `atlas build`; only intact bundles are published or restored",
         )
-    return json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    return read_json(bundle / "manifest.json")
 
 
 def default_tag(manifest: dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.errors import ModelError
 
 log = logging.getLogger(__name__)
@@ -126,8 +127,9 @@ def read_model_config(model_dir: Path) -> ModelInfo:
             path=str(path),
         )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        # A model folder outside a bundle may link its files (a model hub's cache does).
+        data = read_json(path, follow_links=True)
+    except (OSError, ValueError) as exc:  # not JSON or UTF-8, nested too deep, not a plain file
         raise ModelError(
             f"{path} is not valid JSON: {exc}",
             hint=f"fix the file; it should look like {_CONFIG_EXAMPLE}",

@@ -10,7 +10,6 @@ its cold-start path, where ``import numpy`` alone can cost hundreds of milliseco
 from __future__ import annotations
 
 import heapq
-import json
 import logging
 import mmap
 from array import array
@@ -22,6 +21,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
 
+from atlas_core.bundle.bounded_read import MAX_RECORD_DEPTH, loads_bounded, read_json
 from atlas_core.errors import BundleError
 from atlas_core.identifiers.checks import checked_record, meta_problem, offsets_problem
 from atlas_core.identifiers.mentions import MENTIONS_DIR, MentionIndex
@@ -156,7 +156,7 @@ class IdentifierIndex:
                 directory = directory / TABLE_DIR
         path = directory / META_FILE
         try:
-            meta = json.loads(path.read_bytes())
+            meta = read_json(path)
         except FileNotFoundError:
             raise BundleError(
                 f"identifier table missing: {path}",
@@ -205,7 +205,10 @@ class IdentifierIndex:
         them, or (not `full`) the file, line, url and publication a symbol shows."""
         start, end = self._offsets[row], self._offsets[row + 1]
         try:
-            return checked_record(json.loads(self._records[start:end]), full=full)
+            raw = self._records[start:end]
+            # Written by Python's encoder, which lets an example value be NaN.
+            record = loads_bounded(raw, max_depth=MAX_RECORD_DEPTH, rfc8259=False)
+            return checked_record(record, full=full)
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError too
             # Either file may be the damaged one: the record, or the offsets that cut it out.
             where = f"row {row} (bytes {start}-{end} by record_offsets.npy)"

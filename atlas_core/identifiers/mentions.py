@@ -22,6 +22,7 @@ from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any, Literal
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.errors import BundleError
 from atlas_core.identifiers.normalize import path_key, strip_path
 from atlas_core.identifiers.places import PLACE_NAMES
@@ -312,7 +313,7 @@ class MentionIndex:
         """The index in `directory` (a bundle's ``mentions/``); None when the bundle has none."""
         path = directory / META_FILE
         try:
-            meta = json.loads(path.read_bytes())
+            meta = read_json(path)
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:

@@ -20,6 +20,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.bundle.manifest import safe_relpath
 from atlas_core.identifiers.normalize import (
     STOPWORDS,
@@ -220,7 +221,10 @@ def read_deprecations(directory: Path) -> list[Deprecation]:
 
     OSError or ValueError (with the reason) for a file that is not a JSON array of entries."""
     path = directory / DEPRECATIONS_FILE
-    rows = json.loads(path.read_bytes()) if path.is_file() else []
+    try:
+        rows = read_json(path)
+    except FileNotFoundError:
+        return []
     if not isinstance(rows, list):
         raise ValueError(f"{DEPRECATIONS_FILE} is not a JSON array")
     return [_deprecation(d) for d in rows]

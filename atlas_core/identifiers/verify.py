@@ -4,12 +4,13 @@ break a lookup but make its answers wrong (keys out of order, postings of odd we
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Sequence
 from itertools import accumulate, pairwise
 from pathlib import Path
+from typing import Any
 
+from atlas_core.bundle.bounded_read import MAX_RECORD_DEPTH, loads_bounded, read_json
 from atlas_core.bundle.manifest import safe_relpath
 from atlas_core.bundle.problems import Problem
 from atlas_core.identifiers.checks import (
@@ -95,7 +96,7 @@ def table_problems(directory: Path, *, rel_dir: str = TABLE_DIR) -> list[Problem
     """Every problem of the table in `directory`, reading each file in full."""
     t = _Table(directory, rel_dir)
     try:
-        meta = json.loads((directory / META_FILE).read_bytes())
+        meta = read_json(directory / META_FILE)
     except (OSError, ValueError) as exc:
         t.fail(META_FILE, f"not readable JSON ({exc})")
         return t.problems
@@ -155,7 +156,8 @@ def _check_records(t: _Table, count: int) -> None:
     # say which row is wrong.
     if all(records[end - 1 : end] == b"\n" for end in offsets[1:]):
         try:
-            decoded = json.loads(b"[" + records[:-1].replace(b"\n", b",") + b"]") if count else []
+            joined = b"[" + records[:-1].replace(b"\n", b",") + b"]"
+            decoded = _loads_record(joined, depth=MAX_RECORD_DEPTH + 1) if count else []
         except ValueError:
             decoded = None
         if decoded is not None and len(decoded) == count:
@@ -168,10 +170,15 @@ def _check_records(t: _Table, count: int) -> None:
             return
     for row, (start, end) in enumerate(pairwise(offsets)):
         try:
-            checked_record(json.loads(records[start:end]))
+            checked_record(_loads_record(records[start:end]))
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             t.fail(RECORDS_FILE, f"row {row}: {exc}")
             return
+
+
+def _loads_record(raw: bytes, *, depth: int = MAX_RECORD_DEPTH) -> Any:
+    # Records are written by Python's encoder, which lets an example value be NaN.
+    return loads_bounded(raw, max_depth=depth, rfc8259=False)
 
 
 def _check_family(t: _Table, family: str, count: int, stated: object) -> None:
@@ -218,7 +225,7 @@ def mention_problems(directory: Path, *, rel_dir: str = MENTIONS_DIR) -> list[Pr
     wrong page (keys out of order, rows naming pages or anchors that are not there)."""
     t = _Table(directory, rel_dir)
     try:
-        meta = json.loads((directory / MENTION_META).read_bytes())
+        meta = read_json(directory / MENTION_META)
     except (OSError, ValueError) as exc:
         t.fail(MENTION_META, f"not readable JSON ({exc})")
         return t.problems

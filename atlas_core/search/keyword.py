@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from atlas_core.bundle.bounded_read import MAX_JSON_BYTES, read_regular
 from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
 from atlas_core.search.synonyms import (
@@ -566,10 +567,10 @@ def _read_vocab(path: Path) -> list[str]:
 
 def _read_synonyms(path: Path, claimed: Mapping[str, Any]) -> SynonymTable:
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
+        raw = read_regular(path, limit=MAX_JSON_BYTES)
+    except (OSError, ValueError) as exc:
         raise BundleError(
-            f"{path}: cannot read the synonym table ({exc.strerror or exc})",
+            f"{path}: cannot read the synonym table ({getattr(exc, 'strerror', None) or exc})",
             hint=_REPAIR,
             path=str(path),
         ) from None

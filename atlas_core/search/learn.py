@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.bundle.bounded_read import read_json
 from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
 
@@ -414,8 +415,8 @@ class RankingModel:
     @classmethod
     def load(cls, path: Path) -> RankingModel:
         try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            obj = read_json(path)
+        except (OSError, ValueError) as exc:
             raise BundleError(
                 f"{path}: not a readable ranking file ({exc})",
                 hint=_RANKING_HINT,
@@ -540,8 +541,8 @@ def ranking_problems(root: Path, manifest: Mapping[str, Any]) -> list[Problem]:
     if RANKING_FILE not in (manifest.get("files") or {}):
         return [Problem(RANKING_FILE, "the manifest has a ranking section but does not list it")]
     try:
-        obj = json.loads((root / RANKING_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        obj = read_json(root / RANKING_FILE)
+    except (OSError, ValueError) as exc:
         return [Problem(RANKING_FILE, f"not a readable ranking file ({exc})")]
     problems = [Problem(RANKING_FILE, message) for message in model_problems(obj)]
     if not problems and len(obj["trees"]) != section.get("trees"):

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.manifest import loads_strict
+from atlas_core.bundle.bounded_read import loads_bounded, read_json
 from atlas_core.bundle.problems import Problem
 from atlas_core.search.tokenize import TOKENIZER_VERSION, query_terms, tokenize, variants
 from atlas_core.types import Chunk
@@ -250,7 +250,7 @@ def parse(
     file. `claimed` is the manifest's ``keyword.synonyms``; with `vocabulary` (verify), every
     term must be one the index holds, else the table was mined for another index."""
     try:
-        document = loads_strict(raw)
+        document = loads_bounded(raw)
     except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return None, [Problem(SYNONYMS_FILE, f"not valid JSON ({exc})")]
     return _check(document, claimed, vocabulary)
@@ -354,8 +354,8 @@ def verify_problems(
     if SYNONYMS_FILE not in usable:
         return [] if SYNONYMS_FILE in listed else [_UNLISTED]
     try:
-        document = loads_strict((root / SYNONYMS_FILE).read_bytes())
-    except ValueError:
+        document = read_json(root / SYNONYMS_FILE)
+    except (OSError, ValueError):
         return []  # verify parses every listed JSON file and reports this one already
     return _check(document, claimed, vocabulary)[1]
 
