@@ -102,6 +102,7 @@ def test_token_is_enforced_when_set(hash_bundle: Path) -> None:
         (["--host", "0.0.0.0", "--allow-remote"], {}, f"{ENV_TOKEN} is not set"),
         (["--host", "0.0.0.0", "--allow-remote"], {ENV_TOKEN: "short"}, "16 or more"),
         (["--port", "70000"], {}, "not a port number"),
+        (["--allowed-host", "https://atlas.example.com/"], {}, "is not a host name"),
     ],
 )
 def test_unsafe_or_bad_binds_refuse_to_start(args: list[str], env: dict, message: str) -> None:
@@ -118,6 +119,21 @@ def test_unsafe_or_bad_binds_refuse_to_start(args: list[str], env: dict, message
     assert done.returncode == 2
     assert message in done.stderr and done.stdout == ""
     assert done.stderr.startswith("atlas-mcp: error:")
+
+
+def test_an_allowed_host_joins_the_host_check_and_others_stay_refused(hash_bundle: Path) -> None:
+    """What a proxy in front passes on: its public name is accepted, any other name is not."""
+    args = ["--bundle", str(hash_bundle), "--allowed-host", "docs.example.test"]
+    with HttpServer(args) as proxied:
+        for host, status in (("docs.example.test", 200), ("docs.example.test:8443", 200)):
+            response = httpx2.post(
+                proxied.url, json=INITIALIZE, headers={**HEADERS, "Host": host}, timeout=30
+            )
+            assert response.status_code == status, host
+        foreign = httpx2.post(
+            proxied.url, json=INITIALIZE, headers={**HEADERS, "Host": "evil.test"}, timeout=30
+        )
+        assert foreign.status_code == 421
 
 
 def test_port_in_use_is_a_clear_error(server: HttpServer) -> None:
