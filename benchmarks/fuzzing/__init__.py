@@ -20,6 +20,7 @@ MODULES = {
     "release": "release",
     "bundle": "bundle",
     "sources": "sources",
+    "client_configs": "client_configs",
     "queries": "queries",
     "mcp_paths": "mcp_paths",
     "mcp_wire": "mcp_wire",
