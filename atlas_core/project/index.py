@@ -17,12 +17,15 @@ from atlas_core.project import project_bundle_dir, project_name, project_root
 from atlas_core.sources.code_walk import VENDORED
 
 if TYPE_CHECKING:
+    from watchfiles.main import FileChange
+
     from atlas_core.build import BuildCache, BuildReport
     from atlas_core.embed import Embedder
 
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 200  # changes closer together than this are one update (a save touches several)
+GONE_POLL_S = 0.5  # how often a watch whose repository was deleted looks for it again
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,18 +41,55 @@ def target_of(
 ) -> IndexTarget:
     """What `atlas index PATH [--output DIR] [--max-files N]` builds: the repository, its
     bundle's place and how many files it may take."""
-    root = project_root(path if path is not None else Path.cwd())
-    bundle = Path(output).expanduser().absolute() if output else project_bundle_dir(root)
-    if bundle.resolve().is_relative_to(root):
+    try:
+        root = project_root(path if path is not None else Path.cwd())
+        bundle = Path(output).expanduser().absolute() if output else project_bundle_dir(root)
+        resolved = bundle.resolve()
+    except OSError as exc:  # a path longer than PATH_MAX, a loop of links, ...
+        raise ConfigError(
+            f"cannot use {_shortened(exc.filename or path or output)}: {exc.strerror or exc}",
+            hint="move the repository (or the --output folder) to a shorter path with no loop "
+            "of links; the system cannot open paths over its limit (PATH_MAX)",
+        ) from exc
+    if resolved.is_relative_to(root):
         # It would index itself, and a watch would rebuild on its own writes without end.
         raise ConfigError(
             f"--output {bundle} is inside the repository {root}",
             hint="leave --output out (the index goes to the user data dir) or pick a folder "
             "outside the repository",
         )
+    if _is_installed_docs(bundle, resolved):
+        raise ConfigError(
+            f"--output {bundle} is the installed docs release; an index there would replace the "
+            "docs every server answers from",
+            hint="leave --output out (project indexes go to the user data dir's projects/) or "
+            "pick a folder of your own",
+        )
     if max_files is not None and max_files < 1:
         raise ConfigError(f"--max-files must be at least 1, got {max_files}")
     return IndexTarget(root=root, bundle=bundle, name=project_name(root), max_files=max_files)
+
+
+def _is_installed_docs(bundle: Path, resolved: Path) -> bool:
+    """Whether `bundle` is `<data dir>/current` or anything under `<data dir>/releases/`:
+    releases are never changed in place (servers may be reading them, and `current` flips
+    between them in one rename)."""
+    from atlas_core.config import data_dir
+    from atlas_core.distribution.install import CURRENT, RELEASES
+
+    root = data_dir().expanduser().absolute()
+    installed = [root / CURRENT, root / RELEASES]
+    return any(
+        place in (bundle, *bundle.parents) or resolved.is_relative_to(place.resolve())
+        for place in installed
+    )
+
+
+def _shortened(path: object, keep: int = 80) -> str:
+    text = str(path)
+    if len(text) <= keep:
+        return text
+    return f"{text[: keep // 2]}...{text[-keep // 2 :]} ({len(text):,} characters)"
 
 
 def index_project(
@@ -102,11 +142,14 @@ def watch_project(
     ready: Callable[[], None] | None = None,
     embedder: Embedder | None = None,
     cache: BuildCache | None = None,
+    on_gone: Callable[[bool], None] | None = None,
 ) -> None:
     """Keep the project's bundle current until `stop` is set (or Ctrl-C): one update per burst
     of changes, with the embedding model loaded once. `on_update(report, error, seconds)` hears
     each update; an update that fails (a file changing mid-read, a disk error) leaves the last
-    bundle serving and the watch going. `ready` is called once the watch is in place. A caller
+    bundle serving and the watch going. `ready` is called once the watch is in place;
+    `on_gone(True)` when the repository folder disappears and `on_gone(False)` when it is back
+    (the watch waits for it meanwhile, the last bundle serving). A caller
     that has just indexed the project passes the `embedder` and `cache` it used (`atlas index
     --watch` does); otherwise the watch indexes once first, to fill its cache."""
     from atlas_core.build import BuildCache
@@ -121,7 +164,7 @@ def watch_project(
             # so every update after it re-chunks and re-tokenizes only the changed files.
             cache = BuildCache()
             index_project(target, progress=False, embedder=embedder, cache=cache)
-        _watch(target, on_update, embedder, cache, stop, ready)
+        _watch(target, on_update, embedder, cache, stop, ready, on_gone)
 
 
 def _watch(
@@ -131,26 +174,14 @@ def _watch(
     cache: BuildCache,
     stop: threading.Event,
     ready: Callable[[], None] | None,
+    on_gone: Callable[[bool], None] | None = None,
 ) -> None:
-    import watchfiles
+    """Watch until `stop`. The folder itself can go away (a branch switch by re-clone, `rm -rf`
+    and a fresh checkout): the file watcher then sees nothing ever again, so the watch says so
+    (`on_gone(True)`), waits for the folder to come back, says so (`on_gone(False)`), indexes
+    it and watches the new folder."""
 
-    changes = watchfiles.watch(
-        target.root,
-        watch_filter=lambda _change, path: relevant_change(target.root, path),
-        debounce=DEBOUNCE_MS,
-        step=50,
-        stop_event=stop,
-        rust_timeout=500,
-        yield_on_timeout=True,
-    )
-    for batch in changes:
-        if ready is not None:  # the first yield: the watcher is running
-            ready()
-            ready = None
-        if stop.is_set():
-            break
-        if not batch:
-            continue
+    def update() -> None:
         started = time.perf_counter()
         try:
             with _collector_paused():
@@ -159,6 +190,45 @@ def _watch(
             on_update(None, exc, time.perf_counter() - started)
         else:
             on_update(report, None, time.perf_counter() - started)
+
+    while not stop.is_set():
+        for batch in _changes(target.root, stop):
+            if ready is not None:  # the first yield: the watcher is running
+                ready()
+                ready = None
+            if stop.is_set() or not target.root.is_dir():
+                break
+            if batch:
+                update()
+        if stop.is_set():
+            return
+        if on_gone is not None:
+            on_gone(True)
+        while not target.root.is_dir():
+            if stop.wait(GONE_POLL_S):
+                return
+        if on_gone is not None:
+            on_gone(False)
+        update()  # what it holds now, which may be nothing like what was indexed
+
+
+def _changes(root: Path, stop: threading.Event) -> Iterator[set[FileChange]]:
+    """Batches of relevant changes under `root`, an empty one at least twice a second (so the
+    caller can look up); nothing when `root` is gone before the watcher starts."""
+    import watchfiles
+
+    try:
+        yield from watchfiles.watch(
+            root,
+            watch_filter=lambda _change, path: relevant_change(root, path),
+            debounce=DEBOUNCE_MS,
+            step=50,
+            stop_event=stop,
+            rust_timeout=500,
+            yield_on_timeout=True,
+        )
+    except FileNotFoundError:  # removed between the look and the watcher's start
+        return
 
 
 @contextlib.contextmanager

@@ -22,23 +22,31 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
+from atlas_core.bundle.manifest import unusable_name
 from atlas_core.errors import SourceError
 from atlas_core.sources.credentials import CREDENTIALS_NAME, hidden_folder_reason, looks_secret
 from atlas_core.sources.files import display_path, is_utf8_name
-
-if TYPE_CHECKING:
-    from pathspec import GitIgnoreSpec
+from atlas_core.sources.ignore_rules import (
+    IGNORE_FILES,
+    MAX_IGNORE_BYTES,
+    MAX_IGNORE_LINES,
+    IgnoreRules,
+    TooManyPatterns,
+)
 
 MAX_BYTES = 1_000_000  # per file; larger sources are generated or data
 # Files one index takes. A checkout past it is most likely a home folder or a monorepo whose
 # every file would take hours to embed on a laptop: refused before anything is read.
 MAX_FILES = 20_000
 _SNIFF = 8192  # bytes read to tell text from binary
+# A repository is untrusted input: a name or path past these cannot be written into a bundle's
+# mirror (or read back) on every system, and a tree deeper than this is generated or hostile.
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 1024
+MAX_DEPTH = 64
 _MINIFIED_LINE = 1000  # a first-screen line this long in JS/CSS means a bundle, not source
 
-IGNORE_FILES = (".gitignore", ".atlasignore")
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})  # never content, so not counted as skipped
 _VENDORED_TEXT = """
     .git .hg .svn node_modules bower_components jspm_packages vendor third_party third-party
@@ -115,43 +123,6 @@ class CodeListing:
         return {reason: len(entries) for reason, entries in sorted(self.skipped.items())}
 
 
-class _Rules:
-    """The ignore files met on the way down: (folder relative to the root, compiled spec)."""
-
-    def __init__(self) -> None:
-        self._specs: list[tuple[str, GitIgnoreSpec]] = []
-
-    def child(self, folder: Path, rel: str, listing: CodeListing) -> _Rules:
-        import pathspec
-
-        rules = _Rules()
-        rules._specs = list(self._specs)
-        for name in IGNORE_FILES:
-            path = folder / name
-            if not path.is_file() or path.is_symlink():
-                continue
-            try:
-                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-                spec = pathspec.GitIgnoreSpec.from_lines(lines)
-            except (OSError, ValueError) as exc:  # an unreadable or malformed ignore file
-                listing.skip(f"unreadable {name} ({exc})", display_path(path))
-                continue
-            rules._specs.append((rel, spec))
-        return rules
-
-    def ignored(self, rel: str, is_dir: bool) -> bool:
-        """git's answer for `rel`: the deepest ignore file with an opinion decides."""
-        verdict = False
-        for base, spec in self._specs:
-            if base and not rel.startswith(base + "/"):
-                continue
-            sub = rel[len(base) + 1 :] if base else rel
-            result = spec.check_file(sub + "/" if is_dir else sub)
-            if result.include is not None:
-                verdict = bool(result.include)
-        return verdict
-
-
 def walk_repository(
     root: Path, *, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES
 ) -> CodeListing:
@@ -181,13 +152,14 @@ def walk_repository(
 
 
 def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
-    stack: list[tuple[Path, str, _Rules]] = [(root, "", _Rules().child(root, "", listing))]
+    top = _rules_in(root, "", IgnoreRules(), listing)
+    stack: list[tuple[Path, str, IgnoreRules, int]] = [] if top is None else [(root, "", top, 0)]
     while stack:
-        folder, base, rules = stack.pop()
+        folder, base, rules, depth = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
-            listing.skip(f"unreadable folder ({exc.strerror})", display_path(folder))
+            listing.skip(f"unreadable folder ({exc.strerror})", display_path(base or "."))
             continue
         for entry in entries:
             rel = f"{base}/{entry.name}" if base else entry.name
@@ -196,6 +168,8 @@ def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
                 listing.skip("symbolic link (never followed)", shown)
             elif not is_utf8_name(entry.name):
                 listing.skip("name is not UTF-8", shown)
+            elif odd := _odd_path(entry.name, rel, entry.is_dir(follow_symlinks=False)):
+                listing.skip(odd, _printable(shown))
             elif entry.is_dir(follow_symlinks=False):
                 if entry.name in VCS_FOLDERS:
                     continue
@@ -205,9 +179,13 @@ def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
                     listing.skip(hidden, shown + "/")
                 elif rules.ignored(rel, is_dir=True):
                     listing.skip("ignored (.gitignore or .atlasignore)", shown + "/")
+                elif depth + 1 >= MAX_DEPTH:
+                    listing.skip(f"deeper than {MAX_DEPTH} folders", shown + "/")
                 else:
                     child = Path(entry.path)
-                    stack.append((child, rel, rules.child(child, rel, listing)))
+                    inner = _rules_in(child, rel, rules, listing)
+                    if inner is not None:
+                        stack.append((child, rel, inner, depth + 1))
             elif entry.is_file(follow_symlinks=False):
                 if entry.name in IGNORE_FILES:
                     continue
@@ -217,6 +195,42 @@ def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
                     yield Path(entry.path), rel
             else:
                 listing.skip("not a regular file", shown)
+
+
+def _rules_in(
+    folder: Path, rel: str, rules: IgnoreRules, listing: CodeListing
+) -> IgnoreRules | None:
+    """The ignore rules inside `folder`, or None when its ignore file is too big to apply (the
+    folder is then left out: what the file ignores must not be indexed)."""
+    try:
+        inner, problems = rules.child(folder, rel)
+    except TooManyPatterns as exc:
+        listing.skip(
+            f"{exc.name} over {MAX_IGNORE_LINES:,} lines or {MAX_IGNORE_BYTES >> 20} MiB",
+            display_path(rel or ".") + "/",
+        )
+        return None
+    for reason, name in problems:
+        listing.skip(reason, display_path(f"{rel}/{name}" if rel else name))
+    return inner
+
+
+def _odd_path(name: str, rel: str, is_dir: bool) -> str | None:
+    """Why a name or path cannot go into a bundle, or be read back from one on any system:
+    the bundle's own rule (`unusable_name`, shared with the writer), then the lengths."""
+    if why := unusable_name(name, is_file=not is_dir):
+        return why
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"name longer than {MAX_NAME_BYTES} bytes"
+    if len(rel.encode("utf-8")) > MAX_PATH_BYTES:
+        return f"path longer than {MAX_PATH_BYTES:,} bytes"
+    return None
+
+
+def _printable(text: str) -> str:
+    """A skipped name as it can be printed: control characters escaped, never sent raw to a
+    terminal."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def _consider(path: Path, rel: str, listing: CodeListing, max_bytes: int) -> None:
