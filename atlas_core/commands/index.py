@@ -96,12 +96,21 @@ def _watch(
     def ready() -> None:
         print(f"watching {target.root} (Ctrl-C stops)", file=sys.stderr, flush=True)
 
+    def on_gone(gone: bool) -> None:
+        if gone:
+            line = "is gone; the last index keeps serving, waiting for the folder to come back"
+        else:
+            line = "is back; indexing it"
+        print(f"atlas index: {target.root} {line}", file=sys.stderr, flush=True)
+
     # Ctrl-C (SIGINT) is how a watch ends, also when it was started from a shell that had set
     # SIGINT to be ignored (a non-interactive shell does so for `atlas index --watch &`), which
     # Python would otherwise keep: the watch then outlived every kill -INT.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     with contextlib.suppress(KeyboardInterrupt):
-        watch_project(target, on_update, ready=ready, embedder=embedder, cache=cache)
+        watch_project(
+            target, on_update, ready=ready, embedder=embedder, cache=cache, on_gone=on_gone
+        )
 
 
 def _print_report(
