@@ -1041,13 +1041,19 @@ class Engine:
         return None
 
     def doc_files(self, bundle: str) -> list[DocFile]:
-        """The pages the chunk table of `bundle` knows, with the publication, title and web URL of
-        each page's first chunk ("" names the first bundle)."""
+        """The pages the chunk table of `bundle` knows and its manifest lists in the mirror (with
+        its hash: what the build wrote), with the publication, title and web URL of each page's
+        first chunk ("" names the first bundle)."""
+        from atlas_core.bundle.manifest import MIRROR
+
         part = self._part_named(bundle)
         table = part.table()
         c = table.cols
+        listed = part.bundle.files
         first: dict[str, int] = {}  # page -> row of its first chunk (lowest line, then row)
         for row, file in enumerate(c["file"]):
+            if f"{MIRROR}/{file}" not in listed:
+                continue
             seen = first.get(file)
             if seen is None or c["line_start"][row] < c["line_start"][seen]:
                 first[file] = row

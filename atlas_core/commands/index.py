@@ -50,12 +50,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="refuse a repository with more than N files to index (default 20,000)",
     )
+    index.add_argument(
+        "--explain",
+        type=Path,
+        metavar="FILE_OR_FOLDER",
+        help="index nothing: say for each file there whether it would be indexed, and if not "
+        "why (hidden folder, credentials name, content with a credential, .gitignore, ...); "
+        "redactions by line and kind",
+    )
     index.add_argument("--json", action="store_true", help="print the report as JSON")
     index.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     index.set_defaults(func=run_index)
 
 
 def run_index(args: argparse.Namespace) -> int:
+    if args.explain is not None:
+        return _explain(args)
     from atlas_core.commands.build import _interrupt_on_sigterm
     from atlas_core.project.index import index_project, target_of
 
@@ -111,6 +121,16 @@ def _watch(
         watch_project(
             target, on_update, ready=ready, embedder=embedder, cache=cache, on_gone=on_gone
         )
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from atlas_core.project import project_root
+    from atlas_core.sources.code_explain import explain
+
+    root = project_root(args.path if args.path is not None else Path.cwd())
+    for found in explain(root, args.explain):
+        print(json.dumps(found.as_dict()) if args.json else found.line(), flush=True)
+    return 0
 
 
 def _print_report(

@@ -29,7 +29,7 @@ from typing import Any
 from atlas_core.errors import SourceError
 from atlas_core.markdown.frontmatter import markdown_document
 from atlas_core.sources.code_walk import MAX_FILES, CodeListing, walk_repository
-from atlas_core.sources.credentials import scan_file
+from atlas_core.sources.credentials import FileVerdict, scan_file
 from atlas_core.sources.files import display_path, read_regular_file
 from atlas_core.types import Document
 
@@ -101,25 +101,30 @@ def _load_tree(root: Path, name: str, max_files: int) -> tuple[list[Document], d
     return documents, description
 
 
-def _document(
-    path: Path, rel: str, language: str, name: str, listing: CodeListing
-) -> Document | None:
+def read_code_file(path: Path, rel: str, language: str) -> FileVerdict:
+    """A listed file's text (UTF-8, LF line ends) after the credentials gate, or why it is
+    skipped (`FileVerdict.skip`): changed since the listing, binary, not UTF-8, a credential
+    store."""
     try:
         data = read_regular_file(path, rel)
     except SourceError as exc:  # vanished, became a link or a FIFO since the listing
-        listing.skip(f"changed or vanished while indexing ({exc.message.split(': ', 1)[-1]})", rel)
-        return None
+        why = exc.message.split(": ", 1)[-1]
+        return FileVerdict("", skip=f"changed or vanished while indexing ({why})")
     if b"\0" in data:
-        listing.skip("binary", rel)
-        return None
+        return FileVerdict("", skip="binary")
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
-        listing.skip("not UTF-8 text", rel)
-        return None
+        return FileVerdict("", skip="not UTF-8 text")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     # Before the text goes anywhere (chunks, mirror, identifier, mention and keyword indexes).
-    verdict = scan_file(text, language)
+    return scan_file(text, language)
+
+
+def _document(
+    path: Path, rel: str, language: str, name: str, listing: CodeListing
+) -> Document | None:
+    verdict = read_code_file(path, rel, language)
     if verdict.skip is not None:
         listing.skip(verdict.skip, rel)
         return None

@@ -260,7 +260,7 @@ def _assigned(m: re.Match[str], language: str) -> tuple[int, int, str] | None:
     start, end = m.start("value"), m.end("value")
     if raw[0] in "\"'`" and len(raw) >= 2 and raw[-1] == raw[0]:
         value, start, end = raw[1:-1], start + 1, end - 1
-    elif language in _CODE and m.re is _ASSIGN:
+    elif (language in _CODE and m.re is _ASSIGN) or m.string[end : end + 1] == "(":
         return None  # a bare value in code is an expression: `token = request.token`
     else:
         value = raw

@@ -128,6 +128,7 @@ class FileVerdict:
 
     text: str
     skip: str | None = None
+    # The values replaced, or for a file skipped for its content, the values that made it so.
     redactions: tuple[Redaction, ...] = ()
 
 
@@ -141,16 +142,14 @@ def scan_file(text: str, language: str) -> FileVerdict:
     carrying: set[int] = set()
     for f in findings:
         carrying.update(range(f.line, f.end_line + 1))
+    where = tuple(Redaction(f.kind, f.line, f.end_line) for f in findings)
     keys = [f for f in findings if f.kind == PRIVATE_KEY]
     key_lines = sum(f.end_line - f.line + 1 for f in keys)
     if keys and (language not in _CODE_LANGUAGES or key_lines * 2 >= nonblank):
-        return FileVerdict("", skip=CARRIES_KEY)
+        return FileVerdict("", skip=CARRIES_KEY, redactions=where)
     if len(carrying) >= nonblank * MOSTLY or any(f.kind == "ansible vault" for f in findings):
-        return FileVerdict("", skip=MOSTLY_CREDENTIALS)
-    return FileVerdict(
-        redact(text, findings),
-        redactions=tuple(Redaction(f.kind, f.line, f.end_line) for f in findings),
-    )
+        return FileVerdict("", skip=MOSTLY_CREDENTIALS, redactions=where)
+    return FileVerdict(redact(text, findings), redactions=where)
 
 
 def redact(text: str, findings: list[Finding]) -> str:

@@ -59,7 +59,9 @@ class Mirror:
     # Per-file facts a bundle knows (from its chunk table); a crawled mirror reads front matter.
     known: Mapping[str, DocMeta] = field(default_factory=dict)
     # A project bundle's files are its source files, not only markdown: exactly the files its
-    # chunk table names are served (what `atlas index` read: regular files, never links).
+    # chunk table names and its manifest lists are served (what `atlas index` read: regular
+    # files, never links), less any a credentials rule names (a bundle built before those
+    # rules may hold `.aws/credentials`: it is refused, as an unlisted file is).
     source_files: bool = False
     _front_matter: dict[str, DocMeta] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -101,7 +103,15 @@ class Mirror:
     @cached_property
     def files(self) -> tuple[str, ...]:
         if self.source_files:
-            return tuple(sorted(rel for rel in self.known if (self.root / rel).is_file()))
+            from atlas_core.sources.credentials import name_reason
+
+            return tuple(
+                sorted(
+                    rel
+                    for rel in self.known
+                    if name_reason(rel) is None and (self.root / rel).is_file()
+                )
+            )
         return tuple(iter_doc_files(self.root))
 
     @cached_property

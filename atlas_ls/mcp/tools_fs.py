@@ -323,6 +323,8 @@ def _text_hits(mirror: Mirror, bundle: str, matches: list[textsearch.TextMatch])
     locate = SectionLocator(mirror)
     hits = []
     for match in matches:
+        if not mirror.has(match.file):  # in the folder but not served (unlisted, a credential)
+            continue
         section = locate(match.file, match.line)
         hits.append(
             TextHit(
