@@ -143,8 +143,10 @@ class _Parser:
         try:
             string, end = _DECODER.raw_decode(self.text, i)  # at a quote it reads one string
             return string, end
-        except json.JSONDecodeError as exc:
-            raise self.fail(exc.msg.lower(), exc.pos) from None
+        except json.JSONDecodeError as exc:  # "Unterminated string starting at", ...
+            message = exc.msg.removesuffix(" at").removesuffix(" starting").lower()
+            where = "" if "string" in message else " in a string"
+            raise self.fail(message + where, exc.pos) from None
 
     def object(self, start: int, depth: int, path: tuple[str, ...] | None) -> Node:
         text = self.text

@@ -29,12 +29,12 @@ class _Loader(yaml.SafeLoader):
             self.peek_event(), _COLLECTIONS
         )
         if not nested:
-            return super().compose_node(parent, index)  # type: ignore[misc]
+            return super().compose_node(parent, index)
         self.depth += 1
         try:
             if self.depth > limits.MAX_DEPTH:
                 raise limits.too_deep(self.peek_event().start_mark.line + 1)
-            return super().compose_node(parent, index)  # type: ignore[misc]
+            return super().compose_node(parent, index)
         finally:
             self.depth -= 1
 
@@ -85,8 +85,9 @@ def _check_aliases(root: yaml.Node) -> None:
 
 def _load(text: str, where: str) -> tuple[yaml.Node | None, Any]:
     """The composed document (for positions) and its value; raises LimitError past the limits."""
-    loader = _Loader(text)
+    loader: _Loader | None = None
     try:
+        loader = _Loader(text)  # its reader refuses a control character here already
         node = loader.get_single_node()
         if node is None:
             return None, None
@@ -104,7 +105,8 @@ def _load(text: str, where: str) -> tuple[yaml.Node | None, Any]:
             path=where,
         ) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def read(text: str, *, where: str) -> Any:

@@ -153,7 +153,7 @@ def build(fmt: str, servers: str, value: str, rng: random.Random) -> str:
 
 
 def mutate(fmt: str, servers: str, text: str, mutation: str, rng: random.Random) -> bytes:
-    raw = text.encode("utf-8", "surrogatepass")
+    raw = text.encode("utf-8", "surrogateescape")
     at = rng.randrange(len(raw) + 1)
     if mutation == "crlf":
         return raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
@@ -174,7 +174,7 @@ def mutate(fmt: str, servers: str, text: str, mutation: str, rng: random.Random)
         return rng.choice([b"", b"\n", b"  \r\n\t"])
     if mutation == "trailing_text":
         return raw + rng.choice([b"}", b"garbage", b"\n[", b"\n---\nx: 1\n"])
-    return _mutate_text(fmt, servers, text, mutation, rng).encode("utf-8", "surrogatepass")
+    return _mutate_text(fmt, servers, text, mutation, rng).encode("utf-8", "surrogateescape")
 
 
 def _mutate_text(fmt: str, servers: str, text: str, mutation: str, rng: random.Random) -> str:
@@ -281,7 +281,7 @@ class Target:
         fmt, servers, name = CLIENTS[spec["client"]]
         raw = build(fmt, servers, spec["value"], rng).encode()
         for mutation in spec["mutations"]:
-            raw = mutate(fmt, servers, raw.decode("utf-8", "surrogatepass"), mutation, rng)
+            raw = mutate(fmt, servers, raw.decode("utf-8", "surrogateescape"), mutation, rng)
         config, real = self._place(spec["link"], home / name, raw)
         had_file = real is not None and real.exists()
         before = snapshot(case)

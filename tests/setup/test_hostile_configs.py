@@ -251,3 +251,13 @@ def test_a_file_mixing_line_endings_keeps_each_users_line_as_it_was(
 
     assert "nothing changed" in again.stdout
     assert config.read_bytes().startswith(content.encode())
+
+
+def test_a_yaml_config_with_a_control_character_is_refused(home: Path, atlas_setup: Setup) -> None:
+    config = write(home, ".continue/config.yaml", "name: x\x00\nmcpServers: []\n")
+    before = files_under(home)
+
+    message = refused(atlas_setup("continue"))
+
+    assert f"{config} is not valid YAML: unacceptable character #x0000" in message
+    assert files_under(home) == before
