@@ -21,6 +21,7 @@ MODULES = {
     "bundle": "bundle",
     "sources": "sources",
     "client_configs": "client_configs",
+    "repositories": "repositories",
     "queries": "queries",
     "mcp_paths": "mcp_paths",
     "mcp_wire": "mcp_wire",
