@@ -31,6 +31,8 @@ RESEALED = [
     "manifest-value",
     "manifest-name",
     "page-link",
+    "deep-json",
+    "special-file",
 ]
 INT_VALUES = [-1, -2, -(2**31), 2**31 - 1, 10**9, 2**62, 0, "len", "len+1"]
 FLOAT_VALUES = [float("nan"), float("inf"), -float("inf"), -5.0, 1e38, 0.0]
@@ -96,8 +98,12 @@ class Damage:
     def __init__(self, root: Path, outside: Path) -> None:
         self.root = root
         self.outside = outside
+        self.last = False
 
     def apply(self, spec: dict[str, Any]) -> str:
+        if self.last:
+            # Damage after a special file or a deep manifest would read it here (to reseal).
+            return f"{spec['op']} skipped (a special file or a deep manifest came first)"
         rng = random.Random(spec["seed"])
         op: Callable[[float, random.Random], str] = getattr(
             self, "_" + spec["op"].replace("-", "_")
@@ -280,6 +286,36 @@ class Damage:
         (self.root / rel).write_text(json.dumps(value))
         reseal(self.root, rel)
         return f"{rel}: {where} replaced (resealed)"
+
+    def _deep_json(self, pick: float, rng: random.Random) -> str:
+        """A JSON file (the manifest too) or a record line nested far past any reader's stack."""
+        depth = rng.choice([65, 129, 2_000, 200_000])
+        deep = b"[" * depth + b"]" * depth
+        rel = _pick([*_files(self.root, (".json", ".jsonl")), "manifest.json"], pick)
+        if rel.endswith(".jsonl"):
+            lines = (self.root / rel).read_bytes().split(b"\n")
+            lines[rng.randrange(max(1, len(lines) - 1))] = b'{"file":' + deep + b"}"
+            (self.root / rel).write_bytes(b"\n".join(lines))
+        else:
+            (self.root / rel).write_bytes(deep)
+        if rel == "manifest.json":
+            self.last = True
+        else:
+            reseal(self.root, rel)
+        return f"{rel} nested {depth:,} deep (resealed)"
+
+    def _special_file(self, pick: float, rng: random.Random) -> str:
+        """A file replaced by a FIFO or a link to a device: a reader that opens it blocks or
+        never reaches the end."""
+        rel = _pick([*_files(self.root), "manifest.json"], pick)
+        path = self.root / rel
+        path.unlink()
+        self.last = True
+        if rng.random() < 0.5:
+            os.mkfifo(path)
+            return f"{rel} is a FIFO"
+        path.symlink_to("/dev/zero")
+        return f"{rel} links to /dev/zero"
 
     def _record(self, pick: float, rng: random.Random) -> str:
         rel = "identifiers/records.jsonl"
