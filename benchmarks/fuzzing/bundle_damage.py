@@ -300,8 +300,8 @@ class Damage:
             (self.root / rel).write_bytes(deep)
         if rel == "manifest.json":
             self.last = True
-        else:
-            reseal(self.root, rel)
+            return f"{rel} nested {depth:,} deep"
+        reseal(self.root, rel)
         return f"{rel} nested {depth:,} deep (resealed)"
 
     def _special_file(self, pick: float, rng: random.Random) -> str:
