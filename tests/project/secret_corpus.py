@@ -12,8 +12,12 @@ import base64
 import json
 import random
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from tests.mcp_client import McpClient
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -408,3 +412,54 @@ def plant(root: Path, seed: int = 27) -> Corpus:
     )
     put("docs/AsciiDoc.asc", "= Guide\n\nHow to sync.\n", "keep")
     return corpus
+
+
+def needles(corpus: Corpus) -> dict[str, str]:
+    """Each secret, and each long line of a multi-line one (a key's body), by label."""
+    found = {}
+    for label, value in corpus.secrets.items():
+        found[label] = value
+        for n, line in enumerate(value.replace("\\n", "\n").split("\n")):
+            if len(line) >= 16:
+                found[f"{label}#{n}"] = line
+    return found
+
+
+def mcp_answers(client: McpClient, corpus: Corpus, project: str) -> Iterator[str]:
+    """Every answer an agent can get about the planted repository served as `project`: search
+    (both scopes' tools, keyword and hybrid), grep, read_file and list_files of every planted
+    path, resources/list and resources/read of every listed and planted file, as JSON text."""
+    planted = needles(corpus)
+    paths = sorted(corpus.skipped | corpus.redacted | corpus.ordinary)
+    # A query comes back in its answer: each secret is asked for by its first half (which a
+    # leak would complete), never whole.
+    halves = [
+        value[: len(value) // 2]
+        for value in planted.values()
+        if "\n" not in value.replace("\\n", "\n")  # a key's lines are asked for one by one
+    ]
+    queries = ["password token secret key credentials", "aws access key", "private key", *halves]
+    for query in queries:
+        for tool in ("search_code", "search_docs"):
+            for mode in ("keyword", "hybrid"):
+                args = {"query": query[:400], "mode": mode, "scope": "project", "top_k": 10}
+                yield _dump(client.call(tool, args))
+    for half in [*halves, "BEGIN", "PRIVATE KEY", "password", "token"]:
+        yield _dump(client.call("search_text", {"pattern": half[:200], "bundle": project}))
+        yield _dump(client.call("search_text", {"pattern": half[:200], "publication": project}))
+    for rel in paths:
+        yield _dump(client.call("read_file", {"path": rel, "bundle": project}))
+        yield _dump(client.call("list_files", {"publication": project, "glob": rel}))
+    listed = client.run(lambda s: s.list_resources())
+    uris = [str(r.uri) for r in listed.resources]
+    yield listed.model_dump_json()
+    assert any(uri.endswith("src/sync.py") for uri in uris)
+    for uri in uris + [f"atlas://docs/{project}/{rel}" for rel in paths]:
+        try:
+            yield client.run(lambda s, u=uri: s.read_resource(u)).model_dump_json()
+        except Exception as exc:  # a refused resource is an MCP error: its message counts too
+            yield str(exc)
+
+
+def _dump(result: Any) -> str:
+    return result.model_dump_json()

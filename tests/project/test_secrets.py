@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,21 +25,10 @@ from tests.mcp_client import (
     server_env,
     stdio_client_for,
 )
-from tests.project.secret_corpus import Corpus, plant, tokens
+from tests.project.secret_corpus import Corpus, mcp_answers, needles, plant, tokens
 
 BIN = Path(sys.executable).parent
 PROJECT = "acme-secrets"
-
-
-def _needles(corpus: Corpus) -> dict[str, str]:
-    """Each secret, and each long line of a multi-line one (a key's body), by label."""
-    needles = {}
-    for label, value in corpus.secrets.items():
-        needles[label] = value
-        for n, line in enumerate(value.replace("\\n", "\n").split("\n")):
-            if len(line) >= 16:
-                needles[f"{label}#{n}"] = line
-    return needles
 
 
 @pytest.fixture(scope="module")
@@ -70,15 +58,15 @@ def test_the_bundle_holds_no_secret_and_says_what_it_left_out(
 ) -> None:
     _, corpus, report = indexed
     bundle = Path(report["output"])
-    needles = _needles(corpus)
+    planted = needles(corpus)
     for path in bundle.rglob("*"):
         if path.is_file():
             data = path.read_bytes()
-            leaked = [label for label, value in needles.items() if value.encode() in data]
+            leaked = [label for label, value in planted.items() if value.encode() in data]
             assert not leaked, f"{path.relative_to(bundle)} holds {leaked}"
     table = pq.read_table(bundle / "chunks.parquet").to_pylist()
     text = "\n".join(f"{row['text']}\n{row['embed_text']}" for row in table)
-    assert not [label for label, value in needles.items() if value in text]
+    assert not [label for label, value in planted.items() if value in text]
     files = {row["file"] for row in table}
     assert not files & corpus.skipped
     assert corpus.redacted | corpus.ordinary <= files
@@ -93,7 +81,7 @@ def test_the_bundle_holds_no_secret_and_says_what_it_left_out(
     assert report["redacted"] == source["redacted"]
     assert report["skipped_files"] == source["skipped"]
     counted = json.dumps([source["skipped"], source["redacted"], report])
-    assert not [label for label, value in needles.items() if value in counted]
+    assert not [label for label, value in planted.items() if value in counted]
 
 
 def test_explain_says_why_per_file_and_never_the_value(
@@ -120,8 +108,8 @@ def test_explain_says_why_per_file_and_never_the_value(
         "line 21: password in url)"
     )
     assert by_file["src/auth_helpers.py"] == "indexed"
-    needles = _needles(corpus)
-    assert not [label for label, value in needles.items() if value in "\n".join(lines)]
+    planted = needles(corpus)
+    assert not [label for label, value in planted.items() if value in "\n".join(lines)]
     one = explain(str(repo / ".aws" / "credentials"))
     assert (one.returncode, one.stdout) == (
         0,
@@ -132,48 +120,10 @@ def test_explain_says_why_per_file_and_never_the_value(
     assert "Traceback" not in outside.stderr
 
 
-def _everything(client: McpClient, repo: Path, corpus: Corpus) -> Iterator[str]:
-    """Every answer an agent can get about the planted repository, as text."""
-    needles = _needles(corpus)
-    paths = sorted(corpus.skipped | corpus.redacted | corpus.ordinary)
-    # A query comes back in its answer: each secret is asked for by its first half (which a
-    # leak would complete), never whole.
-    halves = [
-        value[: len(value) // 2]
-        for value in needles.values()
-        if "\n" not in value.replace("\\n", "\n")  # a key's lines are asked for one by one
-    ]
-    queries = ["password token secret key credentials", "aws access key", "private key", *halves]
-    for query in queries:
-        for tool in ("search_code", "search_docs"):
-            for mode in ("keyword", "hybrid"):
-                args = {"query": query[:400], "mode": mode, "scope": "project", "top_k": 10}
-                yield _dump(client.call(tool, args))
-    for half in [*halves, "BEGIN", "PRIVATE KEY", "password", "token"]:
-        yield _dump(client.call("search_text", {"pattern": half[:200], "bundle": PROJECT}))
-        yield _dump(client.call("search_text", {"pattern": half[:200], "publication": PROJECT}))
-    for rel in paths:
-        yield _dump(client.call("read_file", {"path": rel, "bundle": PROJECT}))
-        yield _dump(client.call("list_files", {"publication": PROJECT, "glob": rel}))
-    listed = client.run(lambda s: s.list_resources())
-    uris = [str(r.uri) for r in listed.resources]
-    yield listed.model_dump_json()
-    assert any(uri.endswith("src/sync.py") for uri in uris)
-    for uri in uris + [f"atlas://docs/{PROJECT}/{rel}" for rel in paths]:
-        try:
-            yield client.run(lambda s, u=uri: s.read_resource(u)).model_dump_json()
-        except Exception as exc:  # a refused resource is an MCP error: its message counts too
-            yield str(exc)
-
-
-def _dump(result: Any) -> str:
-    return result.model_dump_json()
-
-
 def _assert_nothing_comes_back(client: McpClient, repo: Path, corpus: Corpus) -> None:
-    needles = _needles(corpus)
-    answers = list(_everything(client, repo, corpus))
-    leaked = {label for answer in answers for label, value in needles.items() if value in answer}
+    planted = needles(corpus)
+    answers = list(mcp_answers(client, corpus, PROJECT))
+    leaked = {label for answer in answers for label, value in planted.items() if value in answer}
     assert not leaked, sorted(leaked)
     joined = "\n".join(answers)
     assert "def fetch_assets" in joined and "«redacted:" in joined  # the code is still served
