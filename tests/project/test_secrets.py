@@ -294,3 +294,19 @@ def test_credential_names_are_never_read(rel: str) -> None:
 )
 def test_ordinary_names_pass_the_name_gate(rel: str) -> None:
     assert name_reason(rel) is None
+
+
+def test_a_project_mirror_never_serves_a_credentials_name(tmp_path: Path) -> None:
+    """A project bundle built before these rules may list `.aws/credentials`: it is refused
+    as an unlisted file is, and left out of every listing."""
+    from atlas_ls.mcp.mirror import DocMeta, Mirror
+    from atlas_ls.mcp.paths import PathRejected
+
+    for rel in (".aws/credentials", "config/prod.env", "src/sync.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    known = {rel: DocMeta(publication="p") for rel in (".aws/credentials", "config/prod.env")}
+    mirror = Mirror(tmp_path, known={**known, "src/sync.py": DocMeta("p")}, source_files=True)
+    assert mirror.files == ("src/sync.py",)
+    with pytest.raises(PathRejected, match="not a docs file"):
+        mirror.resolve(".aws/credentials")
