@@ -31,7 +31,9 @@ MB = 1024 * 1024
 MEASURE = """
 import resource, subprocess, sys, time
 started = time.perf_counter()
-done = subprocess.run([sys.executable, "-m", "atlas_core", "setup", *sys.argv[1:]])
+done = subprocess.run(
+    [sys.executable, "-m", "atlas_core", "setup", *sys.argv[1:]], stdout=subprocess.DEVNULL
+)
 seconds = time.perf_counter() - started
 print(seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, done.returncode)
 """
@@ -49,9 +51,12 @@ def config_text(shape: str, size: int) -> tuple[str, str]:
             "hasTrustDialogAccepted": True,
             "lastCost": 0.1234,
         }
-        one = len(json.dumps(project, indent=2)) + 40
-        projects = {f"/home/user/src/project-{i:06d}": project for i in range(size // one)}
-        return "claude-code", json.dumps({"projects": projects, "mcpServers": {}}, indent=2)
+        count = 1000
+        for _ in range(2):  # scale the count to the size the first try measured
+            projects = {f"/home/user/src/project-{i:06d}": project for i in range(count)}
+            text = json.dumps({"projects": projects, "mcpServers": {}}, indent=2)
+            count = count * size // len(text)
+        return "claude-code", text
     return "zed", '{\n  // notes\n  "theme": "One Dark",\n  "notes": "' + "y" * size + '",\n}\n'
 
 

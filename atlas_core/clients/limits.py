@@ -79,15 +79,17 @@ def config_error(exc: LimitError, where: str, text: str = "") -> ConfigError:
 
 
 def check_depth(data: Any) -> None:
-    """Raise LimitError when `data` nests deeper than MAX_DEPTH; iterative, so a parser that built
-    a deep value without recursing (TOML's dotted keys) cannot make this step recurse either."""
-    if not isinstance(data, dict | list):
-        return
-    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        items = value.values() if isinstance(value, dict) else value
-        nested = [item for item in items if isinstance(item, dict | list)]
-        if nested and depth >= MAX_DEPTH:
-            raise too_deep()
-        stack.extend((item, depth + 1) for item in nested)
+    """Raise LimitError when `data` nests deeper than MAX_DEPTH. Level by level, without recursion
+    (a parser may build a deep value without recursing: TOML's dotted keys), one comprehension per
+    level rather than Python calls per container."""
+    level = [data] if isinstance(data, dict | list) else []
+    for _ in range(MAX_DEPTH):  # each turn finds the containers one level further down
+        level = [
+            item
+            for value in level
+            for item in (value.values() if isinstance(value, dict) else value)
+            if isinstance(item, dict | list)
+        ]
+        if not level:
+            return
+    raise too_deep()
