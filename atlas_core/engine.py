@@ -132,6 +132,22 @@ class SearchSettings:
     rerank_depth: int = 30  # candidates the cross-encoder re-scores
 
 
+def _refuse_unscanned_code(manifest: Mapping[str, Any], path: Path) -> None:
+    """A bundle of a code source built before files were scanned for credentials (its source
+    description has no `redacted` counts) may hold keys and tokens in its chunks: it is not
+    served. Rebuilding it with today's `atlas index` reads the repository again."""
+    for source in manifest.get("sources") or []:
+        if isinstance(source, dict) and source.get("kind") == "code" and "redacted" not in source:
+            root = source.get("path")
+            again = f"atlas index {root}" if isinstance(root, str) else "atlas index REPOSITORY"
+            raise BundleError(
+                f"{path}: this project index was built before Atlas left credentials out of "
+                "indexes, so it may hold secrets; it is not served",
+                hint=f"rebuild it with `{again}`",
+                path=str(path),
+            )
+
+
 @dataclass(eq=False)
 class _Part:
     """One opened bundle and whatever of it has been loaded so far."""
@@ -372,6 +388,7 @@ class Engine:
         for item in paths:
             started = time.perf_counter()
             bundle = Bundle.open(Path(item))
+            _refuse_unscanned_code(bundle.manifest, Path(item))
             name = str(bundle.manifest.get("name") or Path(item).name)
             base, n = name, 2
             while name in names:

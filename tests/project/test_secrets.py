@@ -310,3 +310,38 @@ def test_a_project_mirror_never_serves_a_credentials_name(tmp_path: Path) -> Non
     assert mirror.files == ("src/sync.py",)
     with pytest.raises(PathRejected, match="not a docs file"):
         mirror.resolve(".aws/credentials")
+
+
+def test_a_project_index_built_before_the_scan_is_not_served(
+    indexed: tuple[Path, Corpus, dict[str, Any]], tmp_path: Path
+) -> None:
+    """Its chunks may hold what today's scan redacts: the engine refuses it and says to rebuild
+    (search and file tools alike), instead of serving the secrets through search."""
+    import shutil
+
+    from atlas_core.engine import Engine
+    from atlas_core.errors import BundleError
+
+    repo, _, report = indexed
+    old = tmp_path / "old-index"
+    shutil.copytree(report["output"], old)
+    manifest = json.loads((old / "manifest.json").read_text(encoding="utf-8"))
+    for source in manifest["sources"]:
+        source.pop("redacted", None)
+        source.pop("redacted_files", None)
+    (old / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    with pytest.raises(BundleError, match="built before") as refused:
+        Engine.open(old)
+    assert f"atlas index {repo}" in str(refused.value.hint)
+    Engine.open(report["output"]).close()  # the same index as built today opens
+
+    done = subprocess.run(
+        [str(BIN / "atlas"), "search", "sync", "--bundle", str(old)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=server_env(),
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "built before" in done.stderr and done.stdout == ""
