@@ -16,6 +16,9 @@ from atlas_core.sources.code import read_code_file
 from atlas_core.sources.code_walk import CodeListing, walk_repository
 from atlas_core.sources.credentials import Redaction
 from atlas_core.sources.files import display_path
+from atlas_core.sources.ignore_rules import ignoring_line
+
+IGNORED = "ignored (.gitignore"  # the walker's reason for what an ignore file leaves out
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,7 @@ def explain(root: Path, path: Path) -> list[Explanation]:
     rel = "" if rel == "." else rel
     listing = walk_repository(root, max_files=sys.maxsize)
     folder = target.is_dir() and not target.is_symlink()
-    found = _skipped_under(listing, rel, folder)
+    found = [_with_ignore_line(root, e) for e in _skipped_under(listing, rel, folder)]
     for file in listing.files:
         if file.rel == rel or (folder and (not rel or file.rel.startswith(rel + "/"))):
             verdict = read_code_file(file.path, file.rel, file.language)
@@ -82,8 +85,22 @@ def explain(root: Path, path: Path) -> list[Explanation]:
             else:
                 found.append(Explanation(file.rel, False, verdict.skip, verdict.redactions))
     if not found:  # inside a skipped folder, or a folder holding nothing to index
-        found.append(_inside_skipped(listing, rel) or Explanation(rel or ".", False, "no files"))
+        inside = _inside_skipped(listing, rel)
+        if inside is not None:
+            folder_entry = inside.reason.rsplit("(", 1)[-1].rstrip(")")
+            line = ignoring_line(root, folder_entry.rstrip("/"), is_dir=True)
+            if line is not None and inside.reason.startswith(IGNORED):
+                inside = Explanation(rel, False, f"ignored by {line} ({folder_entry})")
+        found.append(inside or Explanation(rel or ".", False, "no files"))
     return sorted(found, key=lambda e: e.rel)
+
+
+def _with_ignore_line(root: Path, found: Explanation) -> Explanation:
+    """An ignored entry names the ignore file and line that leave it out."""
+    if not found.reason.startswith(IGNORED):
+        return found
+    line = ignoring_line(root, found.rel.rstrip("/"), is_dir=found.rel.endswith("/"))
+    return found if line is None else Explanation(found.rel, False, f"ignored by {line}")
 
 
 def _skipped_under(listing: CodeListing, rel: str, folder: bool) -> list[Explanation]:

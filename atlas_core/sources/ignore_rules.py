@@ -369,11 +369,12 @@ class IgnoreFile:
 
     base: str
     patterns: tuple[Pattern, ...]
+    name: str = ".gitignore"  # which of IGNORE_FILES, for `atlas index --explain`
 
     @classmethod
-    def parse(cls, base: str, lines: Iterable[str]) -> IgnoreFile:
+    def parse(cls, base: str, lines: Iterable[str], name: str = ".gitignore") -> IgnoreFile:
         found = (parse_line(raw, number) for number, raw in enumerate(lines, 1))
-        return cls(base, tuple(p for p in found if p is not None))
+        return cls(base, tuple(p for p in found if p is not None), name)
 
     def verdict(self, rel: str, is_dir: bool) -> Pattern | None:
         """The last pattern of this file that matches `rel`, if any."""
@@ -413,17 +414,44 @@ class IgnoreRules:
             lines = data.decode("utf-8", "replace").split("\n")
             if len(data) > MAX_IGNORE_BYTES or len(lines) > MAX_IGNORE_LINES:
                 raise TooManyPatterns(name)
-            files.append(IgnoreFile.parse(rel, lines))
+            files.append(IgnoreFile.parse(rel, lines, name))
         return IgnoreRules(tuple(files)), problems
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """git's answer for `rel`: the deepest ignore file with an opinion decides, and in it
         the last matching line."""
+        decided = self.decided_by(rel, is_dir)
+        return decided is not None and not decided[1].negated
+
+    def decided_by(self, rel: str, is_dir: bool) -> tuple[IgnoreFile, Pattern] | None:
+        """The ignore file and line that decide `rel`, if any does."""
         for ignore_file in reversed(self.files):
             pattern = ignore_file.verdict(rel, is_dir)
             if pattern is not None:
-                return not pattern.negated
-        return False
+                return ignore_file, pattern
+        return None
+
+
+def ignoring_line(root: Path, rel: str, is_dir: bool) -> str | None:
+    """Which ignore file and line leave `rel` (relative to `root`) out, as `src/.gitignore:3:
+    *.log`, for `atlas index --explain`: the line that ignores `rel` or the first folder on
+    the way to it; None when no ignore file does."""
+    rules = IgnoreRules()
+    parts = rel.split("/")
+    for depth in range(len(parts)):
+        folder = "/".join(parts[:depth])
+        try:
+            rules, _ = rules.child(root / folder if folder else root, folder)
+        except TooManyPatterns:
+            return None
+        here = "/".join(parts[: depth + 1])
+        decided = rules.decided_by(here, is_dir or depth < len(parts) - 1)
+        if decided is not None and not decided[1].negated:
+            ignore_file, pattern = decided
+            base = ignore_file.base
+            where = f"{base}/{ignore_file.name}" if base else ignore_file.name
+            return f"{where}:{pattern.line}: {pattern.text}"
+    return None
 
 
 class TooManyPatterns(Exception):
