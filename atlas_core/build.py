@@ -348,7 +348,7 @@ def _train_ranking(
 
     A ranking that cannot be trained (too few queries, no gain over the fusion on held-out
     queries, an error) leaves the bundle on the untrained fusion, said in the build log."""
-    from atlas_core.engine import SearchSettings
+    from atlas_core.search import SearchSettings
     from atlas_core.search.keyword import KeywordIndex
     from atlas_core.search.learn import spec_publications, write_ranking
     from atlas_core.search.train import train_ranking

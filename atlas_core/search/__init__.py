@@ -1,7 +1,7 @@
 """Search over a bundle's chunks: fielded BM25 (`keyword`), exact cosine (`dense`), their fusion,
 the optional cross-encoder (`rerank`), the identifier-aware tokenizer, query limits, passage
-excerpts cut at word and sentence boundaries (`excerpt`) and the chunk columns the engine keeps in
-memory.
+excerpts cut at word and sentence boundaries (`excerpt`), the chunk columns the engine keeps in
+memory, the trained ranking (`learn`) and the knobs a search runs with (`settings`).
 
 Names load on first use: `keyword` and `dense` import numpy, which a language server never needs.
 """
@@ -18,16 +18,28 @@ if TYPE_CHECKING:
     from atlas_core.search.excerpt import clip, cut_point, make_snippet
     from atlas_core.search.fusion import Ranked, diversify, fuse
     from atlas_core.search.keyword import KeywordIndex, KeywordResult, write_keyword_index
+    from atlas_core.search.learn import (
+        RANKING_FILE,
+        RankContext,
+        RankingModel,
+        describe_ranking,
+        gather,
+        rank,
+        spec_publications,
+    )
     from atlas_core.search.limits import (
+        CONTROL_CHARS,
         MAX_LIMIT,
         MAX_QUERY_CHARS,
         MAX_TOP_K,
         check_mode,
+        check_scope,
         clamp_count,
         clean_query,
         looks_like_identifier,
     )
     from atlas_core.search.rerank import Reranker, load_reranker
+    from atlas_core.search.settings import SearchSettings
     from atlas_core.search.tokenize import expand_query, query_terms, tokenize
 
 _EXPORTS = {
@@ -39,10 +51,19 @@ _EXPORTS = {
     "KeywordIndex": "keyword",
     "KeywordResult": "keyword",
     "write_keyword_index": "keyword",
+    "RANKING_FILE": "learn",
+    "RankContext": "learn",
+    "RankingModel": "learn",
+    "describe_ranking": "learn",
+    "gather": "learn",
+    "rank": "learn",
+    "spec_publications": "learn",
+    "CONTROL_CHARS": "limits",
     "MAX_LIMIT": "limits",
     "MAX_QUERY_CHARS": "limits",
     "MAX_TOP_K": "limits",
     "check_mode": "limits",
+    "check_scope": "limits",
     "clamp_count": "limits",
     "clean_query": "limits",
     "looks_like_identifier": "limits",
@@ -51,32 +72,43 @@ _EXPORTS = {
     "make_snippet": "excerpt",
     "Reranker": "rerank",
     "load_reranker": "rerank",
+    "SearchSettings": "settings",
     "expand_query": "tokenize",
     "query_terms": "tokenize",
     "tokenize": "tokenize",
 }
 __all__ = [
+    "CONTROL_CHARS",
     "MAX_LIMIT",
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
+    "RANKING_FILE",
     "ChunkTable",
     "DenseIndex",
     "KeywordIndex",
     "KeywordResult",
+    "RankContext",
     "Ranked",
+    "RankingModel",
     "Reranker",
+    "SearchSettings",
     "check_mode",
+    "check_scope",
     "clamp_count",
     "clean_query",
     "clip",
     "cut_point",
+    "describe_ranking",
     "diversify",
     "expand_query",
     "fuse",
+    "gather",
     "load_reranker",
     "looks_like_identifier",
     "make_snippet",
     "query_terms",
+    "rank",
+    "spec_publications",
     "tokenize",
     "write_keyword_index",
 ]
