@@ -121,7 +121,7 @@ def _run_child(argv: list[str]) -> tuple[str, float, float]:
 
 def _atlas_index(repo: Path, model: str) -> tuple[dict[str, Any], float, float]:
     """One `atlas index` process: (its JSON report, wall seconds, peak RSS MB)."""
-    argv = [sys.executable, "-m", "atlas_core", "index", str(repo), "--json", "--quiet"]
+    argv = [sys.executable, "-m", "atlas_ls.cli", "index", str(repo), "--json", "--quiet"]
     stdout, wall, peak_mb = _run_child([*argv, "--model", model])
     return json.loads(stdout.strip().splitlines()[-1]), wall, peak_mb
 

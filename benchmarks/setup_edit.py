@@ -2,7 +2,7 @@
 
     uv run python benchmarks/setup_edit.py [--sizes 10,30] [--json]
 
-Each config is written in a temporary HOME and edited by `python -m atlas_core setup CLIENT
+Each config is written in a temporary HOME and edited by `python -m atlas_ls.cli setup CLIENT
 --config FILE` in a subprocess, exactly as a user runs it. Shapes:
 
 - ``claude-code-string``: a `~/.claude.json` whose size is one long string (a pasted history);
@@ -32,7 +32,7 @@ MEASURE = """
 import resource, subprocess, sys, time
 started = time.perf_counter()
 done = subprocess.run(
-    [sys.executable, "-m", "atlas_core", "setup", *sys.argv[1:]], stdout=subprocess.DEVNULL
+    [sys.executable, "-m", "atlas_ls.cli", "setup", *sys.argv[1:]], stdout=subprocess.DEVNULL
 )
 seconds = time.perf_counter() - started
 print(seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, done.returncode)

@@ -6,19 +6,19 @@ import sys
 
 def test_cli_help_lists_usage() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "--help"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "atlas_ls.cli", "--help"], capture_output=True, text=True, check=True
     )
     assert "usage: atlas" in out.stdout
 
 
 def test_cli_without_command_exits_2() -> None:
-    out = subprocess.run([sys.executable, "-m", "atlas_core"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "atlas_ls.cli"], capture_output=True, text=True)
     assert out.returncode == 2
 
 
 def _atlas(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args], capture_output=True, text=True
+        [sys.executable, "-m", "atlas_ls.cli", *args], capture_output=True, text=True
     )
 
 

@@ -14,7 +14,7 @@ from atlas_core.console import installation
 
 def _atlas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args],
+        [sys.executable, "-m", "atlas_ls.cli", *args],
         capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})},
     )  # fmt: skip
 
@@ -98,7 +98,7 @@ def test_smoke_passes_every_step_on_a_good_bundle(hash_bundle: Path) -> None:
 def test_smoke_names_the_demo_as_the_demo(demo_bundle: Path, hash_bundle: Path) -> None:
     """What `atlas smoke` prints first and last (checked through the command on a real bundle
     above; a whole smoke run on the demo would start both servers again)."""
-    from atlas_ls.commands import _describe
+    from atlas_ls.cli.commands.smoke import _describe
 
     assert _describe([demo_bundle]) == (
         f"bundle atlas-demo at {demo_bundle} (the embedded demo docs: sample pages written for "

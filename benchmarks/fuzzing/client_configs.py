@@ -6,7 +6,7 @@ past any real config, multi-megabyte strings, numbers thousands of digits long, 
 and aliases that hold themselves, symbolic-link loops (the file, a pair, its folder), CRLF and
 mixed line endings, a byte-order mark, bytes that are not UTF-8, NUL bytes, duplicate keys and
 servers tables, a file cut short, comments in odd places, trailing text, an atlas entry the user
-already extended. Then `python -m atlas_core setup CLIENT --config FILE` runs in a subprocess
+already extended. Then `python -m atlas_ls.cli setup CLIENT --config FILE` runs in a subprocess
 with HOME inside the case (as tests/setup/conftest.py runs it), twice.
 
 Clean: exit 2 with one `atlas: error:` line and one hint, no traceback, and every file and link
@@ -242,7 +242,7 @@ def reference(fmt: str, raw: bytes) -> Any:
         import yaml
 
         return yaml.safe_load(text)
-    from atlas_core.clients import jsonc
+    from atlas_ls.cli.clients import jsonc
 
     return jsonc.parse(text or "{}", comments=True).value
 
@@ -266,7 +266,7 @@ class Target:
     def setup(self, home: Path, client: str, config: Path) -> subprocess.CompletedProcess[str]:
         env = {**self.env, "HOME": str(home)}
         return subprocess.run(
-            [sys.executable, "-m", "atlas_core", "setup", client, "--config", str(config)],
+            [sys.executable, "-m", "atlas_ls.cli", "setup", client, "--config", str(config)],
             capture_output=True,
             text=True,
             env=env,
@@ -275,7 +275,7 @@ class Target:
         )
 
     def _run(self, spec: dict[str, Any], case: Path, home: Path) -> Verdict:
-        from atlas_core.clients import find_client, formats
+        from atlas_ls.cli.clients import find_client, formats
 
         rng = random.Random(spec["seed"])
         fmt, servers, name = CLIENTS[spec["client"]]

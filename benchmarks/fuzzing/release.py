@@ -339,7 +339,7 @@ class Target:
                 "--no-progress"]  # fmt: skip
         env = {**os.environ, "GITHUB_TOKEN": TOKEN}
         done = subprocess.run(
-            [sys.executable, "-m", "atlas_core", *args],
+            [sys.executable, "-m", "atlas_ls.cli", *args],
             capture_output=True, text=True, errors="replace", env=env, timeout=TIMEOUT_S - 10,
         )  # fmt: skip
         output = done.stdout + done.stderr

@@ -30,7 +30,7 @@ _LAUNCH = (
     "    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
     "except (ValueError, OSError):\n"
     "    pass\n"
-    "from atlas_core.cli import main\n"
+    "from atlas_ls.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
 MARKER = "ATLAS-OUTSIDE-SECRET-7f3a9c"

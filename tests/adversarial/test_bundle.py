@@ -663,7 +663,7 @@ def test_a_resealed_flip_inside_a_vector_is_served(bundle: Path) -> None:
 
 def _atlas(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *map(str, args)],
+        [sys.executable, "-m", "atlas_ls.cli", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,

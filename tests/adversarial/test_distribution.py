@@ -77,7 +77,7 @@ def _assets(name: str, data: bytes, *, listed_as: str | None = None) -> dict[str
 
 def _atlas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args],
+        [sys.executable, "-m", "atlas_ls.cli", *args],
         capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})},
     )  # fmt: skip
 
@@ -91,7 +91,7 @@ _MEASURED = (
     "    text = open('/proc/self/io').read()\n"
     "    open(report, 'w').write(text)\n"
     "atexit.register(_io)\n"
-    "from atlas_core.cli import main\n"
+    "from atlas_ls.cli import main\n"
     "sys.exit(main())\n"
 )
 

@@ -22,7 +22,7 @@ from atlas_core.bundle import Bundle, verify_bundle
 from atlas_core.bundle.manifest import sha256_file
 from tests.conftest import fixture_sources
 
-ATLAS = [sys.executable, "-m", "atlas_core"]
+ATLAS = [sys.executable, "-m", "atlas_ls.cli"]
 
 
 def atlas(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -47,7 +47,7 @@ def test_bundle_model_answers_queries_over_its_vectors(model_bundle: Path) -> No
 
 def test_verify_accepts_the_model_bundle(model_bundle: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "verify", str(model_bundle)],
+        [sys.executable, "-m", "atlas_ls.cli", "verify", str(model_bundle)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -167,8 +167,8 @@ def test_a_cached_demo_that_does_not_say_so_is_not_reused(
 
 
 def test_try_it_yourself_lines_work_as_printed_here(demo_bundle: Path) -> None:
-    from atlas_core.commands.demo import try_lines
     from atlas_core.console import installation
+    from atlas_ls.cli.commands.demo import try_lines
 
     install = installation()
     lines = try_lines(demo_bundle)
@@ -178,7 +178,7 @@ def test_try_it_yourself_lines_work_as_printed_here(demo_bundle: Path) -> None:
     words = shlex.split(lines[0])
     arguments = words[words.index("atlas") + 1 :]
     out = subprocess.run(
-        [sys.executable, "-m", "atlas_core", *arguments], capture_output=True, text=True
+        [sys.executable, "-m", "atlas_ls.cli", *arguments], capture_output=True, text=True
     )
     assert out.returncode == 0, out.stderr
     assert "assets" in out.stdout.lower()
@@ -219,7 +219,10 @@ def test_atlas_demo_with_unwritable_cache_is_one_clear_error(tmp_path: Path) -> 
     blocker.write_text("not a directory")
     env = {**os.environ, "ATLAS_CACHE_DIR": str(blocker / "cache")}
     out = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "demo", "-q"], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "atlas_ls.cli", "demo", "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert out.returncode == 2
     assert out.stderr.startswith("atlas: error: cannot write the demo bundle under ")
@@ -231,7 +234,7 @@ def test_atlas_demo_with_unwritable_cache_is_one_clear_error(tmp_path: Path) -> 
 @pytest.mark.timeout(1200)
 def test_atlas_demo_command_shows_every_mode() -> None:
     """`atlas demo` on a fresh cache builds with the real default model, then reuses the bundle."""
-    cmd = [sys.executable, "-m", "atlas_core", "demo"]
+    cmd = [sys.executable, "-m", "atlas_ls.cli", "demo"]
     first = subprocess.run(cmd, capture_output=True, text=True, timeout=1100)
     assert first.returncode == 0, first.stderr[-2000:]
     out = first.stdout

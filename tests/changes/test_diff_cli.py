@@ -20,7 +20,7 @@ CHANGES = ("added", "removed", "changed")
 def atlas_diff(*args: str | Path, data_dir: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ) | ({"ATLAS_DATA_DIR": str(data_dir)} if data_dir else {})
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", "diff", *map(str, args)],
+        [sys.executable, "-m", "atlas_ls.cli", "diff", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=60,

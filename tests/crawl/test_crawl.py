@@ -41,7 +41,10 @@ GRAPHQL_PAGE = "# GraphQL\n\nQuery the knowledge graph with cursors.\n"
 
 def _atlas(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args], capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "atlas_ls.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 

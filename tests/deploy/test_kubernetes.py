@@ -12,7 +12,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from atlas_core.cli import _build_parser
+from atlas_ls.cli import _build_parser
 from atlas_ls.mcp.__main__ import build_parser
 from atlas_ls.mcp.auth import ENV_TOKEN
 from tests.deploy.conftest import DEPLOY, Pods, dockerfile_stages

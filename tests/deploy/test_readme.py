@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from atlas_core.cli import _build_parser
+from atlas_ls.cli import _build_parser
 from atlas_ls.mcp.__main__ import build_parser
 from tests.deploy.conftest import ROOT
 

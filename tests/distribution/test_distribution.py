@@ -35,7 +35,7 @@ def _install(server: ReleaseServer, root: Path, **kwargs: object):
 
 def _atlas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args],
+        [sys.executable, "-m", "atlas_ls.cli", *args],
         capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})},
     )  # fmt: skip
 
@@ -275,7 +275,7 @@ def _corrupted_archive(bundle: Path, tmp_path: Path) -> bytes:
 
 def test_publish_script_wraps_verify_and_publish(bundles: dict[str, Path], tmp_path: Path) -> None:
     script = Path(__file__).resolve().parents[2] / "scripts" / "publish-bundle.sh"
-    env = {**os.environ, "ATLAS": f"{sys.executable} -m atlas_core", "OUT_DIR": str(tmp_path)}
+    env = {**os.environ, "ATLAS": f"{sys.executable} -m atlas_ls.cli", "OUT_DIR": str(tmp_path)}
     result = subprocess.run(
         ["bash", str(script), str(bundles["v1"]), REPO, "v3.0", "--dry-run"],
         capture_output=True, text=True, timeout=300, env=env,

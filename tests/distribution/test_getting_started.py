@@ -66,7 +66,7 @@ def test_readme_path_from_clone_to_an_answer(
         argv = shlex.split(line)
         assert argv[0] == "atlas"
         result = subprocess.run(
-            [sys.executable, "-m", "atlas_core", *argv[1:]],
+            [sys.executable, "-m", "atlas_ls.cli", *argv[1:]],
             capture_output=True, text=True, timeout=300, env=env, cwd=home,
         )  # fmt: skip
         assert result.returncode == 0, f"{line}: {result.stderr}"

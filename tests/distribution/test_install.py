@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from atlas_core.cli import main
 from atlas_core.distribution.install import BACKUPS, current_target
 from atlas_core.distribution.local import install_path
 from atlas_core.errors import DistributionError
+from atlas_ls.cli import main
 
 
 def _heading(root: Path) -> str:

@@ -17,7 +17,7 @@ from atlas_core.distribution.install import RELEASES, current_target
 
 def _atlas(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "atlas_ls.cli", *args], capture_output=True, text=True, timeout=120
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.cli import main
+from atlas_ls.cli import main
 
 GOLDEN = {"id": "v1-assets", "query": "v1", "expected_files": ["guide/assets.md"]}
 

@@ -112,7 +112,7 @@ def test_a_release_repository_refusal_names_it_and_what_to_do(
 
 def test_unreachable_host_exits_3(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "download", "--output", str(tmp_path / "i")],
+        [sys.executable, "-m", "atlas_ls.cli", "download", "--output", str(tmp_path / "i")],
         capture_output=True, text=True, timeout=120,
         env={**os.environ, "ATLAS_RELEASE_API": "http://127.0.0.1:9/api"},
     )  # fmt: skip

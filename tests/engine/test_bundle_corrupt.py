@@ -112,7 +112,7 @@ def bundle_copy(hash_bundle: Path, tmp_path: Path) -> Path:
 
 def _atlas(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *map(str, args)],
+        [sys.executable, "-m", "atlas_ls.cli", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -65,7 +65,7 @@ def _deep(ranked: Path, tmp_path: Path, rel: str) -> Path:
 
 def _atlas(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *map(str, args)],
+        [sys.executable, "-m", "atlas_ls.cli", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,  # a safety net: a hang fails the test instead of the run
@@ -162,7 +162,7 @@ def test_a_fifo_or_a_device_in_place_of_a_file_is_refused_at_once(
     # Side by side: each would hang or fill memory on its own before the fix.
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "atlas_core", *map(str, args)],
+            [sys.executable, "-m", "atlas_ls.cli", *map(str, args)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -129,7 +129,7 @@ def test_missing_and_empty_golden_files(tmp_path: Path) -> None:
 
 def run_atlas(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "atlas_ls.cli", *args], capture_output=True, text=True, cwd=ROOT
     )
 
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from atlas_core.cli import main
 from atlas_core.errors import ConfigError
 from atlas_core.evaluate import METRICS
 from atlas_core.evaluate.compare import MAX_MOVERS, compare_runs, format_comparison
 from atlas_core.evaluate.runs import load_run, parse_run
+from atlas_ls.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,7 +44,7 @@ def write_golden(path: Path, cases: list[dict[str, Any]]) -> Path:
 
 def atlas(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "atlas_ls.cli", *args], capture_output=True, text=True, cwd=ROOT
     )
 
 

@@ -156,7 +156,7 @@ def test_a_bundle_built_before_rankings_searches_with_the_fusion(
     finally:
         engine.close()
     out = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "info", str(bundle)],
+        [sys.executable, "-m", "atlas_ls.cli", "info", str(bundle)],
         capture_output=True,
         text=True,
         check=True,
@@ -213,7 +213,9 @@ def test_verify_and_the_engine_refuse_a_damaged_ranking_file(
     assert problems and all(p.startswith(f"{RANKING_FILE}: ") for p in problems), problems
     assert expected in problems[0]
     cli = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "verify", str(bundle)], capture_output=True, text=True
+        [sys.executable, "-m", "atlas_ls.cli", "verify", str(bundle)],
+        capture_output=True,
+        text=True,
     )
     assert cli.returncode == 1 and RANKING_FILE in cli.stdout + cli.stderr
     engine = Engine.open(bundle)

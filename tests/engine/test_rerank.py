@@ -181,7 +181,7 @@ def test_cli_rerank_uses_env_directory(tiny: Path, cross_encoder: Path) -> None:
         [
             sys.executable,
             "-m",
-            "atlas_core",
+            "atlas_ls.cli",
             "search",
             "widget",
             "--bundle",

@@ -34,7 +34,7 @@ CANDIDATE_KEYS = {"name", "kind", "file", "line", "url", "confidence", "summary"
 
 def atlas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", *args],
+        [sys.executable, "-m", "atlas_ls.cli", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

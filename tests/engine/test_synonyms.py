@@ -233,7 +233,7 @@ def test_atlas_verify_names_the_table_and_exits_1(with_table: Path, tmp_path: Pa
     root = Path(shutil.copytree(with_table, tmp_path / "copy"))
     _edit_table(lambda d: d.update(version=2))(root)
     out = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "verify", str(root)],
+        [sys.executable, "-m", "atlas_ls.cli", "verify", str(root)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -19,7 +19,7 @@ def teapot(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def lookup(bundle: Path, name: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "atlas_core", "lookup", name, "--bundle", str(bundle)],
+        [sys.executable, "-m", "atlas_ls.cli", "lookup", name, "--bundle", str(bundle)],
         capture_output=True,
         text=True,
         timeout=60,

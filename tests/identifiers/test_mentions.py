@@ -19,7 +19,7 @@ from atlas_core.identifiers.places import CODE, DEFINITION, HEADING, SPAN, TABLE
 from tests.identifiers.mention_pages import PAGES
 from tests.reload_support import reseal
 
-ATLAS = [sys.executable, "-m", "atlas_core"]
+ATLAS = [sys.executable, "-m", "atlas_ls.cli"]
 
 
 def atlas(*args: str | Path) -> subprocess.CompletedProcess[str]:

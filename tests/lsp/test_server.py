@@ -507,7 +507,7 @@ def rotor_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (base / "docs" / "guides" / "rotors.md").write_text(ROTOR_GUIDE, encoding="utf-8")
     (base / "rotors.yaml").write_text(ROTOR_SPEC, encoding="utf-8")
     out = base / "bundle"
-    command = [sys.executable, "-m", "atlas_core", "build", "--model", "hash", "--quiet"]
+    command = [sys.executable, "-m", "atlas_ls.cli", "build", "--model", "hash", "--quiet"]
     command += ["--source", f"local={base / 'docs'}", "--source", f"openapi={base / 'rotors.yaml'}"]
     subprocess.run(
         [*command, "--output", str(out)], env=server_env(base / "home"), check=True, timeout=120

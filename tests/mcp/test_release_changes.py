@@ -68,7 +68,7 @@ def test_release_info_summarises_the_changes_once_per_load(
 
     env = {"ATLAS_DATA_DIR": str(install_root)}
     out = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "diff", "previous", "current"],
+        [sys.executable, "-m", "atlas_ls.cli", "diff", "previous", "current"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -141,6 +141,6 @@ def test_a_repository_over_the_file_limit_is_refused_before_reading(tmp_path: Pa
     (root / ".atlasignore").write_text("pkg0/\n")  # the way out the hint names
     assert len(walk_repository(root, max_files=11).files) == 8
     help_text = subprocess.run(
-        [sys.executable, "-m", "atlas_core", "index", "--help"], capture_output=True, text=True
+        [sys.executable, "-m", "atlas_ls.cli", "index", "--help"], capture_output=True, text=True
     ).stdout
     assert f"default {MAX_FILES:,}" in " ".join(help_text.split())

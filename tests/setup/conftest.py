@@ -34,7 +34,7 @@ def atlas_setup(home: Path) -> Setup:
         env["HOME"] = str(home)
         env["PYTHONPATH"] = str(ROOT)
         return subprocess.run(
-            [sys.executable, "-m", "atlas_core", "setup", *args],
+            [sys.executable, "-m", "atlas_ls.cli", "setup", *args],
             capture_output=True,
             text=True,
             env=env,

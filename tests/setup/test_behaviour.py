@@ -180,8 +180,8 @@ def test_a_file_with_windows_line_endings_keeps_them(home: Path, atlas_setup: Se
 
 
 def test_a_file_saved_by_the_client_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
-    from atlas_core.clients import apply, find_client, plan_setup
     from atlas_core.errors import ConfigError
+    from atlas_ls.cli.clients import apply, find_client, plan_setup
 
     config = tmp_path / "mcp.json"
     config.write_text(ORIGINAL)

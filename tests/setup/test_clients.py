@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from atlas_core.clients import CLIENTS
-from atlas_core.clients.jsonc import parse
-from atlas_core.commands.setup import CLIENT_NAMES
+from atlas_ls.cli.clients import CLIENTS
+from atlas_ls.cli.clients.jsonc import parse
+from atlas_ls.cli.commands.setup import CLIENT_NAMES
 from tests.setup.conftest import ATLAS_MCP, Setup
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="default locations checked: Linux")

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from atlas_core.clients import jsonc, toml_text, yaml_text
 from atlas_core.errors import ConfigError
+from atlas_ls.cli.clients import jsonc, toml_text, yaml_text
 
 ENTRY = {"command": "/opt/atlas/bin/atlas-mcp", "args": ["--bundle", '/b with "quotes"']}
 

@@ -22,7 +22,7 @@ MB = 1024 * 1024
 # Runs `atlas setup` as its only child and prints the child's peak resident memory in bytes.
 PEAK_RSS = """
 import resource, subprocess, sys
-done = subprocess.run([sys.executable, "-m", "atlas_core", "setup", *sys.argv[1:]])
+done = subprocess.run([sys.executable, "-m", "atlas_ls.cli", "setup", *sys.argv[1:]])
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
 sys.exit(done.returncode)
 """

@@ -13,8 +13,8 @@ import tomllib
 from datetime import date, datetime, time
 from typing import Any
 
-from atlas_core.clients import limits
 from atlas_core.errors import ConfigError
+from atlas_ls.cli.clients import limits
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 # A table or array-of-tables header on a line of its own (a nested array inside a multi-line value

@@ -66,8 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_index(args: argparse.Namespace) -> int:
     if args.explain is not None:
         return _explain(args)
-    from atlas_core.commands.build import _interrupt_on_sigterm
     from atlas_core.project.index import index_project, target_of
+    from atlas_ls.cli.commands.build import _interrupt_on_sigterm
 
     target = target_of(args.path, args.output, max_files=args.max_files)
     _interrupt_on_sigterm()
@@ -149,11 +149,11 @@ def _print_report(
         flush=True,
     )
     if report.skipped_files:
-        from atlas_core.commands.build import skipped_files_line
+        from atlas_ls.cli.commands.build import skipped_files_line
 
         print(skipped_files_line(report.skipped_files), flush=True)
     if report.redacted:
-        from atlas_core.commands.build import redacted_line
+        from atlas_ls.cli.commands.build import redacted_line
 
         print(redacted_line(report.redacted), flush=True)
     if report.line_windows:

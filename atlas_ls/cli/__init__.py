@@ -1,9 +1,10 @@
 """The `atlas` command: one dispatcher, one place that turns errors into a line and an exit code.
 
-Each subcommand lives in `atlas_core.commands.<name>` and exposes
-``register(subparsers) -> None``; the parser it adds sets ``func`` to a callable taking the parsed
-namespace and returning an exit code. Modules are imported lazily by name so `atlas lookup` never
-pays for the embedding stack.
+The CLI is the third host beside `atlas_ls.lsp` and `atlas_ls.mcp`: it calls the engine, and
+`atlas smoke` starts the two servers. Each subcommand lives in `atlas_ls.cli.commands.<name>` and
+exposes ``register(subparsers) -> None``; the parser it adds sets ``func`` to a callable taking the
+parsed namespace and returning an exit code. Modules are imported lazily by name so `atlas lookup`
+never pays for the embedding stack, and no command imports a protocol library until it runs.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ import sys
 from collections.abc import Collection, Sequence
 
 from atlas_core import __version__
-from atlas_core.distribution.metadata import entry_points
 from atlas_core.errors import AtlasError, ConfigError
 
-# subcommand -> module under atlas_core.commands that registers it. Several subcommands may share
+# subcommand -> module under atlas_ls.cli.commands that registers it. Several subcommands may share
 # one module; each module registers all of its own.
 COMMAND_MODULES: tuple[str, ...] = (
     "build",  # build, verify, info
@@ -31,12 +31,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "setup",  # setup
     "index",  # index
     "changes",  # diff
+    "smoke",  # smoke
 )
-# Commands other packages add: each entry point names a ``register(subparsers)`` function. The
-# host package adds `atlas smoke` this way, so the engine never imports the servers it drives.
-COMMAND_ENTRY_POINTS = "atlas.commands"
-
-log = logging.getLogger("atlas_core.cli")
 
 
 def _build_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
@@ -49,17 +45,12 @@ def _build_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
-            module = importlib.import_module(f"atlas_core.commands.{name}")
+            module = importlib.import_module(f"atlas_ls.cli.commands.{name}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"atlas_core.commands.{name}":
+            if exc.name == f"atlas_ls.cli.commands.{name}":
                 continue  # a capability not built yet
             raise
         module.register(sub)
-    for entry in entry_points(COMMAND_ENTRY_POINTS):
-        try:
-            entry.load()(sub)
-        except Exception as exc:  # a broken plugin must not take the whole CLI down
-            log.warning("command plugin %s failed to load: %s", entry.value, exc)
     return parser, sub
 
 
@@ -116,7 +107,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -7,7 +7,7 @@ One module per format family (`jsonc` for JSON with or without comments, `toml_t
 
 from __future__ import annotations
 
-from atlas_core.clients.plan import (
+from atlas_ls.cli.clients.plan import (
     Plan,
     Status,
     apply,
@@ -16,7 +16,7 @@ from atlas_core.clients.plan import (
     server_command,
     statuses,
 )
-from atlas_core.clients.registry import CLIENTS, SERVER_NAME, Client, find_client
+from atlas_ls.cli.clients.registry import CLIENTS, SERVER_NAME, Client, find_client
 
 __all__ = [
     "CLIENTS",

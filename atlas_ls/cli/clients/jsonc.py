@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from atlas_core.clients import limits
 from atlas_core.errors import ConfigError
+from atlas_ls.cli.clients import limits
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _BLANK = re.compile(r"[ \t\r\n\ufeff]*")

@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from atlas_core.clients import limits
 from atlas_core.errors import ConfigError
+from atlas_ls.cli.clients import limits
 
 NEW_FILE_HEADER = "name: Local Config\nversion: 1.0.0\nschema: v1\n"
 _COLLECTIONS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)

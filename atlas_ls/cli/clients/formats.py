@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from atlas_core.clients import jsonc, limits, toml_text, yaml_text
-from atlas_core.clients.registry import SERVER_NAME, Client
 from atlas_core.errors import ConfigError
+from atlas_ls.cli.clients import jsonc, limits, toml_text, yaml_text
+from atlas_ls.cli.clients.registry import SERVER_NAME, Client
 
 _TYPE_NAMES = {
     dict: "an object",

@@ -1,8 +1,8 @@
 """`atlas smoke`: one real request through every path a user depends on, PASS or FAIL each.
 
 Engine steps run in process; the language server and the MCP server are started as subprocesses
-and spoken to over stdio with the minimal JSON-RPC peer in `atlas_ls.stdio_rpc` (so the engine
-package still imports no protocol library).
+and spoken to over stdio with the minimal JSON-RPC peer in `atlas_ls.stdio_rpc`, as an editor
+would speak to them (and so the CLI loads no protocol library, not even for this command).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from atlas_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from atlas_core.clients import Status
+    from atlas_ls.cli.clients import Status
 
 # The registry's names, repeated so `atlas --help` does not import the config editors (a test keeps
 # the two in step).
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_setup(args: argparse.Namespace) -> int:
-    from atlas_core import clients
+    from atlas_ls.cli import clients
 
     if args.list:
         return _print_list(clients.statuses())

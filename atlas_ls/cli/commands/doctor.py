@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    from atlas_core.doctor import as_json, diagnose, render
+    from atlas_ls.cli.doctor import as_json, diagnose, render
 
     report = diagnose(args.bundle, refresh=args.refresh, full=args.full)
     print(json.dumps(as_json(report), indent=2) if args.json else render(report))

@@ -1,5 +1,5 @@
-"""`atlas smoke`: the host's command, registered into the `atlas` CLI through the
-``atlas.commands`` entry point (the engine package never imports the servers it starts)."""
+"""`atlas smoke`: the command; the steps it runs are in `atlas_ls.cli.smoke`, imported only when
+it runs so `atlas --help` does not pay for them."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_smoke(args: argparse.Namespace) -> int:
     from atlas_core.serving.locator import resolve_bundle_paths
-    from atlas_ls.smoke import Step, run_smoke
+    from atlas_ls.cli.smoke import Step, run_smoke
 
     paths = [Path(p) for p in resolve_bundle_paths(args.bundle)]
     tested = _describe(paths)
