@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from atlas_core.distribution.metadata import version
+from atlas_core.metadata import version
 
 # "0.0.0+unknown": a source tree that was never installed.
 __version__ = version("atlas-docs") or "0.0.0+unknown"

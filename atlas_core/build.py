@@ -20,16 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from atlas_core.bundle.manifest import MODEL, VECTOR_DTYPE, file_entry
-from atlas_core.bundle.reader import Bundle
-from atlas_core.bundle.writer import BundleWriter, check_output
+from atlas_core.bundle import MODEL, VECTOR_DTYPE, Bundle, BundleWriter, check_output, file_entry
 from atlas_core.errors import BuildError, BundleError
 from atlas_core.types import Chunk, Document
 
 if TYPE_CHECKING:
     from atlas_core.embed import Embedder
-    from atlas_core.identifiers.table import RowMemo
-    from atlas_core.search.keyword import TermCounts
+    from atlas_core.identifiers import RowMemo
+    from atlas_core.search import TermCounts
 
 log = logging.getLogger(__name__)
 
@@ -275,7 +273,7 @@ def _write(
             stage("writing the keyword index (on a second thread)")
             counts = None
             if cache is not None:
-                from atlas_core.search.keyword import TermCounts
+                from atlas_core.search import TermCounts
 
                 cache.terms = counts = cache.terms or TermCounts()
             keyword = pool.submit(write_keyword_index, chunks, writer.staging, counts=counts)
@@ -348,10 +346,13 @@ def _train_ranking(
 
     A ranking that cannot be trained (too few queries, no gain over the fusion on held-out
     queries, an error) leaves the bundle on the untrained fusion, said in the build log."""
-    from atlas_core.search import SearchSettings
-    from atlas_core.search.keyword import KeywordIndex
-    from atlas_core.search.learn import spec_publications, write_ranking
-    from atlas_core.search.train import train_ranking
+    from atlas_core.search import (
+        KeywordIndex,
+        SearchSettings,
+        spec_publications,
+        train_ranking,
+        write_ranking,
+    )
 
     settings = SearchSettings()
     try:
@@ -407,7 +408,7 @@ def build_bundle(
     and re-tokenizing what did not change. `demo` marks the bundle as the embedded demo
     (manifest ``"demo": true``), so every surface that serves it says these are not Collibra's
     docs; only `atlas_core.demo` sets it."""
-    from atlas_core.sources.code_chunks import CHUNKINGS
+    from atlas_core.sources import CHUNKINGS
 
     started = time.perf_counter()
     if code_chunking not in CHUNKINGS:
@@ -533,8 +534,8 @@ def _chunk_all(
 ) -> tuple[list[Document], list[Chunk], dict[str, str]]:
     """Chunk markdown with the markdown chunker and source code by definition, in document
     order; source code documents come back with their definitions as identifier entries."""
-    from atlas_core.markdown.chunker import chunk_documents
-    from atlas_core.sources.code_chunks import chunk_code_documents, code_identifiers
+    from atlas_core.markdown import chunk_documents
+    from atlas_core.sources import chunk_code_documents, code_identifiers
 
     code = [d for d in documents if d.language]
     prose = [d for d in documents if not d.language]

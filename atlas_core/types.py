@@ -370,3 +370,20 @@ class ApiFinding:
     deprecated: bool = False
     endpoint: str = ""  # the operation the call was matched to, "GET /assets"
     target: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a bundle, about one file (bundle-relative path), as every check of
+    the bundle and of the index files inside it reports it.
+
+    `incomplete` marks what a copy or download still under way looks like (a listed file missing
+    or shorter than listed), so a watcher can try again later instead of giving up.
+    """
+
+    file: str
+    message: str
+    incomplete: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"

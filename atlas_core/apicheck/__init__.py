@@ -17,7 +17,7 @@ from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
     from atlas_core.apicheck.check import CHECKS, check_located, check_request
-    from atlas_core.apicheck.model import ApiModel, Operation, build_model
+    from atlas_core.apicheck.model import ApiModel, Operation, build_model, says_removed
 
 _EXPORTS = {
     "CHECKS": "check",
@@ -26,6 +26,15 @@ _EXPORTS = {
     "ApiModel": "model",
     "Operation": "model",
     "build_model": "model",
+    "says_removed": "model",
 }
-__all__ = ["CHECKS", "ApiModel", "Operation", "build_model", "check_located", "check_request"]
+__all__ = [
+    "CHECKS",
+    "ApiModel",
+    "Operation",
+    "build_model",
+    "check_located",
+    "check_request",
+    "says_removed",
+]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

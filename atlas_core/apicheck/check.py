@@ -18,17 +18,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from atlas_core.apicheck.model import WILDCARD, ApiModel, Operation, segments_of
-from atlas_core.recognize.calls.scan import Located
-from atlas_core.recognize.calls.site import (
-    BODY,
-    ENDPOINT,
-    OPERATION,
-    QUERY,
-    SDK,
-    UNKNOWN,
-    CallSite,
-    line_starts,
-)
+from atlas_core.recognize import BODY, ENDPOINT, OPERATION, QUERY, SDK, UNKNOWN, CallSite, Located
+from atlas_core.syntax import line_starts
 from atlas_core.types import ApiFinding, Param
 
 UNKNOWN_ENDPOINT = "unknown-endpoint"

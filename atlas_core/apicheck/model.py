@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from atlas_core.identifiers.normalize import is_param_segment
+from atlas_core.identifiers import is_param_segment
 from atlas_core.types import Param
 
 # Where a generated Python client puts an underscore in an operation id: removeCommunity ->

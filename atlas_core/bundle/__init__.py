@@ -2,22 +2,40 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from atlas_core.bundle.manifest import FORMAT_VERSION, read_manifest
+from atlas_core import lazy_exports
+from atlas_core.bundle.manifest import (
+    FORMAT_VERSION,
+    MANIFEST,
+    MIRROR,
+    MODEL,
+    VECTOR_DTYPE,
+    file_entry,
+    read_manifest,
+    sanitized_bundle_name,
+)
 from atlas_core.bundle.reader import Bundle
-from atlas_core.bundle.verify import verify_bundle
+from atlas_core.bundle.verify import UNLISTED, bundle_problems, verify_bundle
 
 if TYPE_CHECKING:
-    from atlas_core.bundle.writer import BundleWriter
+    from atlas_core.bundle.writer import BundleWriter, check_output
 
-__all__ = ["FORMAT_VERSION", "Bundle", "BundleWriter", "read_manifest", "verify_bundle"]
-
-
-def __getattr__(name: str) -> Any:
-    # The writer needs numpy; readers (the language server's lookup path) never do.
-    if name == "BundleWriter":
-        from atlas_core.bundle.writer import BundleWriter
-
-        return BundleWriter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = [
+    "FORMAT_VERSION",
+    "MANIFEST",
+    "MIRROR",
+    "MODEL",
+    "UNLISTED",
+    "VECTOR_DTYPE",
+    "Bundle",
+    "BundleWriter",
+    "bundle_problems",
+    "check_output",
+    "file_entry",
+    "read_manifest",
+    "sanitized_bundle_name",
+    "verify_bundle",
+]
+# The writer needs numpy; readers (the language server's lookup path) never do.
+__getattr__ = lazy_exports(__name__, {"BundleWriter": "writer", "check_output": "writer"})

@@ -7,7 +7,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from atlas_core.bundle.manifest import FORMAT_VERSION, MIRROR, safe_relpath
+from atlas_core.bundle.manifest import FORMAT_VERSION, MIRROR
+from atlas_core.safeio import safe_relpath
 from atlas_core.types import Chunk
 
 # SPEC "chunks.parquet": names and types are normative; order is not.

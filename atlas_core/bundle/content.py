@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.bounded_read import read_json, read_regular
 from atlas_core.bundle.layout import KEYWORD_ARRAYS, KEYWORD_VOCAB, MENTIONS
 from atlas_core.bundle.manifest import CHUNKS, MIRROR, VECTORS
-from atlas_core.bundle.problems import Problem
+from atlas_core.safeio import read_json, read_regular
+from atlas_core.types import Problem
 
 # Rows are L2-normalised in float32 and then rounded to float16 (SPEC "vectors.npy"), which moves
 # a norm by about 1e-3; a damaged row is far off, a zero row (norm 0) is never written.
@@ -46,7 +46,7 @@ def content_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) 
     if isinstance(manifest.get(MENTIONS), Mapping):
         problems += _mention_problems(root, manifest, usable)
     if isinstance(manifest.get("ranking"), Mapping):
-        from atlas_core.search.learn import ranking_problems
+        from atlas_core.search import ranking_problems
 
         problems += ranking_problems(root, manifest)
     problems += _text_problems(root, manifest, usable)
@@ -92,8 +92,7 @@ def _vector_problems(root: Path) -> list[Problem]:
 def _keyword_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) -> list[Problem]:
     import numpy as np
 
-    from atlas_core.search.keyword import DATA, INDICES, INDPTR, VOCAB, index_problems
-    from atlas_core.search.synonyms import verify_problems
+    from atlas_core.search import DATA, INDICES, INDPTR, VOCAB, index_problems, verify_problems
 
     indptr, indices, data = (
         np.load(root / rel, mmap_mode="r", allow_pickle=False) for rel in (INDPTR, INDICES, DATA)
@@ -114,8 +113,7 @@ def _keyword_problems(root: Path, manifest: Mapping[str, Any], usable: set[str])
 def _identifier_problems(
     root: Path, manifest: Mapping[str, Any], usable: set[str]
 ) -> list[Problem]:
-    from atlas_core.identifiers.table import META_FILE, TABLE_DIR, read_npy
-    from atlas_core.identifiers.verify import table_problems
+    from atlas_core.identifiers import META_FILE, TABLE_DIR, read_npy, table_problems
 
     section = manifest["identifiers"]
     mine = [rel for rel in manifest["files"] if rel.startswith(TABLE_DIR + "/")]
@@ -151,7 +149,7 @@ def _identifier_problems(
 
 
 def _mention_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) -> list[Problem]:
-    from atlas_core.identifiers.verify import mention_problems
+    from atlas_core.identifiers import mention_problems
 
     mine = [rel for rel in manifest["files"] if rel.startswith(MENTIONS + "/")]
     if f"{MENTIONS}/meta.json" not in mine:

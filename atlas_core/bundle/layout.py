@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from atlas_core.bundle.manifest import CHUNKS, MIRROR
-from atlas_core.bundle.problems import Problem
+from atlas_core.types import Problem
 
 KEYWORD_ARRAYS = {
     "keyword/indptr.npy": "<i8",

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from atlas_core.bundle.bounded_read import MAX_JSON_BYTES, loads_bounded, read_regular
 from atlas_core.errors import BundleError, BundleVersionError
+from atlas_core.safeio import MAX_JSON_BYTES, loads_bounded, read_regular
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,9 +34,6 @@ VECTORS = "vectors.npy"
 MIRROR = "mirror"
 MODEL = "model"
 VECTOR_DTYPE = "<f2"
-
-# A bundle comes from the internet; these suffixes mean pickled Python objects.
-PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".dill")
 
 REPAIR_HINT = "re-download it with `atlas download` or rebuild it with `atlas build`"
 
@@ -288,34 +285,6 @@ def read_manifest(root: Path, *, exhaustive: bool = False) -> dict[str, Any]:
             path=str(path),
         )
     return manifest
-
-
-_UNSAFE_CHAR = re.compile(r"[\x00-\x1f\\]")
-
-
-def safe_relpath(rel: str) -> bool:
-    """A POSIX path that stays inside the bundle (SPEC "Encodings", paths inside the bundle)."""
-    if not rel or rel[0] == "/" or _UNSAFE_CHAR.search(rel):
-        return False
-    parts = rel.split("/")
-    return "" not in parts and "." not in parts and ".." not in parts
-
-
-def has_pickle_suffix(name: str) -> bool:
-    return name.lower().endswith(PICKLE_SUFFIXES)
-
-
-def unusable_name(name: str, *, is_file: bool) -> str | None:
-    """Why a file or folder called `name` can never be part of a document path (the rules of
-    `safe_relpath` and the writer's pickle check), or None. Sources skip such a file, so one odd
-    name in a repository is a skip in the build summary, not a failed build."""
-    if _UNSAFE_CHAR.search(name):
-        return "name holds a control character or a backslash"
-    if name in (".", ".."):
-        return "name is . or .."
-    if is_file and has_pickle_suffix(name):
-        return "pickle file name (a bundle never holds one)"
-    return None
 
 
 def sha256_file(path: Path, *, block: int = 1 << 20) -> str:

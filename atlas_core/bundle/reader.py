@@ -14,17 +14,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas_core.bundle.manifest import (
-    CHUNKS,
-    MIRROR,
-    MODEL,
-    REPAIR_HINT,
-    VECTORS,
-    read_manifest,
-    safe_relpath,
-)
+from atlas_core.bundle.manifest import CHUNKS, MIRROR, MODEL, REPAIR_HINT, VECTORS, read_manifest
 from atlas_core.bundle.verify import first_problem_error, structural_problems
 from atlas_core.errors import BundleError
+from atlas_core.safeio import safe_relpath
 from atlas_core.types import BundleInfo
 
 if TYPE_CHECKING:

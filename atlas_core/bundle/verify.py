@@ -12,7 +12,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.bounded_read import read_json
 from atlas_core.bundle.layout import layout_problems
 from atlas_core.bundle.manifest import (
     CHUNKS,
@@ -20,15 +19,14 @@ from atlas_core.bundle.manifest import (
     REPAIR_HINT,
     VECTOR_DTYPE,
     VECTORS,
-    has_pickle_suffix,
     read_manifest,
     read_npy_header,
-    safe_relpath,
     sha256_file,
 )
 from atlas_core.bundle.parquet_footer import footer_row_count
-from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
+from atlas_core.safeio import has_pickle_suffix, read_json, safe_relpath
+from atlas_core.types import Problem
 
 
 class _Dirs:

@@ -45,13 +45,12 @@ from atlas_core.bundle.manifest import (
     VECTORS,
     bundle_name_problem,
     file_entry,
-    has_pickle_suffix,
     npy_dtype_problem,
-    safe_relpath,
     sanitized_bundle_name,
     schema_errors,
 )
 from atlas_core.bundle.verify import bundle_files, structural_problems
+from atlas_core.safeio import has_pickle_suffix, safe_relpath
 
 if TYPE_CHECKING:
     from atlas_core.bundle.reader import Bundle

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.bounded_read import read_json
-from atlas_core.bundle.manifest import MANIFEST, MIRROR, MODEL
+from atlas_core.bundle import MANIFEST, MIRROR, MODEL
 from atlas_core.errors import AtlasError, BundleError
+from atlas_core.safeio import read_json
 from atlas_core.types import Param
 
 # The kinds a diff reports, in the order it shows them.
@@ -139,7 +139,7 @@ def _int(value: object) -> int:
 
 
 def _api_items(root: Path) -> dict[str, dict[str, Item]]:
-    from atlas_core.identifiers.index import IdentifierIndex, record_params
+    from atlas_core.identifiers import IdentifierIndex, record_params
 
     items: dict[str, dict[str, Item]] = {kind: {} for kind in KINDS if kind != "page"}
     index = IdentifierIndex.open(root)

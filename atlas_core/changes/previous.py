@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atlas_core.distribution.install import BACKUPS, RELEASES, list_snapshots
+from atlas_core.distribution import BACKUPS, RELEASES, list_snapshots
 from atlas_core.errors import BundleError
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def resolve_bundle_arg(arg: str) -> Path:
     if path.exists():
         return path
     if arg in (CURRENT_NAME, PREVIOUS_NAME):
-        from atlas_core.serving.locator import resolve_bundle_paths
+        from atlas_core.serving import resolve_bundle_paths
 
         try:
             current = resolve_bundle_paths(allow_demo=False)[0]

@@ -31,7 +31,7 @@ from atlas_core.code.definitions import (
 from atlas_core.code.grammars import ParseFailed, error_share, grammar, parse
 from atlas_core.code.pieces import CodeChunking, CodePiece, Fits, Lines, cut_line, with_header
 from atlas_core.code.windows import line_windows
-from atlas_core.recognize.calls.site import Document
+from atlas_core.syntax import Document
 
 if TYPE_CHECKING:
     from tree_sitter import Node

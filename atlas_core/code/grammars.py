@@ -1,7 +1,7 @@
 """Tree-sitter grammars for chunking source files, loaded on first use.
 
 Every grammar comes from the call recognizer's loader
-(`atlas_core.recognize.calls.syntax.load_language`, which also knows the grammars only the chunker
+(`atlas_core.syntax.trees.load_language`, which also knows the grammars only the chunker
 needs: TSX, Go, Bash, YAML, JSON), so a process holds one `Language` per grammar: loaded lazily,
 once, and None when the package is missing or built for another tree-sitter. Parsers are not
 thread-safe, so each thread keeps its own, one per language.
@@ -14,8 +14,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.site import Document
-from atlas_core.recognize.calls.syntax import load_language, parse_source, parse_within
+from atlas_core.syntax import Document, load_language, parse_source, parse_within
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Parser, Tree

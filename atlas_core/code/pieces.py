@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tree_sitter import Tree
 
-    from atlas_core.recognize.calls.site import Document
+    from atlas_core.syntax import Document
 
 Fits = Callable[[str], bool]
 

@@ -30,7 +30,7 @@ import yaml
 from atlas_core.crawl.fetcher import Fetcher, FetchResult, FetchSettings
 from atlas_core.crawl.index import IndexLink, mirror_relpath, parse_index
 from atlas_core.errors import CrawlError, NetworkError
-from atlas_core.markdown.frontmatter import split_front_matter
+from atlas_core.markdown import split_front_matter
 
 log = logging.getLogger(__name__)
 
@@ -405,7 +405,7 @@ def _write_meta(options: CrawlOptions, summary: CrawlSummary, started_at: str) -
 def _cleaner(enabled: bool) -> Callable[[str], str] | None:
     if not enabled:
         return None
-    from atlas_core.markdown.gitbook import clean
+    from atlas_core.markdown import clean_gitbook as clean
 
     return clean
 

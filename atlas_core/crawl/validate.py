@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atlas_core.crawl.crawler import META_FILE
-from atlas_core.markdown.frontmatter import split_front_matter
-from atlas_core.markdown.gitbook import clean
+from atlas_core.markdown import clean_gitbook as clean
+from atlas_core.markdown import split_front_matter
 
 BUNDLE = "bundle"
 COSMETIC = "cosmetic"

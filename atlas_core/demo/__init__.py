@@ -60,7 +60,7 @@ def demo_content_hash(model: str = "default") -> str:
     """
     import hashlib  # here: the servers import this package for DEMO_NOTE at start
 
-    from atlas_core.bundle.manifest import FORMAT_VERSION
+    from atlas_core.bundle import FORMAT_VERSION
 
     digest = hashlib.sha256()
     digest.update(f"format={FORMAT_VERSION}\0model={model}\0".encode())

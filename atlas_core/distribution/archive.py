@@ -29,8 +29,8 @@ from typing import Any
 
 import zstandard
 
-from atlas_core.bundle.bounded_read import read_json
 from atlas_core.errors import DistributionError
+from atlas_core.safeio import read_json
 
 DEFAULT_MAX_BYTES = 20 * 1024**3  # unpacked size cap
 DEFAULT_MAX_MEMBERS = 1_000_000

@@ -43,7 +43,7 @@ from atlas_core.errors import DistributionError, NetworkError
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from atlas_core.console.progress import PlainProgress
+    from atlas_core.console import PlainProgress
 
 log = logging.getLogger(__name__)
 
@@ -317,7 +317,7 @@ def _bar(asset: Asset, progress: bool) -> tqdm | PlainProgress | None:
     """A byte-counting bar on a terminal; plain lines (each tenth) in a log or a pipe."""
     if not progress:
         return None
-    from atlas_core.console.progress import PlainProgress, is_terminal
+    from atlas_core.console import PlainProgress, is_terminal
 
     if not is_terminal(sys.stderr):
         return PlainProgress(asset.size or None, asset.name, "bytes", sys.stderr)

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from atlas_core.bundle.bounded_read import read_json
 from atlas_core.distribution.archive import pack, sha256_file
 from atlas_core.distribution.names import as_file_name, shown, unsafe_reason
 from atlas_core.errors import DistributionError
+from atlas_core.safeio import read_json
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.bounded_read import read_json
 from atlas_core.distribution.archive import pack, sha256_file, unpack
 from atlas_core.distribution.github import GitHub
 from atlas_core.distribution.install import (
@@ -25,6 +24,7 @@ from atlas_core.distribution.install import (
 )
 from atlas_core.distribution.names import check_name
 from atlas_core.errors import DistributionError
+from atlas_core.safeio import read_json
 
 
 @dataclass(frozen=True, slots=True)

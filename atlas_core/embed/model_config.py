@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.bounded_read import read_json
 from atlas_core.errors import ModelError
+from atlas_core.safeio import read_json
 
 log = logging.getLogger(__name__)
 

@@ -36,19 +36,19 @@ _ALIASES = {
 
 def mlx_fix() -> str:
     """How to add the MLX backend, as a command for the way this Atlas was installed."""
-    from atlas_core.console.installation import installation
+    from atlas_core.console import installation
 
     return installation().add_extra("mlx")
 
 
 def gpu_fix() -> str:
-    from atlas_core.console.installation import installation
+    from atlas_core.console import installation
 
     return f"{installation().add_extra('gpu')} (onnxruntime-gpu, which needs the CUDA 12 runtime)"
 
 
 def cpu_fix() -> str:
-    from atlas_core.console.installation import installation
+    from atlas_core.console import installation
 
     return f"{installation().repair('onnxruntime')} (onnxruntime is a dependency of Atlas)"
 

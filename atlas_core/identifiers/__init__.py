@@ -23,15 +23,21 @@ from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
     from atlas_core.identifiers.build import extract, extract_ranked, write_identifier_table
-    from atlas_core.identifiers.index import IdentifierIndex
+    from atlas_core.identifiers.call_target import CallTarget, pick_definition
+    from atlas_core.identifiers.index import IdentifierIndex, record_params
     from atlas_core.identifiers.normalize import (
+        HTTP_METHODS,
         compact,
+        is_param_segment,
         looks_like_path,
         name_variants,
         path_key,
         split_words,
         strip_path,
     )
+    from atlas_core.identifiers.subjects import subject_keys
+    from atlas_core.identifiers.table import META_FILE, TABLE_DIR, RowMemo, read_npy
+    from atlas_core.identifiers.verify import mention_problems, table_problems
 
 _EXPORTS = {
     "extract": "build",
@@ -44,17 +50,41 @@ _EXPORTS = {
     "path_key": "normalize",
     "split_words": "normalize",
     "strip_path": "normalize",
+    "is_param_segment": "normalize",
+    "META_FILE": "table",
+    "TABLE_DIR": "table",
+    "read_npy": "table",
+    "table_problems": "verify",
+    "mention_problems": "verify",
+    "record_params": "index",
+    "RowMemo": "table",
+    "subject_keys": "subjects",
+    "CallTarget": "call_target",
+    "pick_definition": "call_target",
+    "HTTP_METHODS": "normalize",
 }
 __all__ = [
+    "HTTP_METHODS",
+    "META_FILE",
+    "TABLE_DIR",
+    "CallTarget",
     "IdentifierIndex",
+    "RowMemo",
     "compact",
     "extract",
     "extract_ranked",
+    "is_param_segment",
     "looks_like_path",
+    "mention_problems",
     "name_variants",
     "path_key",
+    "pick_definition",
+    "read_npy",
+    "record_params",
     "split_words",
     "strip_path",
+    "subject_keys",
+    "table_problems",
     "write_identifier_table",
 ]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

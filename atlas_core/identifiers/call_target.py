@@ -21,16 +21,7 @@ from typing import Protocol
 
 from atlas_core.errors import QueryError
 from atlas_core.identifiers.normalize import compact, path_key, strip_path
-from atlas_core.recognize.calls.site import (
-    BODY,
-    ENDPOINT,
-    HEADER,
-    OPERATION,
-    PATH,
-    QUERY,
-    SDK,
-    CallSite,
-)
+from atlas_core.recognize import BODY, ENDPOINT, HEADER, OPERATION, PATH, QUERY, SDK, CallSite
 from atlas_core.types import Candidate, Definition, Param
 
 Lookup = Callable[[str, int], list[Candidate]]

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from atlas_core.bundle.manifest import safe_relpath
 from atlas_core.identifiers.table import TABLE_FORMAT, TABLE_VERSION
+from atlas_core.safeio import safe_relpath
 
 _RECORD_TEXT = frozenset(
     {

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from atlas_core.identifiers.scan import LONG_LINE, CodeBlock, Scan
-from atlas_core.sources.openapi_html import spec_inline
+from atlas_core.markdown import spec_inline
 
 # First header cells of a definition table, and what a row of it defines.
 _NAME_HEADERS = {

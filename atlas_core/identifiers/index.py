@@ -21,7 +21,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeVar
 
-from atlas_core.bundle.bounded_read import MAX_RECORD_DEPTH, loads_bounded, read_json
 from atlas_core.errors import BundleError
 from atlas_core.identifiers.checks import checked_record, meta_problem, offsets_problem
 from atlas_core.identifiers.mentions import MENTIONS_DIR, MentionIndex
@@ -60,7 +59,8 @@ from atlas_core.identifiers.table import (
     read_lines,
     read_npy,
 )
-from atlas_core.search.limits import MAX_LIMIT, MAX_QUERY_CHARS, clamp_count
+from atlas_core.safeio import MAX_RECORD_DEPTH, loads_bounded, read_json
+from atlas_core.search import MAX_LIMIT, MAX_QUERY_CHARS, clamp_count
 from atlas_core.types import Candidate, Definition, Deprecation, Param, Symbol
 
 # Normalisation helpers stay importable from here, where the resolver's callers look for them.

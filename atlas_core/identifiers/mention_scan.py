@@ -31,7 +31,7 @@ from atlas_core.identifiers.places import (
     TABLE,
     command_key,
 )
-from atlas_core.markdown.outline import fence_ids, scan_headings
+from atlas_core.markdown import fence_ids, scan_headings
 
 # Minified JSON or a pasted spec: one such line could hold more tokens than a page.
 LONG_LINE = 2000

@@ -22,12 +22,12 @@ from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any, Literal
 
-from atlas_core.bundle.bounded_read import read_json
 from atlas_core.errors import BundleError
 from atlas_core.identifiers.normalize import path_key, strip_path
 from atlas_core.identifiers.places import PLACE_NAMES
 from atlas_core.identifiers.ranking import best_first
 from atlas_core.identifiers.table import read_lines, write_lines, write_npy
+from atlas_core.safeio import read_json
 from atlas_core.types import Document
 
 MENTIONS_DIR = "mentions"

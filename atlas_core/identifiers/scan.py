@@ -12,7 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from atlas_core.markdown.outline import fence_ids, scan_headings
+from atlas_core.markdown import fence_ids, scan_headings
 
 SUMMARY_CHARS = 400
 # Lines longer than this are pasted specs or minified JSON: no evidence of documentation.

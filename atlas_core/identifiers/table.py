@@ -20,8 +20,6 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.bounded_read import read_json
-from atlas_core.bundle.manifest import safe_relpath
 from atlas_core.identifiers.normalize import (
     STOPWORDS,
     compact,
@@ -30,6 +28,7 @@ from atlas_core.identifiers.normalize import (
     split_words,
     strip_path,
 )
+from atlas_core.safeio import read_json, safe_relpath
 from atlas_core.types import Deprecation, IdentifierEntry, Param
 
 log = logging.getLogger(__name__)

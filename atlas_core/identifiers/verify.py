@@ -10,9 +10,6 @@ from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.bounded_read import MAX_RECORD_DEPTH, loads_bounded, read_json
-from atlas_core.bundle.manifest import safe_relpath
-from atlas_core.bundle.problems import Problem
 from atlas_core.identifiers.checks import (
     checked_record,
     meta_problem,
@@ -45,6 +42,8 @@ from atlas_core.identifiers.table import (
     read_lines,
     read_npy,
 )
+from atlas_core.safeio import MAX_RECORD_DEPTH, loads_bounded, read_json, safe_relpath
+from atlas_core.types import Problem
 
 
 def rows_problem(rows: Sequence[int], count: int) -> str | None:

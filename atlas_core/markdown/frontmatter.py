@@ -10,8 +10,7 @@ import yaml
 
 from atlas_core.errors import SourceError
 from atlas_core.markdown.outline import MAX_HEADING_CHARS, atx_heading, plain_heading
-from atlas_core.sources.bounded_parse import LimitExceeded, load_yaml
-from atlas_core.sources.files import display_path, read_regular_file
+from atlas_core.safeio import LimitExceeded, display_path, load_yaml, read_regular_file
 from atlas_core.types import Document
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")

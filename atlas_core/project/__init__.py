@@ -48,7 +48,7 @@ def project_bundle_dir(root: Path) -> Path:
     """Where the bundle of the project at `root` lives (see the module docstring)."""
     import hashlib  # here: every server start looks for a project, most find none
 
-    from atlas_core.bundle.manifest import sanitized_bundle_name
+    from atlas_core.bundle import sanitized_bundle_name
 
     resolved = Path(root).resolve()
     digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:8]
@@ -56,7 +56,7 @@ def project_bundle_dir(root: Path) -> Path:
 
 
 def project_name(root: Path) -> str:
-    from atlas_core.bundle.manifest import sanitized_bundle_name
+    from atlas_core.bundle import sanitized_bundle_name
 
     return sanitized_bundle_name(Path(root).resolve().name)
 

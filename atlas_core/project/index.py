@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from atlas_core.errors import AtlasError, ConfigError
 from atlas_core.project import project_bundle_dir, project_name, project_root
-from atlas_core.sources.code_walk import VENDORED
+from atlas_core.sources import VENDORED
 
 if TYPE_CHECKING:
     from watchfiles.main import FileChange
@@ -75,7 +75,7 @@ def _is_installed_docs(bundle: Path, resolved: Path) -> bool:
     releases are never changed in place (servers may be reading them, and `current` flips
     between them in one rename)."""
     from atlas_core.config import data_dir
-    from atlas_core.distribution.install import CURRENT, RELEASES
+    from atlas_core.distribution import CURRENT, RELEASES
 
     root = data_dir().expanduser().absolute()
     installed = [root / CURRENT, root / RELEASES]

@@ -6,6 +6,29 @@ CLI and `atlas doctor` all use it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from atlas_core import lazy_exports
+
+if TYPE_CHECKING:
+    from atlas_core.recognize.calls import CallReader
+    from atlas_core.recognize.calls.scan import Located, scan_calls
+    from atlas_core.recognize.calls.site import (
+        BODY,
+        ENDPOINT,
+        HEADER,
+        HTTP,
+        OPERATION,
+        PATH,
+        QUERY,
+        SDK,
+        UNKNOWN,
+        CallSite,
+    )
+    from atlas_core.recognize.calls.windows import probe_window
+    from atlas_core.recognize.registry import MAX_LINE_WINDOW
+    from atlas_core.recognize.text_scan import string_at, string_spans
+
 from atlas_core.recognize.builtin import BUILTIN_RECOGNIZERS
 from atlas_core.recognize.code_context import is_code_occurrence
 from atlas_core.recognize.registry import (
@@ -21,9 +44,22 @@ from atlas_core.recognize.registry import (
 from atlas_core.recognize.text_scan import normalize_language
 
 __all__ = [
+    "BODY",
     "BUILTIN_RECOGNIZERS",
+    "ENDPOINT",
     "ENTRY_POINT_GROUP",
+    "HEADER",
+    "HTTP",
+    "MAX_LINE_WINDOW",
+    "OPERATION",
+    "PATH",
+    "QUERY",
+    "SDK",
+    "UNKNOWN",
+    "CallReader",
+    "CallSite",
     "Context",
+    "Located",
     "PluginStatus",
     "Recognition",
     "Recognizer",
@@ -32,4 +68,30 @@ __all__ = [
     "is_code_occurrence",
     "load_plugins",
     "normalize_language",
+    "probe_window",
+    "scan_calls",
+    "string_at",
+    "string_spans",
 ]
+
+# Loaded on first use, so importing the face stays as cheap as it was.
+_EXPORTS = {
+    "Located": "calls.scan",
+    "BODY": "calls.site",
+    "ENDPOINT": "calls.site",
+    "OPERATION": "calls.site",
+    "QUERY": "calls.site",
+    "SDK": "calls.site",
+    "UNKNOWN": "calls.site",
+    "CallSite": "calls.site",
+    "scan_calls": "calls.scan",
+    "HEADER": "calls.site",
+    "PATH": "calls.site",
+    "CallReader": "calls",
+    "MAX_LINE_WINDOW": "registry",
+    "string_at": "text_scan",
+    "HTTP": "calls.site",
+    "probe_window": "calls.windows",
+    "string_spans": "text_scan",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -116,9 +116,9 @@ def load_plugins(
     entry_points: Iterable[Any] | None = None,
 ) -> tuple[list[Recognizer], list[PluginStatus]]:
     """Load every ``atlas.recognizers`` entry point (importlib.metadata's or
-    `atlas_core.distribution.metadata`'s); a broken plugin is reported, never raised."""
+    `atlas_core.metadata`'s); a broken plugin is reported, never raised."""
     if entry_points is None:
-        from atlas_core.distribution.metadata import entry_points as installed
+        from atlas_core.metadata import entry_points as installed
 
         entry_points = installed(ENTRY_POINT_GROUP)
     loaded: list[Recognizer] = []

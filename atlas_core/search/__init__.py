@@ -15,9 +15,19 @@ from atlas_core import lazy_exports
 if TYPE_CHECKING:
     from atlas_core.search.chunks import ChunkTable
     from atlas_core.search.dense import DenseIndex
-    from atlas_core.search.excerpt import clip, cut_point, make_snippet
+    from atlas_core.search.excerpt import ELLIPSIS, clip, cut_point, excerpt_at, make_snippet
     from atlas_core.search.fusion import Ranked, diversify, fuse
-    from atlas_core.search.keyword import KeywordIndex, KeywordResult, write_keyword_index
+    from atlas_core.search.keyword import (
+        DATA,
+        INDICES,
+        INDPTR,
+        VOCAB,
+        KeywordIndex,
+        KeywordResult,
+        TermCounts,
+        index_problems,
+        write_keyword_index,
+    )
     from atlas_core.search.learn import (
         RANKING_FILE,
         RankContext,
@@ -25,7 +35,9 @@ if TYPE_CHECKING:
         describe_ranking,
         gather,
         rank,
+        ranking_problems,
         spec_publications,
+        write_ranking,
     )
     from atlas_core.search.limits import (
         CONTROL_CHARS,
@@ -40,7 +52,9 @@ if TYPE_CHECKING:
     )
     from atlas_core.search.rerank import Reranker, load_reranker
     from atlas_core.search.settings import SearchSettings
+    from atlas_core.search.synonyms import verify_problems
     from atlas_core.search.tokenize import expand_query, query_terms, tokenize
+    from atlas_core.search.train import train_ranking
 
 _EXPORTS = {
     "ChunkTable": "chunks",
@@ -76,13 +90,30 @@ _EXPORTS = {
     "expand_query": "tokenize",
     "query_terms": "tokenize",
     "tokenize": "tokenize",
+    "DATA": "keyword",
+    "INDICES": "keyword",
+    "INDPTR": "keyword",
+    "VOCAB": "keyword",
+    "index_problems": "keyword",
+    "verify_problems": "synonyms",
+    "ranking_problems": "learn",
+    "TermCounts": "keyword",
+    "write_ranking": "learn",
+    "train_ranking": "train",
+    "ELLIPSIS": "excerpt",
+    "excerpt_at": "excerpt",
 }
 __all__ = [
     "CONTROL_CHARS",
+    "DATA",
+    "ELLIPSIS",
+    "INDICES",
+    "INDPTR",
     "MAX_LIMIT",
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
     "RANKING_FILE",
+    "VOCAB",
     "ChunkTable",
     "DenseIndex",
     "KeywordIndex",
@@ -92,6 +123,7 @@ __all__ = [
     "RankingModel",
     "Reranker",
     "SearchSettings",
+    "TermCounts",
     "check_mode",
     "check_scope",
     "clamp_count",
@@ -100,16 +132,22 @@ __all__ = [
     "cut_point",
     "describe_ranking",
     "diversify",
+    "excerpt_at",
     "expand_query",
     "fuse",
     "gather",
+    "index_problems",
     "load_reranker",
     "looks_like_identifier",
     "make_snippet",
     "query_terms",
     "rank",
+    "ranking_problems",
     "spec_publications",
     "tokenize",
+    "train_ranking",
+    "verify_problems",
     "write_keyword_index",
+    "write_ranking",
 ]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

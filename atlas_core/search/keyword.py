@@ -34,9 +34,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from atlas_core.bundle.bounded_read import MAX_JSON_BYTES, read_regular
-from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
+from atlas_core.safeio import MAX_JSON_BYTES, read_regular
 from atlas_core.search.synonyms import (
     SYNONYMS_FILE,
     SynonymTable,
@@ -52,7 +51,7 @@ from atlas_core.search.tokenize import (
     query_terms,
     tokenize,
 )
-from atlas_core.types import Chunk
+from atlas_core.types import Chunk, Problem
 
 log = logging.getLogger(__name__)
 

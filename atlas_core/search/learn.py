@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from atlas_core.bundle.bounded_read import read_json
-from atlas_core.bundle.problems import Problem
 from atlas_core.errors import BundleError
+from atlas_core.safeio import read_json
+from atlas_core.types import Problem
 
 if TYPE_CHECKING:
     import numpy as np

@@ -105,7 +105,7 @@ class _OnnxScorer:
         if device in ("auto", "cuda") and "CUDAExecutionProvider" in offered:
             providers.insert(0, "CUDAExecutionProvider")
         elif device == "cuda":
-            from atlas_core.embed.resolve import gpu_fix
+            from atlas_core.embed import gpu_fix
 
             raise BackendUnavailable(
                 "reranking on CUDA asked for, but onnxruntime offers no CUDAExecutionProvider",
@@ -142,10 +142,7 @@ class _MlxScorer:
     backend = "mlx"
 
     def __init__(self, model: Path, config: dict[str, Any]) -> None:
-        from atlas_core.embed.bert_weights import fold_constants
-        from atlas_core.embed.mlx_backend import MlxRunner
-        from atlas_core.embed.model_config import ModelInfo
-        from atlas_core.embed.onnx_graph import read_graph
+        from atlas_core.embed import MlxRunner, ModelInfo, fold_constants, read_graph
 
         graph = read_graph(model)
         self._pooler, self._classifier = _classification_head(graph, fold_constants(graph), model)
@@ -273,6 +270,6 @@ def load_reranker(directory: str | Path, prefer: str | None = None) -> Reranker:
 
 
 def _apple_silicon() -> bool:
-    from atlas_core.embed.resolve import is_apple_silicon, mlx_status
+    from atlas_core.embed import is_apple_silicon, mlx_status
 
     return is_apple_silicon() and mlx_status()[0]

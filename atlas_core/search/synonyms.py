@@ -36,10 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas_core.bundle.bounded_read import loads_bounded, read_json
-from atlas_core.bundle.problems import Problem
+from atlas_core.safeio import loads_bounded, read_json
 from atlas_core.search.tokenize import TOKENIZER_VERSION, query_terms, tokenize, variants
-from atlas_core.types import Chunk
+from atlas_core.types import Chunk, Problem
 
 SYNONYMS_FILE = "keyword/synonyms.json"
 SYNONYMS_FORMAT = "atlas-synonyms"

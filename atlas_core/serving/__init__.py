@@ -14,7 +14,7 @@ from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
     from atlas_core.serving.holder import EngineHolder
-    from atlas_core.serving.loader import BundleLoader, LoadResult
+    from atlas_core.serving.loader import BundleLoader, LoadResult, open_engine
     from atlas_core.serving.locator import resolve_bundle_paths
     from atlas_core.serving.reloader import BundleReloader, ReloadEvent
 
@@ -24,11 +24,13 @@ __all__ = [
     "EngineHolder",
     "LoadResult",
     "ReloadEvent",
+    "open_engine",
     "resolve_bundle_paths",
 ]
 __getattr__ = lazy_exports(
     __name__,
     {
+        "open_engine": "loader",
         "BundleLoader": "loader",
         "BundleReloader": "reloader",
         "EngineHolder": "holder",

@@ -192,7 +192,7 @@ class BundleReloader:
         return event
 
     def _verify(self, paths: list[Path]) -> None:
-        from atlas_core.bundle.verify import UNLISTED, bundle_problems
+        from atlas_core.bundle import UNLISTED, bundle_problems
 
         for path in paths:
             problems = bundle_problems(path)

@@ -10,6 +10,15 @@ source files, chunked by definition: ``code=PATH`` or ``code=PATH_OR_URL#REF[:SU
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from atlas_core import lazy_exports
+
+if TYPE_CHECKING:
+    from atlas_core.sources.code_chunks import CHUNKINGS, chunk_code_documents, code_identifiers
+    from atlas_core.sources.code_walk import VENDORED
+    from atlas_core.sources.credentials import name_reason
+
 import logging
 import re
 from dataclasses import dataclass, field
@@ -138,10 +147,25 @@ def load_sources(
 
 
 __all__ = [
+    "CHUNKINGS",
     "CLEAN_BY_DEFAULT",
     "SOURCE_KINDS",
+    "VENDORED",
     "SourceSet",
+    "chunk_code_documents",
+    "code_identifiers",
     "load_source",
     "load_sources",
+    "name_reason",
     "parse_spec",
 ]
+
+# Loaded on first use, so importing the face stays as cheap as it was.
+_EXPORTS = {
+    "VENDORED": "code_walk",
+    "CHUNKINGS": "code_chunks",
+    "chunk_code_documents": "code_chunks",
+    "code_identifiers": "code_chunks",
+    "name_reason": "credentials",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -27,10 +27,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from atlas_core.errors import SourceError
-from atlas_core.markdown.frontmatter import markdown_document
+from atlas_core.markdown import markdown_document
+from atlas_core.safeio import display_path, read_regular_file
 from atlas_core.sources.code_walk import MAX_FILES, CodeListing, walk_repository
 from atlas_core.sources.credentials import FileVerdict, scan_file
-from atlas_core.sources.files import display_path, read_regular_file
 from atlas_core.types import Document
 
 log = logging.getLogger(__name__)

@@ -19,14 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from atlas_core.markdown.chunker import chunk_id_for
+from atlas_core.markdown import chunk_id_for
 from atlas_core.types import Chunk, Document, IdentifierEntry
 
 if TYPE_CHECKING:
     from tree_sitter import Tree
 
     from atlas_core.code import CodePiece
-    from atlas_core.recognize.calls.site import Document as SiteDocument
+    from atlas_core.syntax import Document as SiteDocument
 
 log = logging.getLogger(__name__)
 
@@ -190,9 +190,8 @@ def _calls_by_line(
     """(1-based line, "LINE<TAB>METHOD<TAB>URL") of every HTTP call the call reader sees.
     `parsed` is the chunker's parse of the file: the call readers reuse it for the languages
     they read with the same grammar."""
-    from atlas_core.recognize.calls.scan import scan_calls
-    from atlas_core.recognize.calls.site import ENDPOINT
-    from atlas_core.recognize.calls.syntax import has_grammar
+    from atlas_core.recognize import ENDPOINT, scan_calls
+    from atlas_core.syntax import has_grammar
 
     shared = parsed if parsed is not None and has_grammar(doc.language) else None
     try:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atlas_core.errors import ConfigError
+from atlas_core.safeio import display_path
 from atlas_core.sources.code import read_code_file
 from atlas_core.sources.code_walk import CodeListing, walk_repository
 from atlas_core.sources.credentials import Redaction
-from atlas_core.sources.files import display_path
 from atlas_core.sources.ignore_rules import ignoring_line
 
 IGNORED = "ignored (.gitignore"  # the walker's reason for what an ignore file leaves out

@@ -23,10 +23,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from atlas_core.bundle.manifest import unusable_name
 from atlas_core.errors import SourceError
+from atlas_core.safeio import display_path, is_utf8_name, unusable_name
 from atlas_core.sources.credentials import CREDENTIALS_NAME, hidden_folder_reason, looks_secret
-from atlas_core.sources.files import display_path, is_utf8_name
 from atlas_core.sources.ignore_rules import (
     IGNORE_FILES,
     MAX_IGNORE_BYTES,

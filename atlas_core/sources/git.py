@@ -21,8 +21,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from atlas_core.errors import SourceError
-from atlas_core.markdown.frontmatter import decode_utf8, is_markdown, markdown_document
-from atlas_core.sources.files import display_path, warn_skipped
+from atlas_core.markdown import decode_utf8, is_markdown, markdown_document
+from atlas_core.safeio import display_path, warn_skipped
 from atlas_core.sources.local import publication_for
 from atlas_core.types import Document
 
@@ -262,7 +262,7 @@ def _markdown_entries(listing: bytes) -> tuple[list[tuple[str, str]], list[str],
         display = raw_path.decode("utf-8", "backslashreplace")
         if mode == "120000":
             # A committed link may point anywhere once checked out (/etc/passwd, ../../x); like
-            # the folder sources, never follow one (see sources/files.py).
+            # the folder sources, never follow one (see safeio/files.py).
             skipped_links.append(display)
         elif is_markdown(display):
             if path:

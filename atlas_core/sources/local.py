@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import SourceError
-from atlas_core.markdown.frontmatter import is_markdown, markdown_document, read_text
-from atlas_core.sources.files import Listing, display_path, list_files, warn_skipped
+from atlas_core.markdown import is_markdown, markdown_document, read_text
+from atlas_core.safeio import Listing, display_path, list_files, warn_skipped
 from atlas_core.types import Document
 
 log = logging.getLogger(__name__)

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import SourceError
-from atlas_core.markdown.frontmatter import decode_utf8
-from atlas_core.sources.bounded_parse import TooLarge, load_json
-from atlas_core.sources.files import display_path, read_regular_file
+from atlas_core.markdown import decode_utf8
+from atlas_core.safeio import TooLarge, display_path, parse_json, read_regular_file
 from atlas_core.sources.local import load_folder, require_folder, skipped_note
 from atlas_core.types import Document
 
@@ -26,7 +25,7 @@ def mirror_roots(path: Path) -> tuple[Path, Path]:
     markdown = path / "markdown"
     if markdown.is_symlink():
         # The folder a mirror= path names is the user's choice; a link inside it is content, and
-        # sources never follow links (see sources/files.py).
+        # sources never follow links (see safeio/files.py).
         raise SourceError(
             f"mirror source {display_path(path)}: markdown/ is a symbolic link",
             hint="sources never follow links; point mirror= at the folder the link names",
@@ -59,7 +58,7 @@ def crawl_summary(root: Path) -> dict[str, Any]:
         return {}
     name = display_path(meta_path)
     try:
-        meta = load_json(decode_utf8(read_regular_file(meta_path, name), name))
+        meta = parse_json(decode_utf8(read_regular_file(meta_path, name), name))
     except json.JSONDecodeError as exc:
         raise SourceError(
             f"{name}:{exc.lineno}: not valid JSON ({exc.msg})",

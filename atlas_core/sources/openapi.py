@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from atlas_core.markdown.chunker import SECTION_URLS
-from atlas_core.sources.files import display_path
-from atlas_core.sources.openapi_html import spec_markdown
+from atlas_core.markdown import SECTION_URLS, spec_markdown
+from atlas_core.safeio import display_path
 from atlas_core.sources.openapi_pages import render_schema_page, render_tag_page, slug
 from atlas_core.sources.openapi_spec import Resolver, parse_spec
 from atlas_core.sources.openapi_urls import WebAddresses
@@ -578,7 +577,7 @@ def _section_urls(positions: list[tuple[int, str]], urls: list[str]) -> dict[str
 
 
 def _first_paragraph(text: str, cap: int = 400) -> str:
-    from atlas_core.markdown.gitbook import clean
+    from atlas_core.markdown import clean_gitbook as clean
 
     para = clean(text).strip().split("\n\n", 1)[0]
     para = " ".join(para.split())

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from atlas_core.markdown.chunker import github_slug, heading_anchors
-from atlas_core.markdown.gitbook import clean
+from atlas_core.markdown import clean_gitbook as clean
+from atlas_core.markdown import github_slug, heading_anchors
 
 if TYPE_CHECKING:
     from atlas_core.sources.openapi import Operation, SchemaInfo

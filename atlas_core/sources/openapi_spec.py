@@ -16,8 +16,8 @@ from urllib.parse import unquote
 import yaml
 
 from atlas_core.errors import OpenAPIError
-from atlas_core.markdown.frontmatter import decode_utf8
-from atlas_core.sources.bounded_parse import LimitExceeded, TooLarge, load_json, load_yaml
+from atlas_core.markdown import decode_utf8
+from atlas_core.safeio import LimitExceeded, TooLarge, load_yaml, parse_json
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def parse_spec(path: Path) -> dict[str, Any]:
         )
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
         try:
-            spec = load_json(text)
+            spec = parse_json(text)
         except json.JSONDecodeError as exc:
             raise OpenAPIError(
                 f"{path}:{exc.lineno}: not valid JSON ({exc.msg})",

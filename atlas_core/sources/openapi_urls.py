@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from atlas_core.markdown.chunker import github_slug
+from atlas_core.markdown import github_slug
 from atlas_core.sources.openapi_pages import slug
 
 # Collibra's developer portal: where each of its specs' reference is published.

@@ -149,8 +149,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from atlas_core.errors import AtlasError
     from atlas_core.project import project_bundles
-    from atlas_core.serving.holder import EngineHolder
-    from atlas_core.serving.loader import BundleLoader
+    from atlas_core.serving import BundleLoader, EngineHolder
 
     try:
         projects = tuple(str(p) for p in project_bundles(args.project))

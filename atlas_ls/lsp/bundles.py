@@ -18,12 +18,12 @@ from lsprotocol import types
 
 from atlas_core.demo import DEMO_NOTE
 from atlas_core.errors import AtlasError
-from atlas_core.serving.loader import LoadResult, open_engine
+from atlas_core.serving import LoadResult, open_engine
 from atlas_ls.lsp.progress import ProgressReporter
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
-    from atlas_core.serving.reloader import BundleReloader, ReloadEvent
+    from atlas_core.serving import BundleReloader, ReloadEvent
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 LOAD = "load"  # progress keys: one load and one hot reload may be under way at a time
@@ -137,7 +137,7 @@ class ServedBundles:
         """Hot-reload `paths`: a new bundle there (an install's flip, a rebuild) is swapped in."""
         self._watch_pending = None
         # Imported here: the watch starts after the first load, off the first hover's path.
-        from atlas_core.serving.reloader import BundleReloader
+        from atlas_core.serving import BundleReloader
 
         wanted = [Path(p) for p in paths]
         if self.reloader is not None:

@@ -16,9 +16,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls import CallReader, CallSite
-from atlas_core.recognize.calls.syntax import has_grammar
-from atlas_core.recognize.text_scan import normalize_language
+from atlas_core.recognize import CallReader, CallSite, normalize_language
+from atlas_core.syntax import has_grammar
 from atlas_ls.lsp.documents import language_from_path
 
 if TYPE_CHECKING:

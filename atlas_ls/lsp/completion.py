@@ -21,19 +21,17 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from atlas_core.recognize.calls.site import QUERY
-from atlas_core.recognize.registry import MAX_LINE_WINDOW
-from atlas_core.recognize.text_scan import string_at
-from atlas_core.search.limits import MAX_LIMIT
+from atlas_core.recognize import MAX_LINE_WINDOW, QUERY, string_at
+from atlas_core.search import MAX_LIMIT
 from atlas_core.types import Candidate, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, code_point_position
 from atlas_ls.lsp.documents import Snapshot, column_to_client
 
 if TYPE_CHECKING:
-    from atlas_core.apicheck.model import Operation
+    from atlas_core.apicheck import Operation
     from atlas_core.engine import Engine
-    from atlas_core.recognize.calls import CallSite
+    from atlas_core.recognize import CallSite
     from atlas_ls.lsp.server import AtlasLanguageServer
     from atlas_ls.lsp.typed_call import TypedCall
 

@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from atlas_core.recognize.calls.site import ENDPOINT, OPERATION
-from atlas_core.recognize.registry import Recognition
+from atlas_core.recognize import ENDPOINT, OPERATION, Recognition
 from atlas_ls.lsp.documents import Snapshot, column_from_client, column_to_client
 from atlas_ls.lsp.resolve import Resolution, resolve_at
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
-    from atlas_core.identifiers.call_target import CallTarget
+    from atlas_core.identifiers import CallTarget
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from atlas_core.errors import AtlasError
-from atlas_core.recognize.code_context import is_code_occurrence
+from atlas_core.recognize import is_code_occurrence
 from atlas_core.types import ApiFinding, Deprecation
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.documents import Snapshot, column_to_client, line_starts
@@ -301,7 +301,7 @@ def _deprecation_diagnostics(
     findings = matcher.find(snapshot.text, prose_file=prose)
     if not findings:
         return []
-    from atlas_core.apicheck.model import says_removed  # the API checks' module: off the start
+    from atlas_core.apicheck import says_removed
 
     starts = line_starts(snapshot.text)
     lines = snapshot.lines

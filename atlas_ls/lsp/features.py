@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from atlas_core.serving.holder import EngineHolder
-from atlas_core.serving.loader import BundleLoader
+from atlas_core.serving import BundleLoader, EngineHolder
 from atlas_ls.lsp import (
     code_actions,
     commands,

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from atlas_core.demo import DEMO_NOTE
-from atlas_core.identifiers.call_target import pick_definition
-from atlas_core.identifiers.subjects import subject_keys
+from atlas_core.identifiers import pick_definition, subject_keys
 from atlas_core.types import Candidate, Definition, Param
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, cursor_at
@@ -25,7 +24,7 @@ from atlas_ls.lsp.resolve import (
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine
-    from atlas_core.identifiers.call_target import CallTarget
+    from atlas_core.identifiers import CallTarget
     from atlas_core.types import Deprecation
     from atlas_ls.lsp.server import AtlasLanguageServer
 

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas_core.errors import QueryError
-from atlas_core.identifiers.subjects import subject_keys
-from atlas_core.recognize.registry import Recognition, RecognizerSet, context_at
-from atlas_core.recognize.text_scan import normalize_language
+from atlas_core.identifiers import subject_keys
+from atlas_core.recognize import Recognition, RecognizerSet, context_at, normalize_language
 from atlas_core.types import Candidate
 from atlas_ls.lsp.documents import Snapshot
 

@@ -23,9 +23,8 @@ from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from atlas_core import __version__
-from atlas_core.recognize.registry import RecognizerSet
-from atlas_core.serving.holder import EngineHolder
-from atlas_core.serving.loader import BundleLoader
+from atlas_core.recognize import RecognizerSet
+from atlas_core.serving import BundleLoader, EngineHolder
 from atlas_ls.lsp.bundles import ServedBundles
 from atlas_ls.lsp.calls import CallTrees
 from atlas_ls.lsp.documents import DocumentCache, Snapshot

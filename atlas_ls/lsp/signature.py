@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from atlas_core.recognize.calls.site import BODY, QUERY
+from atlas_core.recognize import BODY, QUERY
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.completion import param_markdown, type_label
 from atlas_ls.lsp.cursor import code_point_position
 
 if TYPE_CHECKING:
-    from atlas_core.apicheck.model import Operation
+    from atlas_core.apicheck import Operation
     from atlas_core.types import Param
     from atlas_ls.lsp.server import AtlasLanguageServer
 

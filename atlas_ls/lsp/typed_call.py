@@ -21,11 +21,18 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls import CallReader, CallSite
-from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY
-from atlas_core.recognize.calls.syntax import has_grammar
-from atlas_core.recognize.calls.windows import probe_window
-from atlas_core.recognize.text_scan import normalize_language, string_spans
+from atlas_core.recognize import (
+    BODY,
+    ENDPOINT,
+    HTTP,
+    QUERY,
+    CallReader,
+    CallSite,
+    normalize_language,
+    probe_window,
+    string_spans,
+)
+from atlas_core.syntax import has_grammar
 
 if TYPE_CHECKING:
     from atlas_ls.lsp.documents import Snapshot

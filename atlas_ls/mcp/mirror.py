@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.errors import QueryError
-from atlas_core.markdown.outline import Outline, page_lines, scan_headings
+from atlas_core.markdown import Outline, page_lines, scan_headings
 from atlas_core.types import Section
 from atlas_ls.mcp.paths import PathRejected, normalize_relpath, open_regular, resolve_file
 from atlas_ls.mcp.textsearch import iter_doc_files
@@ -103,7 +103,7 @@ class Mirror:
     @cached_property
     def files(self) -> tuple[str, ...]:
         if self.source_files:
-            from atlas_core.sources.credentials import name_reason
+            from atlas_core.sources import name_reason
 
             return tuple(
                 sorted(
@@ -170,7 +170,7 @@ class Mirror:
         return found
 
     def _read_front_matter(self, rel: str) -> DocMeta:
-        from atlas_core.markdown.frontmatter import split_front_matter
+        from atlas_core.markdown import split_front_matter
 
         publication = self.publication_of(rel)
         try:

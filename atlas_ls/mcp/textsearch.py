@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from atlas_core.errors import QueryError
-from atlas_core.markdown.frontmatter import MARKDOWN_SUFFIXES
-from atlas_core.search.excerpt import excerpt_at
+from atlas_core.markdown import MARKDOWN_SUFFIXES
+from atlas_core.search import excerpt_at
 from atlas_ls.mcp.paths import open_regular
 
 # The docs files are the pages a bundle build reads: markdown, outside hidden folders and the tool

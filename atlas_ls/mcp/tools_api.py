@@ -18,7 +18,7 @@ import anyio
 from pydantic import Field
 
 from atlas_core.errors import QueryError
-from atlas_core.identifiers.normalize import HTTP_METHODS
+from atlas_core.identifiers import HTTP_METHODS
 from atlas_ls.mcp._sdk import CallToolResult, Context, text_result
 from atlas_ls.mcp.context import app_of, tool_errors
 from atlas_ls.mcp.models import ApiCheckResult, RequestFinding

@@ -16,7 +16,7 @@ import anyio
 from pydantic import Field
 
 from atlas_core.errors import QueryError
-from atlas_core.markdown.outline import Outline
+from atlas_core.markdown import Outline
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, send_log, text_result
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection

@@ -13,7 +13,7 @@ import anyio
 from pydantic import Field
 
 from atlas_core.errors import QueryError
-from atlas_core.search.excerpt import ELLIPSIS, cut_point
+from atlas_core.search import ELLIPSIS, cut_point
 from atlas_core.types import Chunk, SearchFilters
 from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result

@@ -23,11 +23,11 @@ import pytest
 
 from atlas_core.build import build_bundle
 from atlas_core.bundle import verify_bundle
-from atlas_core.bundle.bounded_read import MAX_JSON_DEPTH
 from atlas_core.distribution.install import flip_current
 from atlas_core.distribution.local import install_path
 from atlas_core.engine import WARM_MODES, Engine
 from atlas_core.errors import BundleError, DistributionError
+from atlas_core.safeio.bounded_read import MAX_JSON_DEPTH
 from atlas_core.serving.holder import EngineHolder
 from atlas_core.serving.reloader import BundleReloader, ReloadEvent
 from tests.engine.test_ranking import _corpus

@@ -17,8 +17,8 @@ from atlas_core.identifiers.checks import checked_record
 from atlas_core.identifiers.index import record_params
 from atlas_core.identifiers.pages import extract_document
 from atlas_core.identifiers.table import KIND_ORDER
+from atlas_core.markdown.html import spec_inline, spec_markdown
 from atlas_core.sources import load_sources
-from atlas_core.sources.openapi_html import spec_inline, spec_markdown
 from atlas_core.types import Document, IdentifierEntry
 from tests.parameter_fixtures import PAGES, build_teapot_bundle, write_spec
 

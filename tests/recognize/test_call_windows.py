@@ -12,8 +12,8 @@ import pytest
 
 from atlas_core.recognize.calls import CallReader, windows
 from atlas_core.recognize.calls.scan import ScanCache, scan_calls
-from atlas_core.recognize.calls.syntax import parse_once
 from atlas_core.recognize.calls.tree_reader import NameMemo, reader_for
+from atlas_core.syntax.trees import parse_once
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = [

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from atlas_core.recognize.calls import CallReader, call_at
-from atlas_core.recognize.calls import syntax as syntax_module
+from atlas_core.syntax import trees as syntax_module
 from tests.recognize.cursor import ROOT, position_of
 
 CLIENT = """\
@@ -183,7 +183,7 @@ def test_importing_the_reader_loads_no_parser() -> None:
 def test_incremental_parses_after_edits_at_several_places_match_a_fresh_parse() -> None:
     import random
 
-    from atlas_core.recognize.calls.syntax import SyntaxTrees, parse_once
+    from atlas_core.syntax.trees import SyntaxTrees, parse_once
 
     function = 'def f{n}(s):\n    return s.get(BASE + "/assets", params={{"name": "x"}})\n\n'
     text = 'BASE = "https://x.collibra.com/rest/2.0"\n' + "".join(
@@ -217,7 +217,7 @@ def test_parsing_keeps_no_reference_to_the_text() -> None:
     # slices of it) leaked the text on each parse, 0.35 MB per keystroke in a 10,000-line file.
     from tree_sitter import Parser
 
-    from atlas_core.recognize.calls.syntax import load_language, parse_within
+    from atlas_core.syntax.trees import load_language, parse_within
 
     language = load_language("python")
     assert language is not None

@@ -19,10 +19,10 @@ from atlas_core.recognize.calls.site import (
     QUERY,
     UNKNOWN,
     CallSite,
-    Document,
     query_key_at,
     tidy_url,
 )
+from atlas_core.syntax import Document
 
 _MAX_LINES = 60  # of one command, either way from the cursor
 _MAX_CHARS = 20_000

@@ -21,9 +21,9 @@ from atlas_core.recognize.calls.site import (
     UNKNOWN,
     CallSite,
 )
-from atlas_core.recognize.calls.syntax import ancestors, is_field
-from atlas_core.recognize.calls.syntax import field as child
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH, TreeReader
+from atlas_core.syntax import ancestors, is_field
+from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from atlas_core.recognize.calls.site import Document
 from atlas_core.recognize.text_scan import normalize_language
+from atlas_core.syntax import Document
 
 # Fence info strings, folded to the reader's language names (others go through
 # `normalize_language`: py -> python, ts -> typescript, ...).

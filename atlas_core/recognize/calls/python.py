@@ -26,9 +26,9 @@ from atlas_core.recognize.calls.site import (
     CallSite,
     join_base,
 )
-from atlas_core.recognize.calls.syntax import field as child
-from atlas_core.recognize.calls.syntax import is_field
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
+from atlas_core.syntax import field as child
+from atlas_core.syntax import is_field
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -8,9 +8,9 @@ import re
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, url_join
-from atlas_core.recognize.calls.syntax import ancestors, is_field
-from atlas_core.recognize.calls.syntax import field as child
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH, TreeReader
+from atlas_core.syntax import ancestors, is_field
+from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -10,18 +10,19 @@ from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.markdown import block_language, fenced_block_at
 from atlas_core.recognize.calls.scan import Located, ScanCache, scan_calls
-from atlas_core.recognize.calls.site import CallSite, Document
-from atlas_core.recognize.calls.syntax import (
+from atlas_core.recognize.calls.site import CallSite
+from atlas_core.recognize.calls.text import read_text
+from atlas_core.recognize.calls.tree_reader import reader_for
+from atlas_core.recognize.calls.windows import is_windowed, outline_of
+from atlas_core.recognize.text_scan import normalize_language
+from atlas_core.syntax import (
     PARSE_BUDGET_S,
+    Document,
     SyntaxTrees,
     has_grammar,
     line_is_blanked,
     parse_once,
 )
-from atlas_core.recognize.calls.text import read_text
-from atlas_core.recognize.calls.tree_reader import reader_for
-from atlas_core.recognize.calls.windows import is_windowed, outline_of
-from atlas_core.recognize.text_scan import normalize_language
 
 if TYPE_CHECKING:
     from tree_sitter import Tree

@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
-from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, CallSite, Document
-from atlas_core.recognize.calls.syntax import load_language, parse_once
+from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, CallSite
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
 from atlas_core.recognize.calls.windows import is_windowed, outline_of, window
 from atlas_core.recognize.text_scan import normalize_language
+from atlas_core.syntax import Document, load_language, parse_once
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Tree

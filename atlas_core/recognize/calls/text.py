@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, CallSite, Document, query_key_at
+from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, CallSite, query_key_at
 from atlas_core.recognize.text_scan import find_path, method_hint, string_spans
+from atlas_core.syntax import Document
 
 # Only this much of a line on either side of the cursor is looked at: a 5 MB minified line costs
 # what a short one does.

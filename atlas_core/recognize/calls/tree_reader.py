@@ -17,12 +17,11 @@ from atlas_core.recognize.calls.site import (
     QUERY,
     SDK,
     CallSite,
-    Document,
     query_key_at,
     tidy_url,
 )
-from atlas_core.recognize.calls.syntax import occurrences
 from atlas_core.recognize.text_scan import find_path, method_hint
+from atlas_core.syntax import Document, occurrences
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -25,7 +25,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate, islice
 
-from atlas_core.recognize.calls.syntax import MAX_PARSE_BYTES
+from atlas_core.syntax import MAX_PARSE_BYTES
 
 # A document of more lines is read through windows only (see the module docstring).
 WINDOWED_LINES = 3000

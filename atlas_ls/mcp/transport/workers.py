@@ -42,8 +42,8 @@ def preload() -> None:
     import uvicorn  # noqa: F401
     from starlette.applications import Starlette  # noqa: F401
 
-    import atlas_core.engine
-    import atlas_core.serving.reloader  # noqa: F401
+    import atlas_core.engine  # noqa: F401
+    from atlas_core.serving import BundleReloader  # noqa: F401
 
 
 def supervise(

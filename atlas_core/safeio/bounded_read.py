@@ -29,7 +29,7 @@ from atlas_core.errors import BundleError
 # format and stays far below Python's recursion limit for whatever walks the value.
 MAX_JSON_DEPTH = 64
 # An identifier record carries OpenAPI examples, which a spec may nest up to the source reader's
-# own limit (sources/bounded_parse.py, 100 levels) below the record's few levels of its own.
+# own limit (safeio/bounded_parse.py, 100 levels) below the record's few levels of its own.
 MAX_RECORD_DEPTH = 128
 # A manifest lists every mirror page (about 150 bytes each); a million pages stay under this.
 MAX_JSON_BYTES = 256 << 20

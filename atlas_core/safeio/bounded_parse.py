@@ -120,7 +120,7 @@ def load_yaml(text: str, *, max_nodes: int) -> Any:
         loader.dispose()
 
 
-def load_json(text: str) -> Any:
+def parse_json(text: str) -> Any:
     """`json.loads` with the bounds: TooLarge past one, json.JSONDecodeError for bad syntax."""
     try:
         value = json.loads(text, parse_int=_json_int)

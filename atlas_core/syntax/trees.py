@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.site import Document
+from atlas_core.syntax.document import Document
 
 if TYPE_CHECKING:
     from types import ModuleType
