@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from atlas_core.distribution.archive import pack, sha256_file  # noqa: E402
-from atlas_core.distribution.download import download  # noqa: E402
+from atlas_core.distribution.download import download_release  # noqa: E402
 from atlas_core.distribution.install import flip_current  # noqa: E402
 from atlas_ls.stdio_rpc import Rpc  # noqa: E402
 
@@ -170,8 +170,10 @@ def download_figures(bundle: Path, work: Path) -> dict[str, Any]:
     started = time.perf_counter()
     _fetch(GitHub(), Asset(archive.name, url, "", size), work / "transfer.part", progress=False)
     transfer_s = time.perf_counter() - started
-    report = download("o/n", output=work / "install", api_url=f"http://127.0.0.1:{state['port']}/api",
-                      token=None, progress=False)  # fmt: skip
+    report = download_release(
+        "o/n", output=work / "install", api_url=f"http://127.0.0.1:{state['port']}/api",
+        token=None, progress=False,
+    )  # fmt: skip
     mib = size / 2**20
     return {
         "archive_mib": round(mib, 1),

@@ -68,7 +68,7 @@ class InstallReport:
     previous: Path | None
 
 
-def download(
+def download_release(
     repo: str,
     *,
     tag: str | None = None,

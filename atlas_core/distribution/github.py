@@ -24,9 +24,9 @@ from typing import Any
 
 from atlas_core import __version__
 from atlas_core.distribution.names import check_name, shown
+from atlas_core.distribution.source import DEFAULT_API_URL
 from atlas_core.errors import AtlasError, DistributionError, NetworkError
 
-DEFAULT_API_URL = "https://api.github.com"
 USER_AGENT = f"atlas-docs/{__version__}"
 TIMEOUT = 30.0
 SCHEMES = ("http", "https")

@@ -84,7 +84,7 @@ def release_notes(manifest: dict[str, Any], tag: str, repo: str = "OWNER/NAME") 
     return "\n".join(lines) + "\n"
 
 
-def publish(
+def publish_release(
     bundle: Path,
     repo: str,
     *,

@@ -17,10 +17,10 @@ import os
 from dataclasses import dataclass
 
 from atlas_core.config import load_config
-from atlas_core.distribution.github import DEFAULT_API_URL, check_repo
 from atlas_core.errors import ConfigError
 
 DEFAULT_RELEASE_REPO = "atlas-docs/atlas"
+DEFAULT_API_URL = "https://api.github.com"
 REPO_ENV = "ATLAS_RELEASE_REPO"
 API_ENV = "ATLAS_RELEASE_API"
 SECTION = "release"
@@ -41,6 +41,10 @@ class ReleaseSource:
 
 def release_source(repo: str | None = None, api_url: str | None = None) -> ReleaseSource:
     """The release repository and API in effect; `repo` and `api_url` are the flags, if given."""
+    # Here, not at the top: `atlas --help` shows this module's defaults and must not pay for the
+    # HTTP client `github` imports.
+    from atlas_core.distribution.github import check_repo
+
     config = load_config()
     where = f"{config.path} [{SECTION}]" if config.path else f"[{SECTION}]"
     repo_value, repo_from = _pick(

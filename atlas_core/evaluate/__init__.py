@@ -7,6 +7,9 @@ table), runs (a saved run), compare (two runs side by side), report (the HTML pa
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from atlas_core import lazy_exports
 from atlas_core.evaluate.golden import GoldenCase, load_golden
 from atlas_core.evaluate.metrics import METRICS, case_metrics, first_relevant_rank
 from atlas_core.evaluate.runner import (
@@ -20,18 +23,54 @@ from atlas_core.evaluate.runner import (
     to_json,
 )
 
+if TYPE_CHECKING:
+    from atlas_core.evaluate.compare import (
+        Comparison,
+        compare_runs,
+        format_comparison,
+        metric_drops,
+        pair_modes,
+    )
+    from atlas_core.evaluate.report import write_report
+    from atlas_core.evaluate.runs import Run, load_run, parse_run, save_run
+
 __all__ = [
     "METRICS",
     "CaseResult",
+    "Comparison",
     "GoldenCase",
     "ModeReport",
+    "Run",
     "case_metrics",
+    "compare_runs",
     "evaluate",
     "expand_modes",
     "first_relevant_rank",
+    "format_comparison",
     "format_table",
     "load_golden",
+    "load_run",
+    "metric_drops",
+    "pair_modes",
+    "parse_run",
     "run_case",
+    "save_run",
     "summarize",
     "to_json",
+    "write_report",
 ]
+
+# Comparing runs and writing the HTML report load on first use: a plain evaluation needs neither.
+_EXPORTS = {
+    "Comparison": "compare",
+    "compare_runs": "compare",
+    "format_comparison": "compare",
+    "metric_drops": "compare",
+    "pair_modes": "compare",
+    "write_report": "report",
+    "Run": "runs",
+    "load_run": "runs",
+    "parse_run": "runs",
+    "save_run": "runs",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -221,7 +221,7 @@ def compare_runs(previous: Run, current: Run) -> Comparison:
     )
 
 
-def drops(comparison: Comparison, tolerance: float) -> list[str]:
+def metric_drops(comparison: Comparison, tolerance: float) -> list[str]:
     """Every metric that fell by more than `tolerance` over a mode's matched cases, one line each
     ("hybrid mrr@10 0.812 -> 0.700 (-0.112)"): the release gate refuses a bundle that has any."""
     if comparison.matched == 0:

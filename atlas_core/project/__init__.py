@@ -17,9 +17,14 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from atlas_core import lazy_exports
 from atlas_core.config import data_dir
 from atlas_core.errors import SourceError
+
+if TYPE_CHECKING:
+    from atlas_core.project.index import IndexTarget, index_project, target_of, watch_project
 
 log = logging.getLogger(__name__)
 
@@ -100,9 +105,25 @@ def project_bundles(explicit: str | os.PathLike[str] | None, *, cwd: bool = True
 __all__ = [
     "PROJECTS",
     "PROJECT_ENV",
+    "IndexTarget",
+    "index_project",
     "indexed_bundle",
     "project_bundle_dir",
     "project_bundles",
     "project_name",
     "project_root",
+    "target_of",
+    "watch_project",
 ]
+
+# Building and watching an index load on first use: every server start asks for
+# `project_bundles`, none needs the build.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "IndexTarget": "index",
+        "index_project": "index",
+        "target_of": "index",
+        "watch_project": "index",
+    },
+)

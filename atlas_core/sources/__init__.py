@@ -16,6 +16,7 @@ from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
     from atlas_core.sources.code_chunks import CHUNKINGS, chunk_code_documents, code_identifiers
+    from atlas_core.sources.code_explain import Explanation, explain_indexing
     from atlas_core.sources.code_walk import VENDORED
     from atlas_core.sources.credentials import name_reason
 
@@ -151,9 +152,11 @@ __all__ = [
     "CLEAN_BY_DEFAULT",
     "SOURCE_KINDS",
     "VENDORED",
+    "Explanation",
     "SourceSet",
     "chunk_code_documents",
     "code_identifiers",
+    "explain_indexing",
     "load_source",
     "load_sources",
     "name_reason",
@@ -167,5 +170,7 @@ _EXPORTS = {
     "chunk_code_documents": "code_chunks",
     "code_identifiers": "code_chunks",
     "name_reason": "credentials",
+    "Explanation": "code_explain",
+    "explain_indexing": "code_explain",
 }
 __getattr__ = lazy_exports(__name__, _EXPORTS)

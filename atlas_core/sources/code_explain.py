@@ -55,7 +55,7 @@ class Explanation:
         }
 
 
-def explain(root: Path, path: Path) -> list[Explanation]:
+def explain_indexing(root: Path, path: Path) -> list[Explanation]:
     """What `atlas index` does with the file `path`, or each file under the folder `path`, of
     the repository at `root`. A ConfigError when `path` is outside `root` or does not exist."""
     root = root.resolve()

@@ -167,7 +167,7 @@ def _config_check() -> Check:
 
 
 def _release_source_check() -> Check:
-    from atlas_core.distribution.source import release_source
+    from atlas_core.distribution import release_source
 
     source = release_source()
     return Check(
@@ -181,7 +181,7 @@ def _bundle_checks(explicit: list[str] | None, full: bool) -> list[Check]:
     from atlas_core.bundle import Bundle, verify_bundle
     from atlas_core.demo import DEMO_NOTE, REAL_DOCS_HINT
     from atlas_core.errors import AtlasError, BundleError
-    from atlas_core.serving.locator import resolve_bundle_paths
+    from atlas_core.serving import resolve_bundle_paths
 
     try:
         paths = resolve_bundle_paths(explicit, allow_demo=False)
@@ -276,7 +276,7 @@ def _recognizer_checks() -> list[Check]:
     checks: list[Check] = []
     try:
         # The built-ins live with the language server; their module imports no protocol library.
-        from atlas_core.recognize.builtin import BUILTIN_RECOGNIZERS
+        from atlas_core.recognize import BUILTIN_RECOGNIZERS
 
         names = ", ".join(getattr(r, "name", type(r).__name__) for r in BUILTIN_RECOGNIZERS)
         checks.append(Check("recognizers", "OK", f"built-in: {names}"))

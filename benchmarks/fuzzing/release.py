@@ -1,4 +1,4 @@
-"""Class `release`: hostile GitHub release answers and transfers against `download()`.
+"""Class `release`: hostile GitHub release answers and transfers against `download_release()`.
 
 Two release servers run on 127.0.0.1 (`tests/release_server.py`): the API host, and a "storage"
 host on another port standing in for GitHub's asset storage. Each case composes a release answer
@@ -225,7 +225,7 @@ def _reshape(release: Any, how: str) -> Any:
 class Target:
     def __init__(self, setup: dict[str, Any]) -> None:
         from atlas_core.distribution.archive import pack
-        from atlas_core.distribution.download import download
+        from atlas_core.distribution.download import download_release
         from tests.release_server import ReleaseServer
 
         self.workdir = Path(setup["workdir"])
@@ -241,7 +241,9 @@ class Target:
             api.add_release(
                 "v1", _assets("atlas-bundle-v1.tar.zst", self.archive, "good", random.Random(0))
             )
-            download(REPO, output=self.template, api_url=api.api_url, token=None, progress=False)
+            download_release(
+                REPO, output=self.template, api_url=api.api_url, token=None, progress=False
+            )
         finally:
             api.stop()
 
@@ -320,11 +322,11 @@ class Target:
                 api.rate_limited = True
 
     def _call(self, api: Any, install: Path) -> Verdict:
-        from atlas_core.distribution.download import download
+        from atlas_core.distribution.download import download_release
         from atlas_core.errors import DistributionError
 
         try:
-            download(REPO, output=install, api_url=api.api_url, token=TOKEN, progress=False)
+            download_release(REPO, output=install, api_url=api.api_url, token=TOKEN, progress=False)
         except DistributionError as exc:
             if TOKEN in exc.one_line():
                 return Verdict.failure("the error message shows the token")

@@ -24,7 +24,7 @@ import zstandard
 
 from atlas_core.distribution import download as download_module
 from atlas_core.distribution.archive import pack, unpack
-from atlas_core.distribution.download import download
+from atlas_core.distribution.download import download_release
 from atlas_core.distribution.install import BACKUPS, RELEASES, current_target, flip_current
 from atlas_core.errors import DistributionError
 from tests.release_server import ReleaseServer
@@ -65,7 +65,7 @@ def output(server: ReleaseServer, archive: bytes, tmp_path: Path) -> Path:
     """An install root with v1 installed, so every refusal can be checked to leave it serving."""
     root = tmp_path / "install"
     server.add_release("v1", _assets(OLD, archive))
-    download(REPO, output=root, api_url=server.api_url, token=None, progress=False)
+    download_release(REPO, output=root, api_url=server.api_url, token=None, progress=False)
     assert current_target(root) is not None
     return root
 
@@ -470,7 +470,7 @@ def test_download_of_unknown_size_stops_at_the_cap(
     server.mutate = no_sizes
     before = current_target(output)
     with pytest.raises(DistributionError, match="the release gives no size"):
-        download(REPO, output=output, api_url=server.api_url, token=None, progress=False)
+        download_release(REPO, output=output, api_url=server.api_url, token=None, progress=False)
     assert not list(output.rglob("*.part"))
     assert current_target(output) == before
 
@@ -557,7 +557,7 @@ def test_hostile_release_answer_is_refused_cleanly(
     server.mutate = HOSTILE[case]
     root = tmp_path / "install"
     with pytest.raises(DistributionError) as info:
-        download(REPO, output=root, api_url=server.api_url, token=None, progress=False)
+        download_release(REPO, output=root, api_url=server.api_url, token=None, progress=False)
     assert info.value.hint
     assert "\n" not in info.value.one_line()
     assert current_target(root) is None
@@ -581,7 +581,9 @@ def test_bad_redirect_is_refused_cleanly(
     server.add_release("v2", _assets(NEW, archive))
     server.redirects[f"/download/v2/{NEW}"] = target
     with pytest.raises(DistributionError) as info:
-        download(REPO, output=tmp_path / "i", api_url=server.api_url, token=None, progress=False)
+        download_release(
+            REPO, output=tmp_path / "i", api_url=server.api_url, token=None, progress=False
+        )
     assert info.value.hint and "\n" not in info.value.one_line()
     assert current_target(tmp_path / "i") is None
 

@@ -11,12 +11,13 @@ import sys
 import tarfile
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zstandard
 
 from atlas_core.distribution.archive import pack, unpack
-from atlas_core.distribution.download import download
+from atlas_core.distribution.download import InstallReport, download_release
 from atlas_core.distribution.install import BACKUPS, current_target, install_lock
 from atlas_core.errors import AtlasError, DistributionError
 from tests.release_server import ReleaseServer
@@ -29,8 +30,10 @@ def _assets(name: str, data: bytes, *, checksum: bytes | None = None) -> dict[st
     return {name: data, f"{name}.sha256": f"{digest}  {name}\n".encode()}
 
 
-def _install(server: ReleaseServer, root: Path, **kwargs: object):
-    return download(REPO, output=root, api_url=server.api_url, token=None, progress=False, **kwargs)  # type: ignore[arg-type]
+def _install(server: ReleaseServer, root: Path, **kwargs: Any) -> InstallReport:
+    return download_release(
+        REPO, output=root, api_url=server.api_url, token=None, progress=False, **kwargs
+    )
 
 
 def _atlas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

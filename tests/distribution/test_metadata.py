@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.distribution import metadata
+from atlas_core import metadata
 
 
 def test_it_agrees_with_importlib_metadata_on_this_environment() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from atlas_core.distribution import github
-from atlas_core.distribution.download import download
+from atlas_core.distribution.download import download_release
 from atlas_core.distribution.source import DEFAULT_RELEASE_REPO, release_source
 from atlas_core.errors import AtlasError, ConfigError, DistributionError, NetworkError
 from tests.release_server import ReleaseServer
@@ -26,7 +26,7 @@ REPO = "acme/docs"
 
 
 def _install(api_url: str, root: Path) -> None:
-    download(REPO, output=root, api_url=api_url, token=None, progress=False)
+    download_release(REPO, output=root, api_url=api_url, token=None, progress=False)
 
 
 def test_the_default_is_the_repository_the_zed_extension_names() -> None:

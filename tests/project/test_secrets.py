@@ -348,7 +348,7 @@ def test_a_project_index_built_before_the_scan_is_not_served(
 
 
 def test_explain_names_the_ignore_file_and_line_that_leave_a_file_out(tmp_path: Path) -> None:
-    from atlas_core.sources.code_explain import explain
+    from atlas_core.sources import explain_indexing
 
     repo = tmp_path / "repo"
     (repo / "src" / "sub").mkdir(parents=True)
@@ -357,7 +357,7 @@ def test_explain_names_the_ignore_file_and_line_that_leave_a_file_out(tmp_path: 
     (repo / "src" / ".atlasignore").write_text("generated_*.py\n")
     for rel in ("src/app.py", "src/generated_models.py", "src/sub/a.tmp", "keep.tmp", "logs/x.py"):
         (repo / rel).write_text("value = 1\n")
-    lines = {e.rel: e.line() for e in explain(repo, repo)}
+    lines = {e.rel: e.line() for e in explain_indexing(repo, repo)}
     assert lines == {
         "keep.tmp": "keep.tmp: indexed",
         "logs/": "logs/: not indexed: ignored by .gitignore:2: logs/",
@@ -366,5 +366,5 @@ def test_explain_names_the_ignore_file_and_line_that_leave_a_file_out(tmp_path: 
         "ignored by src/.atlasignore:1: generated_*.py",
         "src/sub/a.tmp": "src/sub/a.tmp: not indexed: ignored by .gitignore:3: *.tmp",
     }
-    [inside] = explain(repo, repo / "logs" / "x.py")
+    [inside] = explain_indexing(repo, repo / "logs" / "x.py")
     assert inside.line() == "logs/x.py: not indexed: ignored by .gitignore:2: logs/ (logs/)"

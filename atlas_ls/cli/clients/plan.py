@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas_core.console.installation import INSTALL_COMMAND
+from atlas_core.console import INSTALL_COMMAND
 from atlas_core.errors import ConfigError
 from atlas_ls.cli.clients import files, formats
 from atlas_ls.cli.clients.registry import CLIENTS, Client

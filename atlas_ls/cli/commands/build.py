@@ -114,7 +114,7 @@ def run_build(args: argparse.Namespace) -> int:
     _check_sources(args.source)
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {args.limit}")
-    from atlas_core.bundle.manifest import bundle_name_problem
+    from atlas_core.bundle import bundle_name_problem
 
     if args.name is not None and (why := bundle_name_problem(args.name)):
         raise ConfigError(f"--name {why}", hint="for example --name collibra-docs")
@@ -206,7 +206,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def info_dict(bundle: Any) -> dict[str, Any]:
     """The `atlas info --json` object for an opened bundle."""
-    from atlas_core.search.learn import describe_ranking
+    from atlas_core.search import describe_ranking
 
     info = bundle.info()
     manifest = bundle.manifest

@@ -51,8 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_crawl(args: argparse.Namespace) -> int:
-    from atlas_core.crawl.crawler import DEFAULT_INDEX_URL, CrawlOptions, crawl
-    from atlas_core.crawl.fetcher import DEFAULT_USER_AGENT, FetchSettings
+    from atlas_core.crawl import (
+        DEFAULT_INDEX_URL,
+        DEFAULT_USER_AGENT,
+        CrawlOptions,
+        FetchSettings,
+        crawl,
+    )
     from atlas_core.errors import ConfigError
 
     if args.max_concurrent < 1 or args.delay_min < 0 or args.delay_max < args.delay_min:
@@ -101,7 +106,7 @@ def run_crawl(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from atlas_core.crawl.validate import BUNDLE, COSMETIC, count_effects, validate_mirror
+    from atlas_core.crawl import BUNDLE, COSMETIC, count_effects, validate_mirror
 
     findings = validate_mirror(args.mirror)
     counts = count_effects(findings)

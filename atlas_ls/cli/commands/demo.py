@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from atlas_core.search.excerpt import clip
+from atlas_core.search import clip
 from atlas_core.types import SEARCH_MODES
 
 # Chosen so each mode shows its strength: a paraphrase with no shared keywords (vector), exact API

@@ -7,8 +7,7 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from atlas_core.distribution.github import DEFAULT_API_URL
-    from atlas_core.distribution.source import API_ENV, DEFAULT_RELEASE_REPO, REPO_ENV
+    from atlas_core.distribution import API_ENV, DEFAULT_API_URL, DEFAULT_RELEASE_REPO, REPO_ENV
 
     download = sub.add_parser(
         "download",
@@ -92,7 +91,7 @@ def _served_instead(root: Path) -> str | None:
     """A note when what was just installed is not what servers and searches open by default."""
     from atlas_core.config import data_dir, installed_bundle_dir
     from atlas_core.errors import AtlasError
-    from atlas_core.serving.locator import resolve_bundle_paths
+    from atlas_core.serving import resolve_bundle_paths
 
     if root.resolve() != data_dir().resolve():
         return None
@@ -110,13 +109,11 @@ def _served_instead(root: Path) -> str | None:
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from atlas_core.distribution.download import download
-    from atlas_core.distribution.github import token_from_env
-    from atlas_core.distribution.source import release_source
+    from atlas_core.distribution import download_release, release_source, token_from_env
 
     source = release_source(args.repo, args.api_url)
     root = _install_root(args.output, args.mirror)
-    report = download(
+    report = download_release(
         source.repo,
         tag=args.tag,
         output=root,
@@ -148,7 +145,7 @@ def _print_swap(root: Path, installed: Path, backup: Path | None) -> None:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from atlas_core.distribution.local import install_path
+    from atlas_core.distribution import install_path
 
     root = _install_root(args.output)
     report = install_path(args.path, root, keep=args.keep)
@@ -163,14 +160,14 @@ def run_install(args: argparse.Namespace) -> int:
 
 def _default_backup_dir(backup_dir: Path | None) -> Path:
     from atlas_core.config import data_dir
-    from atlas_core.distribution.install import BACKUPS
+    from atlas_core.distribution import BACKUPS
 
     return backup_dir or data_dir() / BACKUPS
 
 
 def run_backup(args: argparse.Namespace) -> int:
     from atlas_core.config import installed_bundle_dir
-    from atlas_core.distribution.publish import backup
+    from atlas_core.distribution import backup
     from atlas_core.errors import DistributionError
 
     bundle = args.bundle or installed_bundle_dir()
@@ -185,8 +182,7 @@ def run_backup(args: argparse.Namespace) -> int:
 
 def run_restore(args: argparse.Namespace) -> int:
     from atlas_core.config import data_dir
-    from atlas_core.distribution.install import BACKUPS, list_snapshots
-    from atlas_core.distribution.publish import restore
+    from atlas_core.distribution import BACKUPS, list_snapshots, restore
     from atlas_core.errors import ConfigError
 
     if args.list:
@@ -209,10 +205,9 @@ def run_restore(args: argparse.Namespace) -> int:
 
 
 def run_publish(args: argparse.Namespace) -> int:
-    from atlas_core.distribution.github import token_from_env
-    from atlas_core.distribution.publish import publish
+    from atlas_core.distribution import publish_release, token_from_env
 
-    report = publish(
+    report = publish_release(
         args.bundle,
         args.repo,
         tag=args.tag,

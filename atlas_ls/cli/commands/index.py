@@ -15,7 +15,7 @@ from atlas_core.errors import AtlasError
 if TYPE_CHECKING:
     from atlas_core.build import BuildCache, BuildReport
     from atlas_core.embed import Embedder
-    from atlas_core.project.index import IndexTarget
+    from atlas_core.project import IndexTarget
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -66,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_index(args: argparse.Namespace) -> int:
     if args.explain is not None:
         return _explain(args)
-    from atlas_core.project.index import index_project, target_of
+    from atlas_core.project import index_project, target_of
     from atlas_ls.cli.commands.build import _interrupt_on_sigterm
 
     target = target_of(args.path, args.output, max_files=args.max_files)
@@ -90,7 +90,7 @@ def run_index(args: argparse.Namespace) -> int:
 def _watch(
     args: argparse.Namespace, target: IndexTarget, embedder: Embedder, cache: BuildCache
 ) -> None:
-    from atlas_core.project.index import watch_project
+    from atlas_core.project import watch_project
 
     def on_update(report: BuildReport | None, error: AtlasError | None, seconds: float) -> None:
         if error is not None:
@@ -125,10 +125,10 @@ def _watch(
 
 def _explain(args: argparse.Namespace) -> int:
     from atlas_core.project import project_root
-    from atlas_core.sources.code_explain import explain
+    from atlas_core.sources import explain_indexing
 
     root = project_root(args.path if args.path is not None else Path.cwd())
-    for found in explain(root, args.explain):
+    for found in explain_indexing(root, args.explain):
         print(json.dumps(found.as_dict()) if args.json else found.line(), flush=True)
     return 0
 

@@ -1,6 +1,6 @@
 """`atlas search`, `atlas lookup`, `atlas symbols` and `atlas evaluate`.
 
-Without ``--bundle`` the bundle comes from `atlas_core.serving.locator.resolve_bundle_paths`
+Without ``--bundle`` the bundle comes from `atlas_core.serving.resolve_bundle_paths`
 ($ATLAS_BUNDLE, the config file, the installed bundle, the embedded demo). ``--bundle`` may be given
 several times (or hold several paths joined with the OS path separator); results are then merged.
 """
@@ -15,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from atlas_core.search.excerpt import clip
+from atlas_core.search import clip
 
 SEARCH_MODES = ("hybrid", "vector", "keyword")
 DEFAULT_TOP_K = 10
@@ -119,7 +119,7 @@ def _bundle_args(parser: argparse.ArgumentParser) -> None:
 
 def _open(args: argparse.Namespace) -> Any:
     from atlas_core.engine import Engine
-    from atlas_core.serving.locator import resolve_bundle_paths
+    from atlas_core.serving import resolve_bundle_paths
 
     return Engine.open(resolve_bundle_paths(args.bundle), prefer=getattr(args, "prefer", None))
 
@@ -242,14 +242,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
     modes = expand_modes(args.mode)
     previous = None
     if args.compare:
-        from atlas_core.evaluate.compare import pair_modes
-        from atlas_core.evaluate.runs import load_run
+        from atlas_core.evaluate import load_run, pair_modes
 
         # refuse a bad compare file before minutes of evaluation, not after
         previous = load_run(args.compare)
         pair_modes(list(previous.modes), modes)
     with _open(args) as engine:
-        from atlas_core.engine import MAX_TOP_K, clamp_count
+        from atlas_core.search import MAX_TOP_K, clamp_count
 
         top_k = clamp_count(args.top_k, "top_k", MAX_TOP_K)
         reports = evaluate(engine, cases, modes, top_k=top_k)
@@ -257,23 +256,22 @@ def run_evaluate(args: argparse.Namespace) -> int:
     data: dict[str, Any] = to_json(reports)
     comparison = None
     if previous is not None:
-        from atlas_core.evaluate.compare import compare_runs
-        from atlas_core.evaluate.runs import parse_run
+        from atlas_core.evaluate import compare_runs, parse_run
 
         comparison = compare_runs(previous, parse_run(data, "this run"))
         data["compare"] = comparison.as_dict()
     dropped: list[str] = []
     if comparison is not None and args.max_drop is not None:
-        from atlas_core.evaluate.compare import drops
+        from atlas_core.evaluate import metric_drops
 
-        dropped = drops(comparison, args.max_drop)
+        dropped = metric_drops(comparison, args.max_drop)
         data["compare"]["max_drop"] = {"tolerance": args.max_drop, "dropped": dropped}
     if args.save:
-        from atlas_core.evaluate.runs import save_run
+        from atlas_core.evaluate import save_run
 
         save_run(args.save, data)
     if args.report:
-        from atlas_core.evaluate.report import write_report
+        from atlas_core.evaluate import write_report
 
         write_report(
             args.report, reports, comparison=comparison, bundle=bundle, golden=str(args.golden)
@@ -283,7 +281,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return _gate(dropped, args)
     print(format_table(reports))
     if comparison is not None:
-        from atlas_core.evaluate.compare import format_comparison
+        from atlas_core.evaluate import format_comparison
 
         print()
         print(format_comparison(comparison))

@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_smoke(args: argparse.Namespace) -> int:
-    from atlas_core.serving.locator import resolve_bundle_paths
+    from atlas_core.serving import resolve_bundle_paths
     from atlas_ls.cli.smoke import Step, run_smoke
 
     paths = [Path(p) for p in resolve_bundle_paths(args.bundle)]
