@@ -16,11 +16,21 @@ from typing import TYPE_CHECKING
 from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
-    from atlas_core.apicheck.check import CHECKS, check_located, check_request
+    from atlas_core.apicheck.check import (
+        CHECKS,
+        check_client_calls,
+        check_located,
+        check_request,
+        locate,
+        resolve,
+    )
     from atlas_core.apicheck.model import ApiModel, Operation, build_model, says_removed
 
 _EXPORTS = {
     "CHECKS": "check",
+    "check_client_calls": "check",
+    "locate": "check",
+    "resolve": "check",
     "check_located": "check",
     "check_request": "check",
     "ApiModel": "model",
@@ -33,8 +43,11 @@ __all__ = [
     "ApiModel",
     "Operation",
     "build_model",
+    "check_client_calls",
     "check_located",
     "check_request",
+    "locate",
+    "resolve",
     "says_removed",
 ]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

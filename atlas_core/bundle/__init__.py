@@ -10,6 +10,7 @@ from atlas_core.bundle.manifest import (
     MANIFEST,
     MIRROR,
     MODEL,
+    REPAIR_HINT,
     VECTOR_DTYPE,
     bundle_name_problem,
     file_entry,
@@ -20,6 +21,7 @@ from atlas_core.bundle.reader import Bundle
 from atlas_core.bundle.verify import UNLISTED, bundle_problems, verify_bundle
 
 if TYPE_CHECKING:
+    from atlas_core.bundle.chunk_schema import file_problem
     from atlas_core.bundle.writer import BundleWriter, check_output
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "MANIFEST",
     "MIRROR",
     "MODEL",
+    "REPAIR_HINT",
     "UNLISTED",
     "VECTOR_DTYPE",
     "Bundle",
@@ -35,9 +38,14 @@ __all__ = [
     "bundle_problems",
     "check_output",
     "file_entry",
+    "file_problem",
     "read_manifest",
     "sanitized_bundle_name",
     "verify_bundle",
 ]
-# The writer needs numpy; readers (the language server's lookup path) never do.
-__getattr__ = lazy_exports(__name__, {"BundleWriter": "writer", "check_output": "writer"})
+# The writer needs numpy and the chunk schema pyarrow; readers (the language server's lookup path)
+# never do.
+__getattr__ = lazy_exports(
+    __name__,
+    {"BundleWriter": "writer", "check_output": "writer", "file_problem": "chunk_schema"},
+)

@@ -23,7 +23,7 @@ from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
     from atlas_core.identifiers.build import extract, extract_ranked, write_identifier_table
-    from atlas_core.identifiers.call_target import CallTarget, pick_definition
+    from atlas_core.identifiers.call_target import CallTarget, pick_definition, resolve_call
     from atlas_core.identifiers.index import IdentifierIndex, record_params
     from atlas_core.identifiers.normalize import (
         HTTP_METHODS,
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
         split_words,
         strip_path,
     )
-    from atlas_core.identifiers.subjects import subject_keys
+    from atlas_core.identifiers.subjects import group_pages, one_per_subject, subject_keys
     from atlas_core.identifiers.table import META_FILE, TABLE_DIR, RowMemo, read_npy
     from atlas_core.identifiers.verify import mention_problems, table_problems
 
@@ -61,6 +61,9 @@ _EXPORTS = {
     "subject_keys": "subjects",
     "CallTarget": "call_target",
     "pick_definition": "call_target",
+    "resolve_call": "call_target",
+    "group_pages": "subjects",
+    "one_per_subject": "subjects",
     "HTTP_METHODS": "normalize",
 }
 __all__ = [
@@ -73,14 +76,17 @@ __all__ = [
     "compact",
     "extract",
     "extract_ranked",
+    "group_pages",
     "is_param_segment",
     "looks_like_path",
     "mention_problems",
     "name_variants",
+    "one_per_subject",
     "path_key",
     "pick_definition",
     "read_npy",
     "record_params",
+    "resolve_call",
     "split_words",
     "strip_path",
     "subject_keys",

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
-    from atlas_core.sources.code_chunks import CHUNKINGS, chunk_code_documents, code_identifiers
+    from atlas_core.sources.code_chunks import (
+        CHUNKINGS,
+        chunk_code_documents,
+        code_identifiers,
+        parse_call,
+        qualified_name,
+    )
     from atlas_core.sources.code_explain import Explanation, explain_indexing
     from atlas_core.sources.code_walk import VENDORED
     from atlas_core.sources.credentials import name_reason
@@ -160,7 +166,9 @@ __all__ = [
     "load_source",
     "load_sources",
     "name_reason",
+    "parse_call",
     "parse_spec",
+    "qualified_name",
 ]
 
 # Loaded on first use, so importing the face stays as cheap as it was.
@@ -169,6 +177,8 @@ _EXPORTS = {
     "CHUNKINGS": "code_chunks",
     "chunk_code_documents": "code_chunks",
     "code_identifiers": "code_chunks",
+    "parse_call": "code_chunks",
+    "qualified_name": "code_chunks",
     "name_reason": "credentials",
     "Explanation": "code_explain",
     "explain_indexing": "code_explain",
