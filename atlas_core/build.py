@@ -250,8 +250,12 @@ def _write(
 ) -> tuple[Bundle, int, float, str]:
     """Stage and commit the bundle; (the bundle, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
-    write_identifier_table = _index_writer("atlas_core.identifiers.build", "write_identifier_table")
-    write_mention_index = _index_writer("atlas_core.identifiers.mentions", "write_mention_index")
+    write_identifier_table = _index_writer(
+        "atlas_core.identifiers.extract.documents", "write_identifier_table"
+    )
+    write_mention_index = _index_writer(
+        "atlas_core.identifiers.store.mentions", "write_mention_index"
+    )
     # A build with a cache is one of many in a long-lived process: the old bundle's files are
     # deleted in the background instead of before the update is reported.
     with (

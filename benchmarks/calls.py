@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from atlas_core.engine import Engine  # noqa: E402
 from atlas_core.errors import QueryError  # noqa: E402
-from atlas_core.identifiers.normalize import compact, path_key  # noqa: E402
+from atlas_core.identifiers.spelling import compact, path_key  # noqa: E402
 from atlas_core.recognize.calls import CallReader, CallSite  # noqa: E402
 
 ROLE_AGREES = {

@@ -3,7 +3,7 @@
 Wall time on a shared machine is inflated by other processes; CPU time (`time.process_time`) is
 what the code itself costs. Both are printed, as one JSON object:
 
-  open_wall_ms / open_cpu_ms         fresh process: import atlas_core.identifiers.index, open the table,
+  open_wall_ms / open_cpu_ms         fresh process: import atlas_core.identifiers.lookup.identifier_index, open the table,
                                      answer the first lookup (goal < 300)
   symbols_first_wall_ms / _cpu_ms    that process's first symbol search (reads the key files)
   symbols_p50/p95_wall_ms / _cpu_ms  workspace-symbol queries: prefixes, whole names, typos,
@@ -33,14 +33,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from atlas_core.identifiers.build import synthetic_entries, write_synthetic_table  # noqa: E402
-from atlas_core.identifiers.index import IdentifierIndex  # noqa: E402
-from atlas_core.identifiers.synthetic import write_synthetic_mentions  # noqa: E402
+from atlas_core.identifiers.lookup.identifier_index import IdentifierIndex  # noqa: E402
+from benchmarks.synthetic_identifiers import (  # noqa: E402
+    synthetic_entries,
+    write_synthetic_mentions,
+    write_synthetic_table,
+)
 
 OPEN_SCRIPT = """
 import json, sys, time
 w0, c0 = time.perf_counter(), time.process_time()
-from atlas_core.identifiers.index import IdentifierIndex
+from atlas_core.identifiers.lookup.identifier_index import IdentifierIndex
 index = IdentifierIndex.open(sys.argv[1])
 index.lookup(sys.argv[2])
 w1, c1 = time.perf_counter(), time.process_time()

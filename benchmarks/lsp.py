@@ -5,7 +5,7 @@
     uv run python benchmarks/lsp.py --json --bundle /tmp/atlas-shared-bundle   # a real bundle
 
 Writes (or reuses, with --workdir) a bundle whose identifier table holds N synthetic identifiers
-(`atlas_core.identifiers.synthetic_entries`, every kind) over 200 mirror pages, then starts
+(`benchmarks.synthetic_identifiers`, every kind) over 200 mirror pages, then starts
 ``python -m atlas_ls --bundle DIR`` and measures, from the client's side of the pipe:
 
   start_to_first_hover_ms  process start to the first hover answer (initialize, initialized,
@@ -93,7 +93,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def build_bundle(output: Path, n: int) -> tuple[Path, list[Any]]:
     """A bundle with `n` synthetic identifiers; returns it and the entries it holds."""
-    from atlas_core.identifiers.build import synthetic_entries
+    from benchmarks.synthetic_identifiers import synthetic_entries
 
     entries = [
         replace(e, file=f"synthetic/page-{i % PAGES}.md", line=1 + (i // PAGES) % PAGE_LINES)
@@ -105,7 +105,7 @@ def build_bundle(output: Path, n: int) -> tuple[Path, list[Any]]:
     import numpy as np
 
     from atlas_core.bundle import BundleWriter
-    from atlas_core.identifiers.build import write_table
+    from atlas_core.identifiers.extract.documents import write_table
     from atlas_core.search.keyword import write_keyword_index
     from atlas_core.types import Chunk, Deprecation, Document
 

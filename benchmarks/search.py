@@ -63,12 +63,13 @@ sys.path.insert(0, str(ROOT))
 from atlas_core.bundle import Bundle, BundleWriter  # noqa: E402
 from atlas_core.embed import load_embedder  # noqa: E402
 from atlas_core.engine import Engine  # noqa: E402
-from atlas_core.identifiers.build import synthetic_entries, write_table  # noqa: E402
+from atlas_core.identifiers.store.table import write_table  # noqa: E402
 from atlas_core.search.dense import DenseIndex  # noqa: E402
 from atlas_core.search.keyword import KeywordIndex, top_k, write_keyword_index  # noqa: E402
 from atlas_core.search.learn import FEATURES, RankingModel, Tree, write_ranking  # noqa: E402
 from atlas_core.search.tokenize import query_terms, tokenize  # noqa: E402
 from atlas_core.types import Chunk, Document  # noqa: E402
+from benchmarks.synthetic_identifiers import synthetic_entries  # noqa: E402
 
 DIMS = 384
 VOCAB = 40_000

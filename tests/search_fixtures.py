@@ -206,7 +206,7 @@ def build_search_bundle(output: Path, *, name: str | None = None) -> Path:
         writer.write_vectors(vectors)
         writer.set_section("keyword", write_keyword_index(chunks, writer.staging))
         try:
-            from atlas_core.identifiers.build import write_identifier_table
+            from atlas_core.identifiers.extract.documents import write_identifier_table
         except ImportError:
             pass
         else:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.engine.api_checks import ApiChecks
-from atlas_core.engine.hybrid import RERANK_ENV, HybridSearch
+from atlas_core.engine.hybrid import HybridSearch
 from atlas_core.engine.lookup import IdentifierQueries
 from atlas_core.engine.parts import OpenBundle, OpenBundles, open_bundles
 from atlas_core.engine.readiness import WARM_MODES, Preparation, warm_up
@@ -68,7 +68,7 @@ class Engine:
     ) -> Engine:
         """Open one bundle directory or several (results merged, tagged with bundle names)."""
         paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
-        reranker_dir = reranker or os.environ.get(RERANK_ENV) or None
+        reranker_dir = reranker or None  # the `reranker` setting, which the entry point passes
         return cls(
             open_bundles(paths, prefer),
             reranker_dir=Path(reranker_dir) if reranker_dir else None,
@@ -153,9 +153,9 @@ class Engine:
         or a generated client's method name), and the parameter or request-body property the
         cursor is on, with its definition (not `define`: without, which saves reading the
         name's definitions for a caller that reads them anyway); None when no operation fits."""
-        from atlas_core.identifiers import resolve_call
+        from atlas_core.identifiers import target_of_call
 
-        return resolve_call(self.lookup, site, self.definitions if define else None)
+        return target_of_call(self.lookup, site, self.definitions if define else None)
 
     def symbols(self, query: str, limit: int = 50, *, project: bool = False) -> list[Symbol]:
         """Workspace-symbol search: identifiers and headings fuzzy-matched, best first; with

@@ -1,18 +1,18 @@
 """Identifiers: what the docs define (endpoints, operations, types, JSON keys, commands, headings)
-and where, from extraction at build time to resolution at run time.
+and where, grouped by when the code runs:
 
-- build time: `write_identifier_table` (and `extract`) over the corpus's documents, and the
-  mention index of every code-shaped name each page writes (`mentions.write_mention_index`,
-  scanned by `mention_scan`);
-- on disk: the formats of ``bundle_spec/SPEC.md`` ("identifiers/", `table`; "mentions/",
-  `mentions`);
-- run time: `IdentifierIndex` (lookup, symbols, endpoint completion, deprecations), which ranks
-  table rows and pages of mentions in one list (`ranking`);
-- spelling: `compact`, `split_words`, `path_key`, `strip_path`, `name_variants`.
+- `extract/`, build time: `write_identifier_table` (and `extract`) over the corpus's documents,
+  and the mentions of every code-shaped name each page writes (`extract.mention_scan`);
+- `store/`, on disk: the formats of ``bundle_spec/SPEC.md`` ("identifiers/": `store.table` writes,
+  `store.table_reader` opens; "mentions/": `store.mentions`) and `atlas verify`'s checks of them;
+- `lookup/`, run time: `IdentifierIndex` (lookup, definitions, symbols, endpoint completion),
+  which ranks table rows and pages of mentions in one list (`lookup.ranking`), and the operation
+  an API call in client code targets (`target_of_call`);
+- `spelling`, used by all three: `compact`, `split_words`, `path_key`, `strip_path`,
+  `name_variants`.
 
 Names load on first use, so the language server's cold start reads only the index it needs. The
-synthetic table generator used by the benchmarks stays out of this face
-(`atlas_core.identifiers.synthetic`).
+synthetic table generator the benchmarks use lives in `benchmarks.synthetic_identifiers`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,20 @@ from typing import TYPE_CHECKING
 from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
-    from atlas_core.identifiers.build import extract, extract_ranked, write_identifier_table
-    from atlas_core.identifiers.call_target import CallTarget, pick_definition, resolve_call
-    from atlas_core.identifiers.index import IdentifierIndex, record_params
-    from atlas_core.identifiers.normalize import (
+    from atlas_core.identifiers.extract.documents import (
+        extract,
+        extract_ranked,
+        write_identifier_table,
+    )
+    from atlas_core.identifiers.lookup.call_target import (
+        CallTarget,
+        pick_definition,
+        target_of_call,
+    )
+    from atlas_core.identifiers.lookup.identifier_index import IdentifierIndex
+    from atlas_core.identifiers.store.table_reader import record_params
+    from atlas_core.identifiers.lookup.subjects import group_pages, one_per_subject, subject_keys
+    from atlas_core.identifiers.spelling import (
         HTTP_METHODS,
         compact,
         is_param_segment,
@@ -35,36 +45,35 @@ if TYPE_CHECKING:
         split_words,
         strip_path,
     )
-    from atlas_core.identifiers.subjects import group_pages, one_per_subject, subject_keys
-    from atlas_core.identifiers.table import META_FILE, TABLE_DIR, RowMemo, read_npy
-    from atlas_core.identifiers.verify import mention_problems, table_problems
+    from atlas_core.identifiers.store.table import META_FILE, TABLE_DIR, RowMemo, read_npy
+    from atlas_core.identifiers.store.verify import mention_problems, table_problems
 
 _EXPORTS = {
-    "extract": "build",
-    "extract_ranked": "build",
-    "write_identifier_table": "build",
-    "IdentifierIndex": "index",
-    "compact": "normalize",
-    "looks_like_path": "normalize",
-    "name_variants": "normalize",
-    "path_key": "normalize",
-    "split_words": "normalize",
-    "strip_path": "normalize",
-    "is_param_segment": "normalize",
-    "META_FILE": "table",
-    "TABLE_DIR": "table",
-    "read_npy": "table",
-    "table_problems": "verify",
-    "mention_problems": "verify",
-    "record_params": "index",
-    "RowMemo": "table",
-    "subject_keys": "subjects",
-    "CallTarget": "call_target",
-    "pick_definition": "call_target",
-    "resolve_call": "call_target",
-    "group_pages": "subjects",
-    "one_per_subject": "subjects",
-    "HTTP_METHODS": "normalize",
+    "extract": "extract.documents",
+    "extract_ranked": "extract.documents",
+    "write_identifier_table": "extract.documents",
+    "IdentifierIndex": "lookup.identifier_index",
+    "compact": "spelling",
+    "looks_like_path": "spelling",
+    "name_variants": "spelling",
+    "path_key": "spelling",
+    "split_words": "spelling",
+    "strip_path": "spelling",
+    "is_param_segment": "spelling",
+    "META_FILE": "store.table",
+    "TABLE_DIR": "store.table",
+    "read_npy": "store.table",
+    "table_problems": "store.verify",
+    "mention_problems": "store.verify",
+    "record_params": "store.table_reader",
+    "RowMemo": "store.table",
+    "subject_keys": "lookup.subjects",
+    "CallTarget": "lookup.call_target",
+    "pick_definition": "lookup.call_target",
+    "target_of_call": "lookup.call_target",
+    "group_pages": "lookup.subjects",
+    "one_per_subject": "lookup.subjects",
+    "HTTP_METHODS": "spelling",
 }
 __all__ = [
     "HTTP_METHODS",
@@ -86,11 +95,11 @@ __all__ = [
     "pick_definition",
     "read_npy",
     "record_params",
-    "resolve_call",
     "split_words",
     "strip_path",
     "subject_keys",
     "table_problems",
+    "target_of_call",
     "write_identifier_table",
 ]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

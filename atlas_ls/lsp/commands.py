@@ -44,7 +44,7 @@ _WATCHED_MODULES = (
     "zipfile",
     "importlib.resources",  # a tree-sitter grammar package's __init__ imports it, and tempfile
     "tempfile",
-    "atlas_core.identifiers.mention_scan",  # the bundle build's page scanner
+    "atlas_core.identifiers.extract.mention_scan",  # the bundle build's page scanner
     "atlas_ls.lsp.typed_call",  # completion's and signature help's reader, made on first use
     "argparse",  # editors' command lines are read without it (lsp.__main__.parse_args)
     "shutil",  # with bz2 and lzma: only builds and installs copy or remove trees

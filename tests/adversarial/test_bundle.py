@@ -33,7 +33,7 @@ import pytest
 from atlas_core.bundle import Bundle, BundleWriter, verify_bundle
 from atlas_core.engine import Engine
 from atlas_core.errors import BuildError, BundleError
-from atlas_core.identifiers.table import write_npy
+from atlas_core.identifiers.store.table import write_npy
 from atlas_core.types import Chunk, Document
 from tests.reload_support import reseal
 

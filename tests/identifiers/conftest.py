@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.identifiers.build import extract
+from atlas_core.identifiers.extract.documents import extract
 from atlas_core.types import Deprecation, IdentifierEntry
 from tests.identifiers.documents import fixture_documents
 from tests.identifiers.mention_pages import PAGES, SPEC, build_pages

@@ -8,11 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from atlas_core.identifiers.build import bound, extract, synthetic_entries, write_identifier_table
-from atlas_core.identifiers.index import IdentifierIndex
+from atlas_core.identifiers.extract.documents import bound, extract, write_identifier_table
+from atlas_core.identifiers.lookup.identifier_index import IdentifierIndex
 from atlas_core.markdown.chunker import heading_anchors
 from atlas_core.recognize.code_context import is_code_occurrence
 from atlas_core.types import Document, IdentifierEntry, Param
+from benchmarks.synthetic_identifiers import synthetic_entries
 from tests.identifiers.documents import FIXTURES, fixture_documents
 
 
@@ -272,7 +273,7 @@ def test_synthetic_entries_cover_every_kind_and_round_trip(tmp_path):
         "graphql",
         "heading",
     }
-    from atlas_core.identifiers.build import write_table
+    from atlas_core.identifiers.extract.documents import write_table
 
     section = write_table(entries, [], tmp_path)
     assert section["count"] == len({(e.kind, e.name, e.file) for e in entries})
@@ -405,7 +406,7 @@ def test_graphql_endpoint_urls_are_endpoints(extracted):
 
 
 def test_rank_weights_compare_generated_sections_with_written_ones():
-    from atlas_core.identifiers.build import extract_ranked
+    from atlas_core.identifiers.extract.documents import extract_ranked
 
     fields = {"method": "POST", "path": "/rotors/{rotorId}/spin", "operation_id": "spinRotor"}
     spec_text = (

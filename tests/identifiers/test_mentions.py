@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from atlas_core.engine import Engine
-from atlas_core.identifiers.mentions import MentionBuilder, MentionIndex
-from atlas_core.identifiers.places import CODE, DEFINITION, HEADING, SPAN, TABLE
+from atlas_core.identifiers.store.mentions import MentionBuilder, MentionIndex
+from atlas_core.identifiers.store.places import CODE, DEFINITION, HEADING, SPAN, TABLE
 from tests.identifiers.mention_pages import PAGES
 from tests.reload_support import reseal
 

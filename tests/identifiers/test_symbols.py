@@ -11,14 +11,9 @@ from pathlib import Path
 import pytest
 
 from atlas_core.errors import BundleError
-from atlas_core.identifiers.build import extract, write_identifier_table, write_table
-from atlas_core.identifiers.index import (
-    IdentifierIndex,
-    compact,
-    name_variants,
-    path_key,
-    strip_path,
-)
+from atlas_core.identifiers.extract.documents import extract, write_identifier_table, write_table
+from atlas_core.identifiers.lookup.identifier_index import IdentifierIndex
+from atlas_core.identifiers.spelling import compact, name_variants, path_key, strip_path
 from atlas_core.types import Deprecation, IdentifierEntry, Param
 from tests.identifiers.documents import fixture_documents
 
@@ -348,7 +343,7 @@ def test_lookup_path_imports_no_heavy_modules(tmp_path):
     write_identifier_table(fixture_documents(), [], tmp_path)
     code = (
         "import sys\n"
-        "from atlas_core.identifiers.index import IdentifierIndex\n"
+        "from atlas_core.identifiers.lookup.identifier_index import IdentifierIndex\n"
         f"i = IdentifierIndex.open({str(tmp_path)!r})\n"
         "assert i.lookup('findAssets') and i.symbols('asset') and i.lookup('findAsset')\n"
         "i.deprecations(); i.endpoints('/rest/2.0/as')\n"

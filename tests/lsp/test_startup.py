@@ -64,7 +64,7 @@ NOT_FOR_THE_LANGUAGE_SERVER = (
     "zipfile",
     "importlib.resources",
     "tempfile",
-    "atlas_core.identifiers.mention_scan",
+    "atlas_core.identifiers.extract.mention_scan",
     "atlas_ls.lsp.typed_call",
     "argparse",
     "shutil",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from atlas_core.engine import Engine
-from atlas_core.identifiers.call_target import CallTarget
+from atlas_core.identifiers.lookup.call_target import CallTarget
 from atlas_core.recognize.calls import CallSite
 from tests.recognize.cursor import read
 

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from atlas_core.identifiers.table import META_FILE, TABLE_DIR, TABLE_VERSION, write_table
+from atlas_core.identifiers.store.table import META_FILE, TABLE_DIR, TABLE_VERSION, write_table
 from atlas_core.types import IdentifierEntry, Param
 
 _SYN_NOUN_TEXT = (
@@ -97,10 +97,10 @@ def write_synthetic_mentions(
     every entry's name written on a few pages (its own first, as a definition), a share of names
     only the mentions know (constants), and a few words on thousands of pages, as `id` and `name`
     are in real docs. Reused when one with the same `n` and `seed` is there. Returns ``out_dir``."""
-    from atlas_core.identifiers.mentions import MENTIONS_DIR, MentionBuilder
-    from atlas_core.identifiers.mentions import META_FILE as MENTION_META
-    from atlas_core.identifiers.normalize import compact, path_key
-    from atlas_core.identifiers.places import CODE, DEFINITION, HEADING, SPAN
+    from atlas_core.identifiers.spelling import compact, path_key
+    from atlas_core.identifiers.store.mentions import MENTIONS_DIR, MentionBuilder
+    from atlas_core.identifiers.store.mentions import META_FILE as MENTION_META
+    from atlas_core.identifiers.store.places import CODE, DEFINITION, HEADING, SPAN
 
     out_dir = Path(out_dir)
     meta_path = out_dir / MENTIONS_DIR / MENTION_META

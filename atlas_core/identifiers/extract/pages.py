@@ -14,7 +14,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
-from atlas_core.identifiers.code_names import (
+from atlas_core.identifiers.extract.code_names import (
     TYPE_RE,
     TYPE_SUFFIXES,
     cli_page_command,
@@ -22,14 +22,7 @@ from atlas_core.identifiers.code_names import (
     java_names,
     shell_command,
 )
-from atlas_core.identifiers.definitions import (
-    example_definitions,
-    is_spec_dump,
-    model_type,
-    table_definitions,
-)
-from atlas_core.identifiers.normalize import strip_path
-from atlas_core.identifiers.scan import (
+from atlas_core.identifiers.extract.document_scan import (
     CODE_WEIGHT,
     DEFINITION_WEIGHT,
     LONG_LINE,
@@ -37,7 +30,14 @@ from atlas_core.identifiers.scan import (
     Section,
     bound,
 )
-from atlas_core.identifiers.table import OWNED_KINDS
+from atlas_core.identifiers.extract.table_definitions import (
+    example_definitions,
+    is_spec_dump,
+    model_type,
+    table_definitions,
+)
+from atlas_core.identifiers.spelling import strip_path
+from atlas_core.identifiers.store.table import OWNED_KINDS
 from atlas_core.types import Document, IdentifierEntry, Param
 
 METHOD_ALT = "GET|POST|PUT|PATCH|DELETE"

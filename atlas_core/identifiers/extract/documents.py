@@ -1,9 +1,9 @@
 """Build-time extraction of the identifier table: what the bundle pipeline calls.
 
 `write_identifier_table` gathers the entries the sources already attach to documents (OpenAPI
-operations and schemas) and what each markdown page says (`atlas_core.identifiers.pages`), the
-deprecations the docs state (`atlas_core.identifiers.deprecations`), marks deprecated entries, and writes the
-table (`atlas_core.identifiers.table`; format in ``bundle_spec/SPEC.md``, section "identifiers/").
+operations and schemas) and what each markdown page says (`atlas_core.identifiers.extract.pages`), the
+deprecations the docs state (`atlas_core.identifiers.extract.deprecations`), marks deprecated entries, and writes the
+table (`atlas_core.identifiers.store.table`; format in ``bundle_spec/SPEC.md``, section "identifiers/").
 """
 
 from __future__ import annotations
@@ -13,21 +13,23 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from atlas_core.identifiers.deprecations import entry_deprecation, extract_deprecations
-from atlas_core.identifiers.normalize import compact
-from atlas_core.identifiers.pages import Found, extract_document
-from atlas_core.identifiers.scan import DEFINITION_WEIGHT, HEADING_WEIGHT, Scan, bound
-from atlas_core.identifiers.synthetic import synthetic_entries, write_synthetic_table
-from atlas_core.identifiers.table import OWNED_KINDS, RowMemo, write_table
+from atlas_core.identifiers.extract.deprecations import entry_deprecation, extract_deprecations
+from atlas_core.identifiers.extract.document_scan import (
+    DEFINITION_WEIGHT,
+    HEADING_WEIGHT,
+    Scan,
+    bound,
+)
+from atlas_core.identifiers.extract.pages import Found, extract_document
+from atlas_core.identifiers.spelling import compact
+from atlas_core.identifiers.store.table import OWNED_KINDS, RowMemo, write_table
 from atlas_core.types import Chunk, Deprecation, Document, IdentifierEntry
 
 __all__ = [
     "bound",
     "extract",
     "extract_ranked",
-    "synthetic_entries",
     "write_identifier_table",
-    "write_synthetic_table",
     "write_table",
 ]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from atlas_core.identifiers.normalize import compact, path_key
+from atlas_core.identifiers.spelling import compact, path_key
 from atlas_core.types import Candidate, PageRef, Symbol
 
 # Kinds whose candidates on several pages are one subject; the rest (JSON keys, commands,

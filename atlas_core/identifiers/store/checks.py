@@ -1,9 +1,9 @@
 """What makes an identifier table unsafe to serve, checked without numpy (SPEC "identifiers/").
 
-The reader (`atlas_core.identifiers.index.IdentifierIndex`) runs these cheap checks when it loads a file and
+The reader (`atlas_core.identifiers.lookup.identifier_index.IdentifierIndex`) runs these cheap checks when it loads a file and
 checks each JSON record as it decodes it, so a damaged table becomes one `BundleError` naming the
 file instead of an IndexError, a JSONDecodeError or, worse, a wrong row served in silence (Python
-reads a negative row number from the end of a list). `atlas_core.identifiers.verify` applies the
+reads a negative row number from the end of a list). `atlas_core.identifiers.store.verify` applies the
 same rules to every file and record for `atlas verify`. This module is on the language server's
 cold-start path, so it stays small.
 """
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from atlas_core.identifiers.table import TABLE_FORMAT, TABLE_VERSION
+from atlas_core.identifiers.store.table import TABLE_FORMAT, TABLE_VERSION
 from atlas_core.safeio import safe_relpath
 
 _RECORD_TEXT = frozenset(

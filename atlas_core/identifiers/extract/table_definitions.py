@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from atlas_core.identifiers.scan import LONG_LINE, CodeBlock, Scan
+from atlas_core.identifiers.extract.document_scan import LONG_LINE, CodeBlock, Scan
 from atlas_core.markdown import spec_inline
 
 # First header cells of a definition table, and what a row of it defines.

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from atlas_core.identifiers.normalize import (
+from atlas_core.identifiers.spelling import (
     BUILDER_PARTS,
     QUOTES,
     compact,
@@ -35,7 +35,7 @@ from atlas_core.identifiers.normalize import (
     path_key,
     strip_path,
 )
-from atlas_core.identifiers.places import (
+from atlas_core.identifiers.store.places import (
     CODE,
     DEFINITION,
     EXAMPLE,
@@ -50,7 +50,7 @@ from atlas_core.identifiers.places import (
 from atlas_core.types import Candidate
 
 if TYPE_CHECKING:
-    from atlas_core.identifiers.mentions import Mention, MentionIndex
+    from atlas_core.identifiers.store.mentions import Mention, MentionIndex
 
 MATCH_TIERS = {"exact": 0, "normalized": 1, "fuzzy": 2}
 # Levels: how a page documents a name.

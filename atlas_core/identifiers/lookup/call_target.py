@@ -1,7 +1,7 @@
 """From an API call in client code to what it calls: the operation its HTTP method and URL (or a
 generated client's method name) pick, and the parameter or request-body property the cursor is on.
 
-`resolve_call` takes the engine's `lookup` and `definitions` and a `CallSite` (read by
+`target_of_call` takes the engine's `lookup` and `definitions` and a `CallSite` (read by
 `atlas_core.recognize.calls`) and answers with a `CallTarget`, or None when no documented
 operation fits. The call's method is binding: ``requests.delete(".../domains/bulk")`` is DELETE
 /domains/bulk even where the docs list POST first, and a method the path does not document
@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from atlas_core.errors import QueryError
-from atlas_core.identifiers.normalize import compact, path_key, strip_path
+from atlas_core.identifiers.spelling import compact, path_key, strip_path
 from atlas_core.recognize import BODY, ENDPOINT, HEADER, OPERATION, PATH, QUERY, SDK, CallSite
 from atlas_core.types import Candidate, Definition, Param
 
@@ -115,7 +115,7 @@ class CallTarget:
         return self.written
 
 
-def resolve_call(
+def target_of_call(
     lookup: Lookup, site: CallSite, definitions: Definitions | None = None
 ) -> CallTarget | None:
     """The documented operation `site` calls and the parameter under the cursor; None when no

@@ -1,6 +1,6 @@
 """The mention index: where each code-shaped token occurs in a bundle's pages, and how.
 
-Build time: `write_mention_index` scans every page (`atlas_core.identifiers.mention_scan`) and
+Build time: `write_mention_index` scans every page (`atlas_core.identifiers.extract.mention_scan`) and
 writes ``mentions/`` (byte layout in ``bundle_spec/SPEC.md``, section "mentions/"). Run time:
 `MentionIndex` answers `rows(key)`, one `Mention` per page that writes the key: how often, in
 which places (heading, definition table, example, ...), how densely in its best section. The
@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from atlas_core.errors import BundleError
-from atlas_core.identifiers.normalize import path_key, strip_path
-from atlas_core.identifiers.places import PLACE_NAMES
-from atlas_core.identifiers.ranking import best_first
-from atlas_core.identifiers.table import read_lines, write_lines, write_npy
+from atlas_core.identifiers.lookup.ranking import best_first
+from atlas_core.identifiers.spelling import path_key, strip_path
+from atlas_core.identifiers.store.places import PLACE_NAMES
+from atlas_core.identifiers.store.table import read_lines, write_lines, write_npy
 from atlas_core.safeio import read_json
 from atlas_core.types import Document
 
@@ -110,7 +110,7 @@ class MentionBuilder:
             self._paths[key] += count
 
     def add_page(self, file: str, url: str, text: str, title: str, *, generated: bool) -> None:
-        from atlas_core.identifiers.mention_scan import PageScan  # build time only
+        from atlas_core.identifiers.extract.mention_scan import PageScan  # build time only
 
         page = self.add_file(file, url, generated=generated)
         if len(self._cache) > CACHE_PIECES:

@@ -1,7 +1,7 @@
 """Recognisers for API names in code and command lines.
 
 Each takes one line (or one inline-code span) and returns the names it holds; the page extractor
-(`atlas_core.identifiers.pages`) decides where they apply and records where they were found.
+(`atlas_core.identifiers.extract.pages`) decides where they apply and records where they were found.
 Java/Groovy types and bean calls, CLI commands, GraphQL definitions and references.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from atlas_core.identifiers.normalize import STOPWORDS
+from atlas_core.identifiers.spelling import STOPWORDS
 
 TYPE_SUFFIXES = (
     "Api|Request|Response|Service|Command|Bean|Impl|Config|Configuration|Client|Builder|"

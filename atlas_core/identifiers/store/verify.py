@@ -1,5 +1,5 @@
 """`atlas verify` for the identifier table: every file read in full, every record decoded, with
-the rules the reader checks as it goes (`atlas_core.identifiers.checks`) plus those that cannot
+the rules the reader checks as it goes (`atlas_core.identifiers.store.checks`) plus those that cannot
 break a lookup but make its answers wrong (keys out of order, postings of odd weights)."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import Any
 
-from atlas_core.identifiers.checks import (
+from atlas_core.identifiers.store.checks import (
     checked_record,
     meta_problem,
     offsets_problem,
     postings_problem,
 )
-from atlas_core.identifiers.mentions import (
+from atlas_core.identifiers.store.mentions import (
     ANCHORS_FILE,
     FILES_FILE,
     KEY_STARTS_FILE,
@@ -25,12 +25,12 @@ from atlas_core.identifiers.mentions import (
     OFFSETS_FILE,
     URLS_FILE,
 )
-from atlas_core.identifiers.mentions import GENERATED_FILE as MENTION_GENERATED
-from atlas_core.identifiers.mentions import META_FILE as MENTION_META
-from atlas_core.identifiers.mentions import ROW_ARRAYS as MENTION_ROW_ARRAYS
-from atlas_core.identifiers.mentions import meta_problem as mention_meta_problem
-from atlas_core.identifiers.places import PLACE_NAMES
-from atlas_core.identifiers.table import (
+from atlas_core.identifiers.store.mentions import GENERATED_FILE as MENTION_GENERATED
+from atlas_core.identifiers.store.mentions import META_FILE as MENTION_META
+from atlas_core.identifiers.store.mentions import ROW_ARRAYS as MENTION_ROW_ARRAYS
+from atlas_core.identifiers.store.mentions import meta_problem as mention_meta_problem
+from atlas_core.identifiers.store.places import PLACE_NAMES
+from atlas_core.identifiers.store.table import (
     DEPRECATIONS_FILE,
     GENERATED_FILE,
     KEY_FAMILIES,

@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable
 from itertools import accumulate
 
-from atlas_core.identifiers.normalize import path_key, strip_path
-from atlas_core.identifiers.pages import ENDPOINT_RE, METHOD_ALT, PASCAL_RE
-from atlas_core.identifiers.scan import Scan, bound
+from atlas_core.identifiers.extract.document_scan import Scan, bound
+from atlas_core.identifiers.extract.pages import ENDPOINT_RE, METHOD_ALT, PASCAL_RE
+from atlas_core.identifiers.spelling import path_key, strip_path
 from atlas_core.types import Deprecation, Document, IdentifierEntry
 
 _DEPRECATED_RE = re.compile(r"deprecat", re.IGNORECASE)

@@ -2,7 +2,7 @@
 
 The table (``identifiers/`` in a bundle, byte layout in ``bundle_spec/SPEC.md``) is newline-
 separated UTF-8 key files, little-endian ``.npy`` integer arrays and one JSON record per row. This
-module writes it and holds the codecs the reader (`atlas_core.identifiers.index`) shares; it imports
+module writes it and holds the codecs the reader (`atlas_core.identifiers.lookup.identifier_index`) shares; it imports
 neither numpy nor anything else heavy, since the language server reads the table on cold start.
 """
 
@@ -20,7 +20,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from atlas_core.identifiers.normalize import (
+from atlas_core.identifiers.spelling import (
     STOPWORDS,
     compact,
     initials,

@@ -1,6 +1,6 @@
 """Every code-shaped token a markdown page writes, with its line, section and place.
 
-The mention index (`atlas_core.identifiers.mentions`) is built from these occurrences. A token is
+The mention index (`atlas_core.identifiers.store.mentions`) is built from these occurrences. A token is
 "code-shaped" by where it stands (a fenced block, an inline code span, a table cell, a heading)
 or by its spelling in prose (camelCase, snake_case, SCREAMING_CASE, a dotted name, a URL path).
 Each occurrence yields up to three keys, so lookups can ask by any of them:
@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from atlas_core.identifiers.normalize import compact, path_key, strip_path
-from atlas_core.identifiers.places import (
+from atlas_core.identifiers.spelling import compact, path_key, strip_path
+from atlas_core.identifiers.store.places import (
     CODE,
     DEFINITION,
     EXAMPLE,
