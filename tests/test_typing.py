@@ -46,6 +46,7 @@ def _error_lines(report: dict) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.stress
 def test_pyright_reports_no_errors() -> None:
     if importlib.util.find_spec("pyright") is None:
         pytest.fail("pyright is not installed: it is a dev dependency, run `uv sync --locked`")

@@ -231,6 +231,7 @@ def test_atlas_demo_with_unwritable_cache_is_one_clear_error(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.stress
 @pytest.mark.timeout(1200)
 def test_atlas_demo_command_shows_every_mode() -> None:
     """`atlas demo` on a fresh cache builds with the real default model, then reuses the bundle."""

@@ -261,6 +261,7 @@ def test_sections_and_max_pages_limit_the_crawl(site: SiteServer, tmp_path: Path
         )  # fmt: skip
 
 
+@pytest.mark.stress
 def test_five_thousand_links_with_bounded_memory(site: SiteServer, tmp_path: Path) -> None:
     lines = ["## Bulk"]
     for i in range(5000):

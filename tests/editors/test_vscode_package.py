@@ -47,6 +47,7 @@ VSCE = "@vscode/vsce@3.9.2"  # pinned: the last line that supports Node.js 20
 
 
 @pytest.mark.slow
+@pytest.mark.stress
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm (Node.js) is not installed: no vsce")
 def test_vsce_packages_the_extension_without_a_prompt(tmp_path: Path) -> None:
     """`vsce package` as the README says, on a copy of the extension, with no terminal to answer

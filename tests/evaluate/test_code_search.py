@@ -195,6 +195,7 @@ def comparison(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
 
 
 @pytest.mark.slow
+@pytest.mark.stress
 def test_every_expected_definition_resolves_in_the_fetched_package(
     comparison: Comparison,
 ) -> None:
@@ -204,6 +205,7 @@ def test_every_expected_definition_resolves_in_the_fetched_package(
 
 
 @pytest.mark.slow
+@pytest.mark.stress
 def test_both_bundles_are_searched_and_reported(comparison: Comparison) -> None:
     report = comparison.as_dict()
     assert report["package"] == "click"
@@ -219,6 +221,7 @@ def test_both_bundles_are_searched_and_reported(comparison: Comparison) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.stress
 def test_definition_chunks_beat_fixed_windows_by_at_least_005_mrr(
     comparison: Comparison,
 ) -> None:
