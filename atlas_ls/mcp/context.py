@@ -52,7 +52,7 @@ def preload_for_workers(options: ServerOptions) -> None:
     global _inherited
     if not needs_engine(options):
         return
-    loader = BundleLoader(_empty_holder(), warm_up=WARM_MODES)
+    loader = BundleLoader(_empty_holder(), warm_up=WARM_MODES, settings=options.settings)
     loader.projects = options.projects
     result = loader.load_here(options.bundles, allow_demo=options.mirror is None)
     loader.shutdown()
@@ -118,7 +118,7 @@ class AppContext:
     def __post_init__(self) -> None:
         # This server serves searches of every kind besides lookups: all of it is loaded before
         # the first request, as a hot reload also does before its swap.
-        self.loader = BundleLoader(self.holder, warm_up=WARM_MODES)
+        self.loader = BundleLoader(self.holder, warm_up=WARM_MODES, settings=self.options.settings)
         self.loader.projects = self.options.projects
         if self.fixed_mirror is not None:
             self._fixed_docs = MirrorSet({"": self.fixed_mirror})

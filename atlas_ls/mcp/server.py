@@ -292,6 +292,7 @@ def run(options: ServerOptions) -> None:
     if options.transport == "http":
         from atlas_ls.mcp.transport.http import serve_http
 
-        serve_http(build_server, options, required_token(options.host, options.allow_remote))
+        token = required_token(options.host, options.allow_remote, options.settings.mcp_token)
+        serve_http(build_server, options, token)
     else:
         anyio.run(run_stdio, build_server(options))
