@@ -17,6 +17,7 @@ from atlas_core.errors import BundleError
 
 if TYPE_CHECKING:
     from atlas_core.changes.compare import BundleDiff
+    from atlas_core.config import Settings
 
 CURRENT_NAME = "current"
 PREVIOUS_NAME = "previous"
@@ -55,9 +56,10 @@ def changes_since_previous(bundle: Path) -> BundleDiff | None:
     return diff_bundles(previous, bundle) if previous is not None else None
 
 
-def resolve_bundle_arg(arg: str) -> Path:
+def resolve_bundle_arg(arg: str, settings: Settings | None = None) -> Path:
     """A bundle folder for one argument of `atlas diff`: a path, `current` (the bundle commands
-    open by default), `previous` (the one current replaced) or an installed release's name."""
+    open by default: the `bundles` setting, else the installed one), `previous` (the one current
+    replaced) or an installed release's name."""
     path = Path(arg).expanduser()
     if path.exists():
         return path
@@ -65,7 +67,7 @@ def resolve_bundle_arg(arg: str) -> Path:
         from atlas_core.serving import resolve_bundle_paths
 
         try:
-            current = resolve_bundle_paths(allow_demo=False)[0]
+            current = resolve_bundle_paths(None, settings, allow_demo=False)[0]
         except BundleError:
             raise BundleError(
                 f"`{arg}`: no bundle is installed or configured",

@@ -2,7 +2,7 @@
 restore, publish.
 
 `download_release` installs a GitHub release (`release_source` says which repository and API,
-`token_from_env` the token); `install_path` installs a bundle folder or archive; `backup`,
+the `github_token` setting the token); `install_path` installs a bundle folder or archive; `backup`,
 `restore` and `list_snapshots` handle snapshots under `BACKUPS`; `publish_release` archives a
 bundle and publishes it."""
 
@@ -14,7 +14,6 @@ from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
     from atlas_core.distribution.download import download_release
-    from atlas_core.distribution.github import token_from_env
     from atlas_core.distribution.install import BACKUPS, CURRENT, RELEASES, list_snapshots
     from atlas_core.distribution.local import install_path
     from atlas_core.distribution.publish import backup, publish_release, restore
@@ -41,7 +40,6 @@ __all__ = [
     "publish_release",
     "release_source",
     "restore",
-    "token_from_env",
 ]
 
 # Loaded on first use, so importing the face stays as cheap as it was (`atlas --help` reads the
@@ -53,7 +51,6 @@ _EXPORTS = {
     "list_snapshots": "install",
     "CURRENT": "install",
     "download_release": "download",
-    "token_from_env": "github",
     "install_path": "local",
     "backup": "publish",
     "publish_release": "publish",

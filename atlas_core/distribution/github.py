@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import time
 import urllib.error
 import urllib.parse
@@ -53,10 +52,6 @@ class Release:
     assets: tuple[Asset, ...]
     upload_url: str = ""
     html_url: str = ""
-
-
-def token_from_env() -> str | None:
-    return os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
 
 
 def origin(url: str) -> tuple[str, str, int | None] | None:

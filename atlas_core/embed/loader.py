@@ -32,7 +32,7 @@ def load_embedder(spec: str | Path = "default", prefer: str | None = None) -> Em
     """An embedder for ``spec``: "default", "hash" or a model directory.
 
     ``prefer`` ("auto", "apple", "nvidia", "cpu" or None) picks the backend; see
-    `atlas_core.embed.resolve` for the environment and config-file fallbacks.
+    `atlas_core.embed.resolve` (the entry point passes the ``embed_backend`` setting).
     """
     if isinstance(spec, str) and spec == "hash":
         return HashEmbedder()

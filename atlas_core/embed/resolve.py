@@ -1,9 +1,9 @@
 """Which embedding backend runs: MLX on Apple silicon, else ONNX Runtime with CUDA, else on CPU.
 
-The request comes from, first match wins: the ``prefer`` argument (the CLI's ``--prefer``), the
-``ATLAS_EMBED_BACKEND`` environment variable, ``[backend] prefer`` in atlas.toml. Values: ``auto``,
-``apple`` (MLX), ``nvidia`` (ONNX Runtime + CUDA), ``cpu`` (ONNX Runtime on CPU). ``None`` or an
-empty string means "not set here, ask the next source"; ``auto`` is itself an explicit answer.
+The request is the ``prefer`` argument: the ``embed_backend`` setting (``--prefer``, else
+``ATLAS_EMBED_BACKEND``, else ``[backend] prefer`` in atlas.toml: `atlas_core.config` resolves
+those) that the entry point passes down. Values: ``auto``, ``apple`` (MLX), ``nvidia`` (ONNX
+Runtime + CUDA), ``cpu`` (ONNX Runtime on CPU); ``None`` or an empty string means ``auto``.
 An explicit request for a backend that cannot run raises `BackendUnavailable` naming the extra to
 install; ``auto`` falls through silently. The hash test embedder never goes through here.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import platform
 import sys
 from dataclasses import dataclass
@@ -21,7 +20,6 @@ from atlas_core.errors import BackendUnavailable, ConfigError
 
 log = logging.getLogger(__name__)
 
-ENV_VAR = "ATLAS_EMBED_BACKEND"
 CHOICES = ("auto", "apple", "nvidia", "cpu")
 _ALIASES = {
     "mlx": "apple",
@@ -88,29 +86,10 @@ def cuda_status() -> tuple[bool, str]:
     return False, f"onnxruntime offers only {', '.join(providers)}"
 
 
-def requested_backend(prefer: str | None = None) -> tuple[str, str]:
-    """(choice in CHOICES, where it came from)."""
-    candidates: list[tuple[str | None, str]] = [
-        (prefer, "--prefer"),
-        (os.environ.get(ENV_VAR), ENV_VAR),
-    ]
-    for value, source in candidates:
-        if value is not None and value.strip():
-            return _normalize(value, source), source
-    from atlas_core.config import load_config
-
-    config = load_config()
-    value = config.get("backend", "prefer")
-    if value is not None:
-        source = f"[backend] prefer in {config.path}"
-        if not isinstance(value, str):
-            raise ConfigError(
-                f"{source} must be a string, found {value!r}",
-                hint=f"use one of {', '.join(CHOICES)}",
-                path=str(config.path),
-            )
-        if value.strip():
-            return _normalize(value, source), source
+def requested_backend(prefer: str | None = None, source: str = "--prefer") -> tuple[str, str]:
+    """(choice in CHOICES, where it came from): `source` names where `prefer` was set."""
+    if prefer is not None and prefer.strip():
+        return _normalize(prefer, source), source
     return "auto", "default"
 
 
@@ -125,15 +104,16 @@ def _normalize(value: str, source: str) -> str:
     return choice
 
 
-def resolve_backend(prefer: str | None = None) -> tuple[str, str]:
-    """(backend name, reason): "mlx", "onnx-cuda" or "onnx-cpu". Logs the choice at INFO."""
-    name, reason, _explicit = resolve(prefer)
+def resolve_backend(prefer: str | None = None, source: str = "--prefer") -> tuple[str, str]:
+    """(backend name, reason): "mlx", "onnx-cuda" or "onnx-cpu". Logs the choice at INFO.
+    `source` names where `prefer` came from (a setting's origin), for the reason and errors."""
+    name, reason, _explicit = resolve(prefer, source)
     return name, reason
 
 
-def resolve(prefer: str | None = None) -> tuple[str, str, bool]:
+def resolve(prefer: str | None = None, source: str = "--prefer") -> tuple[str, str, bool]:
     """Like `resolve_backend`, plus whether the backend was asked for by name (not ``auto``)."""
-    choice, source = requested_backend(prefer)
+    choice, source = requested_backend(prefer, source)
     if choice == "apple":
         ok, why = mlx_status()
         if not ok:

@@ -206,16 +206,12 @@ class HybridSearch:
         return rescored
 
     def reranker(self) -> Reranker:
-        """The cross-encoder: `reranker_dir`, else the config file's ``[rerank] model``."""
+        """The cross-encoder in `reranker_dir` (the `reranker` setting: ``$ATLAS_RERANKER``, else
+        the config file's ``[rerank] model``)."""
         return load_once(self, "_reranker", self._lock, self._load_reranker)
 
     def _load_reranker(self) -> Reranker:
         directory = self.reranker_dir
-        if directory is None:
-            from atlas_core.config import load_config
-
-            configured = load_config().get("rerank", "model")
-            directory = Path(configured).expanduser() if configured else None
         if directory is None:
             raise ModelError(
                 "reranking asked for, but no cross-encoder is configured",

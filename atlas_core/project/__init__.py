@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROJECTS = "projects"
-PROJECT_ENV = "ATLAS_PROJECT"  # a project path the servers open beside the docs
+PROJECT_ENV = "ATLAS_PROJECT"  # the variable of the `project` setting the servers pass here
 
 
 def project_root(start: str | os.PathLike[str]) -> Path:
@@ -79,11 +79,11 @@ def indexed_bundle(start: str | os.PathLike[str]) -> Path | None:
 
 
 def project_bundles(explicit: str | os.PathLike[str] | None, *, cwd: bool = True) -> list[Path]:
-    """The project bundles a server opens beside the docs: the one of `explicit` (``--project``,
-    else ``$ATLAS_PROJECT``), which must have been indexed, or the one of the working directory's
+    """The project bundles a server opens beside the docs: the one of `explicit` (the `project`
+    setting: ``--project``, else ``$ATLAS_PROJECT``), which must have been indexed, or the one of the working directory's
     repository when it has been (`cwd`). BundleError-free: an explicit project without an index
     is a SourceError saying to run `atlas index`."""
-    given = explicit or os.environ.get(PROJECT_ENV, "").strip() or None
+    given = explicit or None
     if given is not None:
         root = project_root(given)
         bundle = project_bundle_dir(root)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from atlas_core.config import Settings
 from atlas_core.errors import AtlasError, BundleError
 from atlas_core.serving.holder import EngineHolder
 
@@ -59,10 +60,10 @@ class LoadResult:
         return self.engine is not None and not self.superseded
 
 
-def open_engine(paths: Sequence[str | Path]) -> Engine:
+def open_engine(paths: Sequence[str | Path], prefer: str | None = None) -> Engine:
     from atlas_core.engine import Engine
 
-    return Engine.open([str(p) for p in paths])
+    return Engine.open([str(p) for p in paths], prefer)
 
 
 def build_demo_in_subprocess() -> str:
@@ -98,14 +99,18 @@ class BundleLoader:
         holder: EngineHolder[Engine],
         *,
         warm_up: Sequence[str] = IDENTIFIER_MODES,
-        opener: Callable[[Sequence[str | Path]], Engine] = open_engine,
+        opener: Callable[[Sequence[str | Path]], Engine] | None = None,
         allow_demo: bool = True,
+        settings: Settings | None = None,
     ) -> None:
         """`warm_up`: the `Engine.warm_up` modes each new engine answers once before it is served
-        (see `atlas_core.engine.WARM_MODES`); the default never loads the embedding model."""
+        (see `atlas_core.engine.WARM_MODES`); the default never loads the embedding model.
+        `settings`: the host's, for the configured bundles and the embedding backend."""
         self.holder = holder
         self.warm_up_modes = tuple(warm_up)
-        self._opener = opener
+        self.settings = settings or Settings()
+        prefer = self.settings.embed_backend
+        self._opener = opener or (lambda paths: open_engine(paths, prefer))
         self._allow_demo = allow_demo
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-load")
         self._lock = threading.Lock()
@@ -178,7 +183,12 @@ class BundleLoader:
         from atlas_core.serving.locator import resolve_bundle_paths
 
         try:
-            return [str(p) for p in resolve_bundle_paths(list(explicit) or None, allow_demo=False)]
+            return [
+                str(p)
+                for p in resolve_bundle_paths(
+                    list(explicit) or None, self.settings, allow_demo=False
+                )
+            ]
         except BundleError as exc:
             if explicit:
                 raise

@@ -1,9 +1,10 @@
 """Which bundle(s) a command or server opens when the user names none.
 
-Order: explicit paths (``--bundle``), ``$ATLAS_BUNDLE`` (several joined with ``os.pathsep``), the
-``[bundle] path`` key of the config file (a string or a list), the installed bundle
-(``atlas download``: ``<data dir>/current``), and last the embedded demo bundle, built on first use.
-The CLI, the language server and the MCP server all call `resolve_bundle_paths`.
+Order: the bundles setting (``--bundle``, else ``$ATLAS_BUNDLE``, several joined with
+``os.pathsep``, else the ``[bundle] path`` key of the config file: `atlas_core.config` resolves
+those), the installed bundle (``atlas download``: ``<data dir>/current``), and last the embedded
+demo bundle, built on first use. The CLI, the language server and the MCP server all call
+`resolve_bundle_paths`.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from atlas_core.config import installed_bundle_dir, load_config
-from atlas_core.errors import BundleError, ConfigError
+from atlas_core.config import Settings, installed_bundle_dir
+from atlas_core.errors import BundleError
 
 log = logging.getLogger(__name__)
-
-ENV_VAR = "ATLAS_BUNDLE"
 
 
 def _split(value: str) -> list[Path]:
@@ -26,9 +25,13 @@ def _split(value: str) -> list[Path]:
 
 
 def resolve_bundle_paths(
-    explicit: Sequence[str | os.PathLike[str]] | None = None, *, allow_demo: bool = True
+    explicit: Sequence[str | os.PathLike[str]] | None = None,
+    settings: Settings | None = None,
+    *,
+    allow_demo: bool = True,
 ) -> list[Path]:
-    """The bundle directories to open, first match of the order above wins.
+    """The bundle directories to open, first match of the order above wins: `explicit` paths,
+    then `settings.bundles` (the entry point's settings; None: no bundle configured).
 
     Paths are returned as given (not checked here beyond the installed bundle's existence); the
     engine reports a missing or broken one with a precise message.
@@ -39,19 +42,8 @@ def resolve_bundle_paths(
             paths.extend(_split(os.fspath(item)))
         if paths:
             return paths
-    env = os.environ.get(ENV_VAR, "")
-    if env.strip():
-        return _split(env)
-    configured = load_config().get("bundle", "path")
-    if configured:
-        if isinstance(configured, str):
-            return _split(configured)
-        if isinstance(configured, list) and all(isinstance(p, str) for p in configured):
-            return [Path(p).expanduser() for p in configured]
-        raise ConfigError(
-            "config key [bundle] path must be a string or a list of strings",
-            hint='e.g. path = "/data/atlas/collibra"',
-        )
+    if settings is not None and settings.bundles:
+        return list(settings.bundles)
     installed = installed_bundle_dir()
     if (installed / "manifest.json").is_file():
         return [installed]

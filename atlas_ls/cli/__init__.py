@@ -17,6 +17,7 @@ import sys
 from collections.abc import Collection, Sequence
 
 from atlas_core import __version__
+from atlas_core.config import Settings, load_settings
 from atlas_core.errors import AtlasError, ConfigError
 
 # subcommand -> module under atlas_ls.cli.commands that registers it. Several subcommands may share
@@ -85,6 +86,31 @@ def report_error(exc: AtlasError) -> None:
         print(f"  hint: {exc.hint}", file=sys.stderr)
 
 
+# Parsed flags that are settings: argparse dest -> `Settings` field. Read once in `main`, after
+# the environment and the config file, and handed to every command as ``args.settings``.
+SETTING_FLAGS = {
+    "bundle": "bundles",
+    "prefer": "embed_backend",
+    "repo": "release_repo",
+    "api_url": "release_api",
+}
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The settings this command runs with; a ``--bundle`` that names one folder to act on (not
+    bundles to open) is no setting. A command that reports a broken config file (the doctor)
+    runs without it instead of failing here."""
+    flags = {field: getattr(args, dest, None) for dest, field in SETTING_FLAGS.items()}
+    if not isinstance(flags["bundles"], list):
+        flags["bundles"] = None
+    try:
+        return load_settings(flags)
+    except ConfigError:
+        if not getattr(args, "reports_config", False):
+            raise
+        return load_settings(flags, read_file=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = _build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -98,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        args.settings = settings_of(args)
         return int(args.func(args) or 0)
     except AtlasError as exc:
         report_error(exc)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core import __version__
+from atlas_core.config import Settings
 
 PACKAGES = (
     "atlas-docs", "numpy", "pyarrow", "onnxruntime", "onnxruntime-gpu", "tokenizers", "mlx",
@@ -92,7 +93,9 @@ def _probe_dict(probe: Any) -> dict[str, Any]:
     return dict(probe)
 
 
-def diagnose(bundles: list[str] | None, *, refresh: bool = False, full: bool = False) -> Report:
+def diagnose(
+    settings: Settings, bundles: list[str] | None, *, refresh: bool = False, full: bool = False
+) -> Report:
     report = Report()
     report.facts = {
         "atlas": __version__,
@@ -100,16 +103,21 @@ def diagnose(bundles: list[str] | None, *, refresh: bool = False, full: bool = F
         "executable": sys.executable,
         "platform": f"{platform.system()} {platform.release()} ({platform.machine()})",
         "packages": package_versions(),
+        # What this run resolved, and from where; secrets appear as set/unset only.
+        "settings": [
+            {"name": name, "value": value, "from": origin}
+            for name, value, origin in settings.describe()
+        ],
     }
     report.run("python", lambda: Check("python", "OK", f"{report.facts['python']} on "
                                        f"{report.facts['platform']}"))  # fmt: skip
     report.run("install", _install_check)
     report.run("backends", lambda: _backend_checks(refresh))
-    report.run("selected backend", _selected_backend)
-    report.run("config", _config_check)
-    report.run("release source", _release_source_check)
-    report.run("bundle", lambda: _bundle_checks(bundles, full))
-    report.run("ripgrep", _ripgrep_check)
+    report.run("selected backend", lambda: _selected_backend(settings))
+    report.run("config", lambda: _config_check(settings))
+    report.run("release source", lambda: _release_source_check(settings))
+    report.run("bundle", lambda: _bundle_checks(settings, bundles, full))
+    report.run("ripgrep", lambda: _ripgrep_check(settings))
     report.run("recognizers", _recognizer_checks)
     return report
 
@@ -150,26 +158,26 @@ def _backend_checks(refresh: bool) -> list[Check]:
     return checks
 
 
-def _selected_backend() -> Check:
+def _selected_backend(settings: Settings) -> Check:
     from atlas_core.embed import resolve_backend
 
-    name, reason = resolve_backend(None)
+    name, reason = resolve_backend(settings.embed_backend, str(settings.origin("embed_backend")))
     return Check("selected backend", "OK", f"{name}: {reason}")
 
 
-def _config_check() -> Check:
-    from atlas_core.config import config_path, load_config
+def _config_check(settings: Settings) -> Check:
+    from atlas_core.config import load_config
 
-    config = load_config()
+    config = load_config(settings.config_file)
     if config.path is None:
-        return Check("config", "OK", f"no config file (would be read from {config_path()})")
+        return Check("config", "OK", f"no config file (would be read from {settings.config_file})")
     return Check("config", "OK", f"{config.path}: sections {', '.join(config.data) or 'none'}")
 
 
-def _release_source_check() -> Check:
+def _release_source_check(settings: Settings) -> Check:
     from atlas_core.distribution import release_source
 
-    source = release_source()
+    source = release_source(settings)
     return Check(
         "release source",
         "OK",
@@ -177,14 +185,14 @@ def _release_source_check() -> Check:
     )
 
 
-def _bundle_checks(explicit: list[str] | None, full: bool) -> list[Check]:
+def _bundle_checks(settings: Settings, explicit: list[str] | None, full: bool) -> list[Check]:
     from atlas_core.bundle import Bundle, verify_bundle
     from atlas_core.demo import DEMO_NOTE, REAL_DOCS_HINT
     from atlas_core.errors import AtlasError, BundleError
     from atlas_core.serving import resolve_bundle_paths
 
     try:
-        paths = resolve_bundle_paths(explicit, allow_demo=False)
+        paths = resolve_bundle_paths(explicit, settings, allow_demo=False)
     except BundleError as exc:  # nothing configured: the servers fall back to the demo
         detail = f"{exc.message}; the servers and `atlas search` serve {DEMO_NOTE}"
         return [Check("bundle", "WARN", detail, REAL_DOCS_HINT)]
@@ -252,15 +260,22 @@ def _mention_check(path: Path, manifest: Mapping[str, Any]) -> Check:
     )
 
 
-def ripgrep_path() -> str | None:
+def ripgrep_path(override: str | None = None) -> str | None:
+    """`override` (the `ripgrep` setting: a path, or "none"), else rg beside this Python or on
+    PATH."""
+    if override:
+        return None if override.lower() == "none" else override
     local = Path(sys.executable).parent / "rg"
     if local.is_file():
         return str(local)
     return shutil.which("rg")
 
 
-def _ripgrep_check() -> Check:
-    rg = ripgrep_path()
+def _ripgrep_check(settings: Settings) -> Check:
+    rg = ripgrep_path(settings.ripgrep)
+    if rg is None and settings.ripgrep:
+        return Check("ripgrep", "OK", f"turned off by {settings.origin('ripgrep')}: search_text "
+                     "uses the Python search")  # fmt: skip
     if rg is None:
         from atlas_core.console import installation
 
@@ -296,6 +311,9 @@ def render(report: Report) -> str:
     lines = [f"atlas {report.facts['atlas']} doctor"]
     packages = report.facts["packages"]
     lines.append("packages: " + ", ".join(f"{k} {v}" for k, v in packages.items() if v))
+    lines.append("settings (default < config file < environment < flag):")
+    for row in report.facts.get("settings", []):
+        lines.append(f"     {row['name']} = {row['value']}  ({row['from']})")
     for check in report.checks:
         line = f"{check.status:<4} {check.name}: {check.detail}"
         if check.fix:

@@ -27,7 +27,9 @@ class Step:
     ms: float
 
 
-def run_smoke(paths: list[Path], emit: Callable[[Step], None]) -> list[Step]:
+def run_smoke(
+    paths: list[Path], emit: Callable[[Step], None], prefer: str | None = None
+) -> list[Step]:
     from atlas_core.engine import Engine
 
     steps: list[Step] = []
@@ -45,7 +47,7 @@ def run_smoke(paths: list[Path], emit: Callable[[Step], None]) -> list[Step]:
     state: dict[str, Any] = {}
 
     def open_engine() -> str:
-        state["engine"] = Engine.open(paths)
+        state["engine"] = Engine.open(paths, prefer)
         info = state["engine"].info()
         return f"{info.chunks} chunks, {info.identifiers} identifiers, model {info.model}"
 

@@ -147,17 +147,19 @@ def main(argv: list[str] | None = None) -> int:
     collector = threading.Timer(STARTUP_GC_DELAY_S, collect_startup_garbage)
     collector.daemon = True
 
+    from atlas_core.config import load_settings
     from atlas_core.errors import AtlasError
     from atlas_core.project import project_bundles
     from atlas_core.serving import BundleLoader, EngineHolder
 
-    try:
-        projects = tuple(str(p) for p in project_bundles(args.project))
+    try:  # read once: the flags given here, the environment, the config file
+        settings = load_settings({"bundles": args.bundle, "project": args.project})
+        projects = tuple(str(p) for p in project_bundles(settings.project))
     except AtlasError as exc:
         print(f"atlas-ls: error: {exc.one_line()}", file=sys.stderr)
         return 2
     holder: EngineHolder[Engine] = EngineHolder()
-    loader = BundleLoader(holder)
+    loader = BundleLoader(holder, settings=settings)
     loader.projects = projects
     loader.request(args.bundle)
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from atlas_core.config import load_settings
 from atlas_core.errors import AtlasError
 from atlas_ls.mcp.auth import required_token
 from atlas_ls.mcp.options import (
@@ -140,20 +140,29 @@ def build_parser(prog: str, default_tools: str) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--log-level",
-        default=os.environ.get("ATLAS_LOG_LEVEL", "INFO"),
+        default=None,
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
         type=str.upper,
-        help="stderr log level (default INFO, or $ATLAS_LOG_LEVEL)",
+        help="stderr log level (default: $ATLAS_LOG_LEVEL, else INFO)",
     )
     return parser
 
 
 def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
     args = build_parser(prog, default_tools).parse_args(argv)
+    try:  # read once: the flags given here, the environment, the config file
+        settings = load_settings(
+            {"bundles": args.bundle, "project": args.project, "log_level": args.log_level}
+        )
+    except AtlasError as exc:
+        print(f"{prog}: error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        return 2
     # Configured before the server is built: the SDK's own setup then leaves our handler alone.
     logging.basicConfig(
         stream=sys.stderr,
-        level=args.log_level,
+        level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if not 0 <= args.port <= 65535:
@@ -198,7 +207,7 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
     try:
         from atlas_core.project import project_bundles
 
-        projects = tuple(str(p) for p in project_bundles(args.project))
+        projects = tuple(str(p) for p in project_bundles(settings.project))
     except AtlasError as exc:
         print(f"{prog}: error: {exc.message}", file=sys.stderr)
         if exc.hint:
@@ -206,6 +215,7 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
         return 2
     options = ServerOptions(
         bundles=tuple(args.bundle),
+        settings=settings,
         projects=projects,
         mirror=args.mirror,
         tools=args.tools,
@@ -224,7 +234,8 @@ def _main(argv: Sequence[str] | None, prog: str, default_tools: str) -> int:
     )
     try:
         if options.transport == "http":
-            required_token(options.host, options.allow_remote)  # before the slow SDK import
+            # before the slow SDK import
+            required_token(options.host, options.allow_remote, settings.mcp_token)
         from atlas_ls.mcp.server import run
 
         run(options)

@@ -11,13 +11,12 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
-import os
-from collections.abc import Mapping, MutableMapping
+from collections.abc import MutableMapping
 from typing import Any
 
 from atlas_core.errors import ConfigError
 
-ENV_TOKEN = "ATLAS_MCP_TOKEN"
+ENV_TOKEN = "ATLAS_MCP_TOKEN"  # the variable of the `mcp_token` setting
 MIN_TOKEN_CHARS = 16
 _TOKEN_HINT = "generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
 
@@ -31,11 +30,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def required_token(
-    host: str, allow_remote: bool, environ: Mapping[str, str] = os.environ
-) -> str | None:
-    """The bearer token requests must carry, None for none; ConfigError when unsafe to start."""
-    token = environ.get(ENV_TOKEN, "").strip() or None
+def required_token(host: str, allow_remote: bool, token: str | None) -> str | None:
+    """The bearer token requests must carry, None for none; ConfigError when unsafe to start.
+    `token`: the `mcp_token` setting (``$ATLAS_MCP_TOKEN``)."""
+    token = (token or "").strip() or None
     if is_loopback(host):
         return token
     if not allow_remote:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from atlas_core.config import Settings
 
 TOOL_SETS = ("all", "fs", "rag")
 # HTTP only: live sessions kept (least recently used ended first), how long an idle one lives,
@@ -35,3 +37,5 @@ class ServerOptions:
     body_timeout_s: float = BODY_TIMEOUT_S
     stateless: bool = False  # HTTP: no sessions, JSON answers; any process can answer any request
     workers: int = 1  # HTTP: processes serving the one port
+    # Read once at start (`atlas_core.config.load_settings`); forked workers inherit it.
+    settings: Settings = field(default_factory=Settings)

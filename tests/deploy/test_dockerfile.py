@@ -90,8 +90,8 @@ def test_the_cmd_is_a_remote_stateless_server_the_real_parser_accepts() -> None:
     # The token is a run-time secret: never baked in, and the CMD cannot start without it.
     assert ENV_TOKEN not in env
     with pytest.raises(ConfigError, match=ENV_TOKEN):
-        required_token(args.host, args.allow_remote, environ={})
-    assert required_token(args.host, args.allow_remote, {ENV_TOKEN: "x" * 32}) == "x" * 32
+        required_token(args.host, args.allow_remote, None)
+    assert required_token(args.host, args.allow_remote, "x" * 32) == "x" * 32
 
 
 def test_the_healthcheck_asks_a_path_the_server_answers(pods: Pods) -> None:

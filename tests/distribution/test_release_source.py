@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from atlas_core.config import load_settings
 from atlas_core.distribution import github
 from atlas_core.distribution.download import download_release
 from atlas_core.distribution.source import DEFAULT_RELEASE_REPO, release_source
@@ -41,12 +42,12 @@ def test_flag_beats_env_beats_file_beats_default(
     monkeypatch.setenv("ATLAS_CONFIG", str(config))
     monkeypatch.delenv("ATLAS_RELEASE_REPO", raising=False)
     monkeypatch.delenv("ATLAS_RELEASE_API", raising=False)
-    source = release_source()
+    source = release_source(load_settings())
     assert (source.repo, source.repo_from) == (DEFAULT_RELEASE_REPO, "default")
     assert (source.api_url, source.api_url_from) == (github.DEFAULT_API_URL, "default")
 
     config.write_text('[release]\nrepo = "file/docs"\napi_url = "http://127.0.0.1:1/api"\n')
-    source = release_source()
+    source = release_source(load_settings())
     assert (source.repo, source.repo_from) == ("file/docs", f"{config} [release] repo")
     assert source.api_url == "http://127.0.0.1:1/api"
     assert source.describe() == (
@@ -56,11 +57,12 @@ def test_flag_beats_env_beats_file_beats_default(
 
     monkeypatch.setenv("ATLAS_RELEASE_REPO", "env/docs")
     monkeypatch.setenv("ATLAS_RELEASE_API", "http://127.0.0.1:2/api")
-    source = release_source()
+    source = release_source(load_settings())
     assert (source.repo, source.repo_from) == ("env/docs", "ATLAS_RELEASE_REPO")
     assert (source.api_url, source.api_url_from) == ("http://127.0.0.1:2/api", "ATLAS_RELEASE_API")
 
-    source = release_source("flag/docs", "http://127.0.0.1:3/api")
+    flags = {"release_repo": "flag/docs", "release_api": "http://127.0.0.1:3/api"}
+    source = release_source(load_settings(flags))
     assert (source.repo, source.repo_from, source.api_url_from) == (
         "flag/docs",
         "--repo",
@@ -69,11 +71,11 @@ def test_flag_beats_env_beats_file_beats_default(
 
     monkeypatch.setenv("ATLAS_RELEASE_REPO", "no-owner")
     with pytest.raises(DistributionError, match=r"'no-owner' \(from ATLAS_RELEASE_REPO\)"):
-        release_source()
+        release_source(load_settings())
     monkeypatch.delenv("ATLAS_RELEASE_REPO")
     config.write_text("[release]\nrepo = 7\n")
     with pytest.raises(ConfigError, match=r"\[release\] repo must be a non-empty string"):
-        release_source()
+        load_settings()
 
 
 def _assets(name: str, data: bytes) -> dict[str, bytes]:

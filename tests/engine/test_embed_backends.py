@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from atlas_core.config import load_settings
 from atlas_core.console.installation import installation
 from atlas_core.embed import load_bundle_embedder, load_embedder, probe_backends, resolve_backend
 from atlas_core.embed.model_config import default_model_files
@@ -33,6 +34,12 @@ TEXTS = [
     "The import API accepts a JSON file with communities, domains, assets and relations. " * 2,
     "word " * 300,  # longer than max_length: both backends must cut at the same place
 ]
+
+
+def resolved(prefer: str | None = None) -> tuple[str, str]:
+    """The backend the entry points pass down: the setting, with the flag as `prefer`."""
+    settings = load_settings({"embed_backend": prefer})
+    return resolve_backend(settings.embed_backend, str(settings.origin("embed_backend")))
 
 
 def write_config(path: Path, prefer: object) -> None:
@@ -63,31 +70,31 @@ def test_auto_is_cpu_without_apple_silicon_or_cuda(caplog: pytest.LogCaptureFixt
 def test_flag_beats_env_beats_config(config_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_config(config_file, "nvidia")
     monkeypatch.setenv("ATLAS_EMBED_BACKEND", "cpu")
-    assert resolve_backend() == ("onnx-cpu", "cpu requested by ATLAS_EMBED_BACKEND")
+    assert resolved() == ("onnx-cpu", "cpu requested by ATLAS_EMBED_BACKEND")
     if MLX_OK:
-        name, reason = resolve_backend("apple")
+        name, reason = resolved("apple")
         assert (name, reason) == ("mlx", "apple requested by --prefer")
     monkeypatch.delenv("ATLAS_EMBED_BACKEND")
     # Now the config file speaks: nvidia, which is missing here unless CUDA is present.
     if CUDA_OK:
-        assert resolve_backend()[0] == "onnx-cuda"
+        assert resolved()[0] == "onnx-cuda"
     else:
         with pytest.raises(BackendUnavailable) as excinfo:
-            resolve_backend()
+            resolved()
         assert str(config_file) in str(excinfo.value)
         assert installation().add_extra("gpu") in (excinfo.value.hint or "")
 
 
 def test_config_file_selects_backend(config_file: Path) -> None:
     write_config(config_file, "cpu")
-    name, reason = resolve_backend()
+    name, reason = resolved()
     assert name == "onnx-cpu"
     assert "[backend] prefer" in reason and str(config_file) in reason
 
 
 def test_explicit_auto_overrides_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ATLAS_EMBED_BACKEND", "nvidia")
-    name, reason = resolve_backend("auto")
+    name, reason = resolved("auto")
     assert reason.startswith("auto")
     assert name in {"onnx-cpu", "onnx-cuda", "mlx"}
 
@@ -98,7 +105,7 @@ def test_nvidia_without_cuda_names_the_gpu_extra(monkeypatch: pytest.MonkeyPatch
         if prefer is None:
             monkeypatch.setenv("ATLAS_EMBED_BACKEND", "cuda")
         with pytest.raises(BackendUnavailable) as excinfo:
-            load_embedder("default", prefer=prefer)
+            load_embedder("default", prefer=load_settings({"embed_backend": prefer}).embed_backend)
         assert "nvidia" in str(excinfo.value)
         # the command for this install (here a uv project: `uv sync --extra gpu`)
         assert installation().add_extra("gpu") in (excinfo.value.hint or "")
@@ -139,7 +146,7 @@ def test_unknown_backend_value_is_a_config_error(
     else:
         write_config(config_file, "tpu")
     with pytest.raises(ConfigError) as excinfo:
-        resolve_backend(prefer)
+        resolved(prefer)
     assert "'tpu'" in str(excinfo.value)
     assert "auto, apple, nvidia, cpu" in (excinfo.value.hint or "")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.config import installed_bundle_dir
+from atlas_core.config import installed_bundle_dir, load_settings
 from atlas_core.errors import BundleError, ConfigError
 from atlas_core.serving.locator import resolve_bundle_paths
 from tests.search_fixtures import build_search_bundle
@@ -146,23 +146,23 @@ def test_locator_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_bundle_paths([str(a), str(b)]) == [a, b]
     assert resolve_bundle_paths([os.pathsep.join([str(a), str(b)])]) == [a, b]
     monkeypatch.setenv("ATLAS_BUNDLE", os.pathsep.join([str(b), str(a)]))
-    assert resolve_bundle_paths(None) == [b, a]
+    assert resolve_bundle_paths(None, load_settings()) == [b, a]
     monkeypatch.delenv("ATLAS_BUNDLE")
 
     config = Path(os.environ["ATLAS_CONFIG"])
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f'[bundle]\npath = "{a.as_posix()}"\n')
     try:
-        assert resolve_bundle_paths(None) == [a]
+        assert resolve_bundle_paths(None, load_settings()) == [a]
         config.write_text("[bundle]\npath = 3\n")
         with pytest.raises(ConfigError, match=r"\[bundle\] path"):
-            resolve_bundle_paths(None)
+            load_settings()
     finally:
         config.unlink()
 
     monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path / "data"))
     installed = installed_bundle_dir()
     with pytest.raises(BundleError, match="none installed"):
-        resolve_bundle_paths(None, allow_demo=False)
+        resolve_bundle_paths(None, load_settings(), allow_demo=False)
     build_search_bundle(installed)
-    assert resolve_bundle_paths(None) == [installed]
+    assert resolve_bundle_paths(None, load_settings()) == [installed]

@@ -149,9 +149,9 @@ def test_port_in_use_is_a_clear_error(server: HttpServer) -> None:
 
 
 def test_token_rules() -> None:
-    assert required_token("127.0.0.1", False, {}) is None
-    assert required_token("::1", False, {ENV_TOKEN: TOKEN}) == TOKEN
-    assert required_token("10.1.2.3", True, {ENV_TOKEN: TOKEN}) == TOKEN
+    assert required_token("127.0.0.1", False, None) is None
+    assert required_token("::1", False, TOKEN) == TOKEN
+    assert required_token("10.1.2.3", True, TOKEN) == TOKEN
     with pytest.raises(ConfigError):
-        required_token("10.1.2.3", False, {ENV_TOKEN: TOKEN})
+        required_token("10.1.2.3", False, TOKEN)
     assert is_loopback("localhost") and is_loopback("127.0.0.2") and not is_loopback("0.0.0.0")

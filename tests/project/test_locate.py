@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.config import data_dir
+from atlas_core.config import data_dir, load_settings
 from atlas_core.errors import SourceError
 from atlas_core.project import (
     PROJECT_ENV,
@@ -66,5 +66,5 @@ def test_servers_open_the_index_they_are_pointed_at_or_started_in(
     (other / ".git").mkdir(parents=True)
     monkeypatch.chdir(other)
     assert project_bundles(str(repo / "src")) == [bundle]  # --project inside the repository
-    monkeypatch.setenv(PROJECT_ENV, str(repo))
-    assert project_bundles(None) == [bundle]
+    monkeypatch.setenv(PROJECT_ENV, str(repo))  # the servers pass the `project` setting
+    assert project_bundles(load_settings().project) == [bundle]

@@ -125,7 +125,7 @@ def run_build(args: argparse.Namespace) -> int:
         args.source,
         args.output,
         model=args.model,
-        prefer=args.prefer,
+        prefer=args.settings.embed_backend,
         limit=args.limit,
         reuse=args.reuse,
         clean_gitbook=args.clean_gitbook,

@@ -27,7 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_diff(args: argparse.Namespace) -> int:
     from atlas_core.changes import diff_bundles, diff_json, diff_text, resolve_bundle_arg
 
-    diff = diff_bundles(resolve_bundle_arg(args.old), resolve_bundle_arg(args.new))
+    settings = args.settings
+    diff = diff_bundles(
+        resolve_bundle_arg(args.old, settings), resolve_bundle_arg(args.new, settings)
+    )
     if args.json:
         json.dump(diff_json(diff), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

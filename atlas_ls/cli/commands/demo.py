@@ -72,7 +72,7 @@ def run_demo(args: argparse.Namespace) -> int:
         raise QueryError(f"--top-k must be between 1 and 20, got {args.top_k}")
     out = sys.stdout
     path = ensure_demo_bundle(progress=not args.quiet)
-    with Engine.open(path, prefer=args.prefer) as engine:
+    with Engine.open(path, prefer=args.settings.embed_backend) as engine:
         info = engine.info()
         print(
             f"== Atlas demo bundle: {info.path} ({info.doc_files} files, {info.chunks} chunks, "

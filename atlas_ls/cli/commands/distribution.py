@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from atlas_core.config import Settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -87,7 +91,7 @@ def _install_root(output: Path | None, mirror: bool = False) -> Path:
     return data_dir() / "mirror" if mirror else data_dir()
 
 
-def _served_instead(root: Path) -> str | None:
+def _served_instead(root: Path, settings: Settings) -> str | None:
     """A note when what was just installed is not what servers and searches open by default."""
     from atlas_core.config import data_dir, installed_bundle_dir
     from atlas_core.errors import AtlasError
@@ -96,7 +100,7 @@ def _served_instead(root: Path) -> str | None:
     if root.resolve() != data_dir().resolve():
         return None
     try:
-        paths = resolve_bundle_paths(None, allow_demo=False)
+        paths = resolve_bundle_paths(None, settings, allow_demo=False)
     except AtlasError:
         return None
     if paths == [installed_bundle_dir()]:
@@ -109,16 +113,16 @@ def _served_instead(root: Path) -> str | None:
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from atlas_core.distribution import download_release, release_source, token_from_env
+    from atlas_core.distribution import download_release, release_source
 
-    source = release_source(args.repo, args.api_url)
+    source = release_source(args.settings)
     root = _install_root(args.output, args.mirror)
     report = download_release(
         source.repo,
         tag=args.tag,
         output=root,
         api_url=source.api_url,
-        token=token_from_env(),
+        token=args.settings.github_token,
         keep=args.keep,
         mirror=args.mirror,
         progress=not args.no_progress,  # a bar on a terminal, plain lines in a log
@@ -130,7 +134,7 @@ def run_download(args: argparse.Namespace) -> int:
     print(f"  from {source.describe()}")
     print(f"  sha256 {report.sha256} verified; bundle verified")
     _print_swap(report.root, report.installed, report.backup)
-    if not args.mirror and (note := _served_instead(root)):
+    if not args.mirror and (note := _served_instead(root, args.settings)):
         print(note)
     return 0
 
@@ -153,7 +157,7 @@ def run_install(args: argparse.Namespace) -> int:
     checked = f"sha256 matches {args.path.name}.sha256; " if report.checksum else ""
     print(f"installed {args.path} ({kind}; {checked}every file verified)")
     _print_swap(report.root, report.installed, report.backup)
-    if note := _served_instead(root):
+    if note := _served_instead(root, args.settings):
         print(note)
     return 0
 
@@ -205,7 +209,7 @@ def run_restore(args: argparse.Namespace) -> int:
 
 
 def run_publish(args: argparse.Namespace) -> int:
-    from atlas_core.distribution import publish_release, token_from_env
+    from atlas_core.distribution import publish_release
 
     report = publish_release(
         args.bundle,
@@ -214,7 +218,7 @@ def run_publish(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         out=args.out,
         api_url=args.api_url,
-        token=token_from_env(),
+        token=args.settings.github_token,
         use_gh=args.use_gh,
     )
     print(f"archive:  {report.archive}")

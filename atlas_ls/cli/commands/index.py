@@ -73,14 +73,16 @@ def run_index(args: argparse.Namespace) -> int:
     _interrupt_on_sigterm()
     progress = not args.quiet and not args.json
     if not args.watch:
-        report = index_project(target, model=args.model, prefer=args.prefer, progress=progress)
+        report = index_project(
+            target, model=args.model, prefer=args.settings.embed_backend, progress=progress
+        )
         _print_report(report, target.root, as_json=args.json)
         return 0
     from atlas_core.build import BuildCache
     from atlas_core.embed import load_embedder
 
     cache = BuildCache()  # the watch re-chunks and re-tokenizes only what changes
-    with load_embedder(args.model, prefer=args.prefer) as embedder:
+    with load_embedder(args.model, prefer=args.settings.embed_backend) as embedder:
         report = index_project(target, progress=progress, embedder=embedder, cache=cache)
         _print_report(report, target.root, as_json=args.json)
         _watch(args, target, embedder, cache)

@@ -121,7 +121,12 @@ def _open(args: argparse.Namespace) -> Any:
     from atlas_core.engine import Engine
     from atlas_core.serving import resolve_bundle_paths
 
-    return Engine.open(resolve_bundle_paths(args.bundle), prefer=getattr(args, "prefer", None))
+    settings = args.settings
+    return Engine.open(
+        resolve_bundle_paths(args.bundle, settings),
+        prefer=settings.embed_backend,
+        reranker=settings.reranker,
+    )
 
 
 def _print_json(value: Any) -> None:
@@ -185,8 +190,11 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def run_lookup(args: argparse.Namespace) -> int:
+    from atlas_core.engine import DescribeContext
+
     with _open(args) as engine:
-        candidates = engine.resolve(args.identifier, limit=args.limit)
+        context = DescribeContext(limit=args.limit, definitions=0)  # the candidates alone
+        candidates = engine.describe(args.identifier, context).candidates
     if args.json:
         _print_json([candidate_json(c) for c in candidates])
         return 0

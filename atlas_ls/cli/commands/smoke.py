@@ -19,7 +19,7 @@ def run_smoke(args: argparse.Namespace) -> int:
     from atlas_core.serving import resolve_bundle_paths
     from atlas_ls.cli.smoke import Step, run_smoke
 
-    paths = [Path(p) for p in resolve_bundle_paths(args.bundle)]
+    paths = [Path(p) for p in resolve_bundle_paths(args.bundle, args.settings)]
     tested = _describe(paths)
     print(f"atlas smoke: testing {tested}", flush=True)
 
@@ -27,7 +27,7 @@ def run_smoke(args: argparse.Namespace) -> int:
         print(f"{'PASS' if step.passed else 'FAIL'} {step.name} ({step.ms:.0f} ms): {step.detail}",
               flush=True)  # fmt: skip
 
-    steps = run_smoke(paths, emit)
+    steps = run_smoke(paths, emit, prefer=args.settings.embed_backend)
     failed = [s for s in steps if not s.passed]
     print(f"{len(steps) - len(failed)} passed, {len(failed)} failed on {tested}")
     return 1 if failed else 0
