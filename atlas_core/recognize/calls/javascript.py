@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.site import (
     BODY,
-    ENDPOINT,
     HEADER,
-    HTTP,
     HTTP_VERBS,
     QUERY,
     UNKNOWN,
@@ -26,7 +24,8 @@ from atlas_core.recognize.calls.site import (
     join_base,
     url_join,
 )
-from atlas_core.recognize.calls.tree_reader import MAX_DEPTH, TreeReader
+from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
+from atlas_core.recognize.calls.walk import CallWalk, KeyContext
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
 
@@ -69,7 +68,6 @@ _FUNCTIONS = frozenset(
     }
 )
 _HTTP_RECEIVER = re.compile(r"(?i)axios|http|client|api|instance|request|agent|ky|got")
-_CLIENT_RECEIVER = re.compile(r"(?i)(?:api|client|service)$")
 _OPTIONS_STYLE = frozenset({"ky", "got"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 
@@ -83,16 +81,9 @@ class _Http:
     base: str = ""
 
 
-@dataclass(slots=True)
-class _Context:
-    role: str
-    http: _Http | None = None
-    operation: str = ""
-    nested: int = 0  # objects passed through below the body's or params' own
-    direct: bool = True  # the object is written in the call, not reached through a name
+class JavaScriptCalls(CallWalk):
+    LOOSE_STRINGS = False
 
-
-class JavaScriptCalls(TreeReader):
     def read(self) -> CallSite | None:
         node = self.node_at(self.offset)
         if node is not None and node.type in ("string_fragment", "escape_sequence"):
@@ -108,11 +99,11 @@ class JavaScriptCalls(TreeReader):
             call = parent.parent
             if call is None or call.type != "call_expression" or not is_field(parent, "function"):
                 return None
-            return self._on_callee(call, node)
+            return self.callee_site(call, node, self.http(call))
         if node.type == "identifier" and parent.type == "call_expression":
-            return self._on_callee(parent, node)
+            return self.callee_site(parent, node, self.http(parent))
         if node.type in ("string", "template_string", "identifier"):
-            return self._on_url_part(node)
+            return self.url_part_site(node)
         return None
 
     # --- what the cursor is on ------------------------------------------------------------
@@ -124,7 +115,7 @@ class JavaScriptCalls(TreeReader):
         if context is None:
             return None
         name = self._key_name(key)
-        span = self._content_span(key)
+        span = self.content_span(key)
         keys = tuple(dict.fromkeys(k for k in map(self._key_name, self._keys(obj)) if k))
         written = [c for c in obj.named_children if c.type != "comment"]
         complete = (
@@ -133,47 +124,13 @@ class JavaScriptCalls(TreeReader):
             and all(c.type in ("pair", "shorthand_property_identifier") for c in written)
             and len(keys) == len(written)
         )
-        http = context.http
-        return self.key_site(
-            context.role,
-            name,
-            span,
-            keys,
-            http=(http.method, self._url(http)) if http is not None else None,
-            operation=context.operation,
-            nested=context.nested > 0,
-            complete=complete,
-        )
-
-    def _on_callee(self, call: Node, name: Node) -> CallSite | None:
-        span = (name.start_byte, name.end_byte)
-        http = self._http(call)
-        if http is not None:
-            return self.site(
-                method=http.method,
-                url=self._url(http),
-                role=ENDPOINT,
-                name="",
-                span=span,
-                client=HTTP,
-            )
-        operation = self._sdk_operation(call)
-        if not operation:
-            return None
-        return self.operation_site(operation, span)
-
-    def _on_url_part(self, node: Node) -> CallSite | None:
-        root = self._url_root(node)
-        http = self._url_call(root, 0)
-        if http is None:
-            return None
-        literal = self._content_span(node) if node.type != "identifier" else None
-        leftmost = self._is_leftmost(root, node)
-        return self.url_site(node, http.method, self._url(http), literal=literal, leftmost=leftmost)
+        return self.context_site(context, name, span, keys, complete=complete)
 
     # --- from a key to its call ----------------------------------------------------------
 
-    def _container(self, node: Node, path: list[str], encoded: bool, depth: int) -> _Context | None:
+    def _container(
+        self, node: Node, path: list[str], encoded: bool, depth: int
+    ) -> KeyContext | None:
         """The call an object (or a name for one) ends up in; `path` is the keys passed on the
         way up (innermost first), `encoded` whether it went through URLSearchParams."""
         while depth <= MAX_DEPTH:
@@ -189,8 +146,8 @@ class JavaScriptCalls(TreeReader):
                     return None
                 node = parent.parent
             elif kind in ("template_substitution", "binary_expression") and encoded:
-                http = self._url_call(self._url_root(node), depth + 1)
-                return _Context(QUERY, http) if http is not None else None
+                http = self.url_call(self.url_root(node), depth + 1)
+                return KeyContext(QUERY, http) if http is not None else None
             elif kind == "arguments":
                 call = parent.parent
                 if call is None:
@@ -215,10 +172,10 @@ class JavaScriptCalls(TreeReader):
 
     def _follow(
         self, name: Node | None, declaration: Node, path: list[str], encoded: bool, depth: int
-    ) -> _Context | None:
+    ) -> KeyContext | None:
         if name is None or name.type != "identifier":
             return None
-        for use in self._uses(self.text(name), declaration):
+        for use in self.declared_uses(self.text(name), declaration):
             if use.type == "shorthand_property_identifier":
                 if use.parent is None:
                     continue
@@ -230,16 +187,16 @@ class JavaScriptCalls(TreeReader):
                 return found
         return None
 
-    def _argument_context(self, call: Node, index: int, path: list[str]) -> _Context | None:
-        http = self._http(call)
+    def _argument_context(self, call: Node, index: int, path: list[str]) -> KeyContext | None:
+        http = self.http(call)
         if http is None:
-            operation = self._sdk_operation(call)
+            operation = self.sdk_operation(call)
             if not operation:
                 return None
-            return _Context(BODY if path else QUERY, operation=operation)
+            return KeyContext(BODY if path else QUERY, operation=operation)
         if http.style == "axios" and http.verb in _WITH_BODY:
             if index == 1:
-                return _Context(BODY, http, nested=len(path))
+                return KeyContext(BODY, http, nested=len(path))
             options = 2
         else:
             options = 0 if http.style == "config" else 1
@@ -248,69 +205,59 @@ class JavaScriptCalls(TreeReader):
         role = _OPTION_ROLES.get(path[0])
         if http.style == "fetch" and path[0] not in ("body", "headers"):
             return None
-        return _Context(role, http, nested=len(path) - 1) if role else None
+        return KeyContext(role, http, nested=len(path) - 1) if role else None
 
     # --- from a URL part to its call -------------------------------------------------------
 
-    def _url_root(self, node: Node) -> Node:
-        while node.parent is not None:
-            parent = node.parent
-            kind = parent.type
-            if kind in ("binary_expression", "parenthesized_expression", "template_string"):
-                node = parent
-            elif kind == "template_substitution" and parent.parent is not None:
-                node = parent.parent
-            elif kind == "arguments" and parent.parent is not None:
-                call = parent.parent
-                if not (
-                    call.type == "new_expression" and self._callee_text(call) == "URL"
-                ) and not self._callee_text(call).endswith(("encodeURIComponent", "String")):
-                    return node
-                node = call
-            else:
-                return node
-        return node
+    def url_step(self, node: Node, parent: Node) -> Node | None:
+        kind = parent.type
+        if kind in ("binary_expression", "parenthesized_expression", "template_string"):
+            return parent
+        if kind == "template_substitution" and parent.parent is not None:
+            return parent.parent
+        if kind == "arguments" and parent.parent is not None:
+            call = parent.parent
+            if not (
+                call.type == "new_expression" and self._callee_text(call) == "URL"
+            ) and not self._callee_text(call).endswith(("encodeURIComponent", "String")):
+                return None
+            return call
+        return None
 
-    def _url_call(self, root: Node, depth: int) -> _Http | None:
-        parent = root.parent
-        if parent is None or depth > MAX_DEPTH:
-            return None
+    def url_in_call(self, root: Node, parent: Node) -> tuple[bool, _Http | None]:
         if parent.type == "arguments" and parent.parent is not None:
-            http = self._http(parent.parent)
+            http = self.http(parent.parent)
             if http is not None and http.url is not None and http.url.id == root.id:
-                return http
-            return None
+                return True, http
+            return True, None
         if parent.type == "pair" and self._key_name(child(parent, "key")) == "url":
             config = parent.parent
             arguments = config.parent if config is not None else None
             if arguments is not None and arguments.type == "arguments" and arguments.parent:
-                return self._http(arguments.parent)
-            return None
-        if parent.type in ("variable_declarator", "assignment_expression"):
-            name = child(parent, "name") or child(parent, "left")
-            if name is None or name.type != "identifier":
-                return None
-            uses = self._uses(self.text(name), parent)
-            if len(uses) > 1 and self._function_of(parent) is None:
-                return None  # a module constant many calls share is no one call's URL
-            for use in uses:
-                if use.type == "shorthand_property_identifier":
-                    found = self._url_call(use, depth + 1)
-                else:
-                    found = self._url_call(self._url_root(use), depth + 1)
-                if found is not None:
-                    return found
-        is_url_shorthand = root.type == "shorthand_property_identifier" and self.text(root) == "url"
-        arguments = parent.parent
-        if is_url_shorthand and arguments and arguments.type == "arguments" and arguments.parent:
-            return self._http(arguments.parent)
-        return None
+                return True, self.http(arguments.parent)
+            return True, None
+        if root.type == "shorthand_property_identifier" and self.text(root) == "url":
+            arguments = parent.parent
+            if arguments and arguments.type == "arguments" and arguments.parent:
+                return True, self.http(arguments.parent)
+        return False, None
 
-    def _url(self, http: _Http) -> str:
+    def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
+        if parent.type not in ("variable_declarator", "assignment_expression"):
+            return None
+        name = child(parent, "name") or child(parent, "left")
+        if name is None or name.type != "identifier":
+            return []
+        return self.declared_uses(self.text(name), parent)
+
+    def use_root(self, use: Node) -> Node:
+        return use if use.type == "shorthand_property_identifier" else self.url_root(use)
+
+    def call_url(self, http: _Http) -> str:
         value = self._value(http.url, 0) if http.url is not None else UNKNOWN
         return join_base(http.base, value)
 
-    def _is_leftmost(self, root: Node, node: Node) -> bool:
+    def is_leftmost(self, root: Node, node: Node) -> bool:
         first = root
         while first.named_child_count and first.type in (
             "binary_expression",
@@ -323,7 +270,7 @@ class JavaScriptCalls(TreeReader):
 
     # --- which calls are HTTP calls --------------------------------------------------------
 
-    def _http(self, call: Node) -> _Http | None:
+    def http(self, call: Node) -> _Http | None:
         if call.type != "call_expression":
             return None
         function = child(call, "function")
@@ -378,15 +325,15 @@ class JavaScriptCalls(TreeReader):
         args = self._arguments(value)
         return self._option(args[0], "baseURL") if args else ""
 
-    def _sdk_operation(self, call: Node) -> str:
+    def client_method(self, call: Node) -> tuple[str, str] | None:
         function = child(call, "function")
         if function is None or function.type != "member_expression":
-            return ""
-        name = self.text(child(function, "property"))
+            return None
         receiver = self.text(child(function, "object")).split(".")[-1]
-        if name in HTTP_VERBS or name == "request" or not _CLIENT_RECEIVER.search(receiver):
-            return ""
-        return name
+        return receiver, self.text(child(function, "property"))
+
+    def is_transport_method(self, name: str) -> bool:
+        return name in HTTP_VERBS or name == "request"
 
     # --- values ----------------------------------------------------------------------------
 
@@ -431,24 +378,22 @@ class JavaScriptCalls(TreeReader):
             if parent is None:
                 continue
             if parent.type in ("formal_parameters", "required_parameter", "optional_parameter"):
-                if self._within(node, self._function_of(parent)):
+                if self._within(node, self.scope_of(parent)):
                     return None  # a parameter: its value is the caller's
                 continue
             declares = parent.type == "variable_declarator" and is_field(ident, "name")
-            if declares and self._within(node, self._function_of(parent)):
+            if declares and self._within(node, self.scope_of(parent)):
                 return child(parent, "value")
         return None
 
-    def _uses(self, name: str, declaration: Node) -> list[Node]:
-        scope = self._function_of(declaration)
-        end = scope.end_byte if scope is not None else self.root.end_byte
-        return [
-            use
-            for use in self.named_nodes(name, declaration.end_byte, end, _is_use)
-            if not (
-                use.parent and use.parent.type == "variable_declarator" and is_field(use, "name")
-            )
-        ]
+    def is_use(self, node: Node) -> bool:
+        return node.type in ("identifier", "shorthand_property_identifier")
+
+    def is_string(self, node: Node) -> bool:
+        return node.type in ("string", "template_string")
+
+    def literal(self, node: Node) -> str:
+        return self._key_name(node)
 
     # --- small readers ---------------------------------------------------------------------
 
@@ -497,14 +442,14 @@ class JavaScriptCalls(TreeReader):
             return "".join(self.text(p) for p in key.named_children)
         return self.text(key)
 
-    def _content_span(self, node: Node) -> tuple[int, int]:
+    def content_span(self, node: Node) -> tuple[int, int]:
         if node.type in ("string", "template_string") and node.named_child_count:
             return node.named_children[0].start_byte, node.named_children[-1].end_byte
         if node.type in ("string", "template_string"):
             return node.start_byte + 1, max(node.start_byte + 1, node.end_byte - 1)
         return node.start_byte, node.end_byte
 
-    def _function_of(self, node: Node) -> Node | None:
+    def scope_of(self, node: Node) -> Node | None:
         return next((a for a in ancestors(node) if a.type in _FUNCTIONS), None)
 
     @staticmethod
@@ -514,7 +459,3 @@ class JavaScriptCalls(TreeReader):
 
 def _is_identifier(node: Node) -> bool:
     return node.type == "identifier"
-
-
-def _is_use(node: Node) -> bool:
-    return node.type in ("identifier", "shorthand_property_identifier")

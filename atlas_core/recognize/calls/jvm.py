@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.site import (
     BUILDER,
-    ENDPOINT,
     HEADER,
     HTTP,
     HTTP_VERBS,
@@ -21,7 +20,8 @@ from atlas_core.recognize.calls.site import (
     UNKNOWN,
     CallSite,
 )
-from atlas_core.recognize.calls.tree_reader import MAX_DEPTH, TreeReader
+from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
+from atlas_core.recognize.calls.walk import CallWalk
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
 
@@ -37,7 +37,6 @@ _HTTP_BUILDERS = frozenset({"Request.Builder", "okhttp3.Request.Builder"})
 _BUILDER_STARTS = frozenset({"builder", "newBuilder"})
 _CHAIN_ENDS = frozenset({"build", "retrieve", "exchange", "bodyToMono", "block", "send"})
 _URL_WRAPPERS = frozenset({"create", "valueOf", "toString", "fromUriString", "format"})
-_CLIENT_RECEIVER = re.compile(r"(?:api|Api|API|client|Client|service|Service)$")
 _REST_TEMPLATE = re.compile(r"^(get|post|put|patch|delete|head|options)(?:For\w+)?$")
 _GSTRING = re.compile(r"\$\{([^{}]*)\}|\$([A-Za-z_][A-Za-z0-9_.]*)")
 _SCOPES = frozenset(
@@ -51,7 +50,9 @@ class _Http:
     url: Node | None
 
 
-class JavaCalls(TreeReader):
+class JavaCalls(CallWalk):
+    CLIENT_RECEIVER = re.compile(r"(?:api|Api|API|client|Client|service|Service)$")
+
     def read(self) -> CallSite | None:
         node = self.node_at(self.offset)
         if node is not None and node.type in _STRING_PARTS:
@@ -66,7 +67,7 @@ class JavaCalls(TreeReader):
         if node.type in _STRINGS:
             return self._on_string(node)
         if node.type in ("identifier", "field_access"):
-            return self._on_url_part(node)
+            return self.url_part_site(node)
         return None
 
     # --- what the cursor is on ------------------------------------------------------------
@@ -85,38 +86,25 @@ class JavaCalls(TreeReader):
                 operation=chain.operation() or chain.request_class,
                 keys=chain.setters(),
             )
-        http = chain.http() or self._http(invocation)
-        if http is not None:
-            return self.site(
-                method=http.method,
-                url=self._url(http),
-                role=ENDPOINT,
-                name="",
-                span=span,
-                client=HTTP,
-            )
-        operation = self._sdk_operation(invocation)
-        if operation:
-            return self.operation_site(operation, span)
-        return None
+        return self.callee_site(invocation, name, chain.http() or self.http(invocation))
 
     def _on_named_argument(self, item: Node, key: Node) -> CallSite | None:
         arguments = item.parent
         call = arguments.parent if arguments is not None else None
         if arguments is None or call is None or call.type != "method_invocation":
             return None
-        operation = self._sdk_operation(call)
+        operation = self.sdk_operation(call)
         if not operation:
             return None
         keys = tuple(
-            self._literal(child(i, "key")) for i in arguments.named_children if i.type == "map_item"
+            self.literal(child(i, "key")) for i in arguments.named_children if i.type == "map_item"
         )
         return self.site(
             method="",
             url="",
             role=QUERY,
-            name=self._literal(key),
-            span=self._content_span(key),
+            name=self.literal(key),
+            span=self.content_span(key),
             client=SDK,
             operation=operation,
             keys=keys,
@@ -136,81 +124,57 @@ class JavaCalls(TreeReader):
             if http is not None:
                 return self.site(
                     method=http.method,
-                    url=self._url(http),
+                    url=self.call_url(http),
                     role=HEADER,
-                    name=self._literal(string),
-                    span=self._content_span(string),
+                    name=self.literal(string),
+                    span=self.content_span(string),
                     client=HTTP,
                 )
-        return self._on_url_part(string)
+        return self.url_part_site(string)
 
-    def _on_url_part(self, node: Node) -> CallSite | None:
-        root = self._url_root(node)
-        http = self._url_call(root, 0)
-        if http is None:
-            return self._loose_string(node) if node.type in _STRINGS else None
-        literal = self._content_span(node) if node.type in _STRINGS else None
-        leftmost = self._leftmost(root).start_byte == node.start_byte
-        return self.url_site(node, http.method, self._url(http), literal=literal, leftmost=leftmost)
+    def url_step(self, node: Node, parent: Node) -> Node | None:
+        if parent.type in ("binary_expression", "parenthesized_expression"):
+            return parent
+        if parent.type == "argument_list" and parent.parent is not None:
+            call = parent.parent
+            wraps = call.type == "object_creation_expression" and self.text(
+                child(call, "type")
+            ) in ("URI", "URL")
+            if call.type == "method_invocation":
+                wraps = self.text(child(call, "name")) in _URL_WRAPPERS
+            if not wraps or parent.named_children[0].id != node.id:
+                return None
+            return call
+        return None
 
-    def _loose_string(self, string: Node) -> CallSite | None:
-        return self.loose_string_site(self._literal(string), self._content_span(string), string)
-
-    def _url_root(self, node: Node) -> Node:
-        while node.parent is not None:
-            parent = node.parent
-            if parent.type in ("binary_expression", "parenthesized_expression"):
-                node = parent
-            elif parent.type == "argument_list" and parent.parent is not None:
-                call = parent.parent
-                wraps = call.type == "object_creation_expression" and self.text(
-                    child(call, "type")
-                ) in ("URI", "URL")
-                if call.type == "method_invocation":
-                    wraps = self.text(child(call, "name")) in _URL_WRAPPERS
-                if not wraps or parent.named_children[0].id != node.id:
-                    return node
-                node = call
-            else:
-                return node
-        return node
-
-    def _url_call(self, root: Node, depth: int) -> _Http | None:
-        parent = root.parent
-        if parent is None or depth > MAX_DEPTH:
-            return None
+    def url_in_call(self, root: Node, parent: Node) -> tuple[bool, _Http | None]:
         if parent.type == "argument_list" and parent.parent is not None:
             call = parent.parent
             if call.type != "method_invocation" or parent.named_children[0].id != root.id:
-                return None
+                return True, None
             name = self.text(child(call, "name"))
             if name in _URL_LINKS:
-                return _Chain(self, call).http()
-            return self._http(call)
+                return True, _Chain(self, call).http()
+            return True, self.http(call)
         if parent.type == "method_invocation" and is_field(root, "object"):
             # new URL(...).openConnection(), as a Groovy or plain Java script writes it
             if self.text(child(parent, "name")) == "openConnection":
-                return _Http(self._connection_method(parent), root)
+                return True, _Http(self._connection_method(parent), root)
+            return True, None
+        return False, None
+
+    def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
+        if parent.type not in ("variable_declarator", "assignment_expression"):
             return None
-        if parent.type in ("variable_declarator", "assignment_expression"):
-            name = child(parent, "name") or child(parent, "left")
-            if name is None:
-                return None
-            uses = self._uses(self.text(name), parent)
-            if len(uses) > 1 and self._scope_of(parent) is None:
-                return None  # a constant many calls share is no one call's URL
-            for use in uses:
-                found = self._url_call(self._url_root(use), depth + 1)
-                if found is not None:
-                    return found
-        return None
+        name = child(parent, "name") or child(parent, "left")
+        return self.declared_uses(self.text(name), parent) if name is not None else []
 
     def _connection_method(self, open_call: Node) -> str:
         holder = open_call.parent
         name = child(holder, "name") if holder is not None else None
         if holder is None or holder.type != "variable_declarator" or name is None:
             return "GET"
-        for use in self._uses(self.text(name), holder):
+        for use in self.declared_uses(self.text(name), holder):
             invocation = use.parent
             if invocation is None or invocation.type != "method_invocation":
                 continue
@@ -220,7 +184,7 @@ class JavaCalls(TreeReader):
                     return self._value(args.named_children[0], 0).upper()
         return "GET"
 
-    def _http(self, call: Node) -> _Http | None:
+    def http(self, call: Node) -> _Http | None:
         """Spring's RestTemplate: ``getForObject(url, ...)``, ``exchange(url, HttpMethod.X, ...)``."""
         name = self.text(child(call, "name"))
         args = child(call, "arguments")
@@ -235,27 +199,23 @@ class JavaCalls(TreeReader):
             return _Http(method.upper() if method.lower() in HTTP_VERBS else "", first)
         return None
 
-    def _url(self, http: _Http) -> str:
+    def call_url(self, http: _Http) -> str:
         return self._value(http.url, 0) if http.url is not None else UNKNOWN
 
-    def _leftmost(self, root: Node) -> Node:
-        node = root
+    def is_leftmost(self, root: Node, node: Node) -> bool:
+        first = root
         while (
-            node.type in ("binary_expression", "parenthesized_expression")
-            and node.named_child_count
+            first.type in ("binary_expression", "parenthesized_expression")
+            and first.named_child_count
         ):
-            node = node.named_children[0]
-        return node
+            first = first.named_children[0]
+        return first.start_byte == node.start_byte
 
-    def _sdk_operation(self, call: Node) -> str:
+    def client_method(self, call: Node) -> tuple[str, str] | None:
         receiver = child(call, "object")
         if receiver is None:
-            return ""
-        last = self.text(receiver).rsplit(".", 1)[-1]
-        name = self.text(child(call, "name"))
-        if not _CLIENT_RECEIVER.search(last) or name in HTTP_VERBS:
-            return ""
-        return name
+            return None
+        return self.text(receiver).rsplit(".", 1)[-1], self.text(child(call, "name"))
 
     # --- values ----------------------------------------------------------------------------
 
@@ -264,12 +224,12 @@ class JavaCalls(TreeReader):
             return UNKNOWN
         kind = node.type
         if kind == "string_literal":
-            content = self._literal(node)
+            content = self.literal(node)
             if self.language == "groovy" and self.text(node).startswith('"'):
                 return _GSTRING.sub(lambda m: self._gstring_part(m, node, depth), content)
             return content
         if kind == "character_literal":
-            return self._literal(node)
+            return self.literal(node)
         if kind == "parenthesized_expression" and node.named_child_count:
             return self._value(node.named_children[0], depth + 1)
         if kind == "binary_expression":
@@ -303,15 +263,15 @@ class JavaCalls(TreeReader):
         return self._definition_of(self.text(node), node)
 
     def _definition_of(self, name: str, at: Node) -> Node | None:
-        scope = self._scope_of(at)
+        scope = self.scope_of(at)
         for ident in self.named_nodes(name, 0, at.start_byte, _is_identifier, reverse=True):
             parent = ident.parent
             if parent is None:
                 continue
-            if parent.type == "formal_parameter" and self._scope_of(parent) == scope:
+            if parent.type == "formal_parameter" and self.scope_of(parent) == scope:
                 return None  # a parameter: its value is the caller's
             if parent.type == "variable_declarator" and is_field(ident, "name"):
-                home = self._scope_of(parent)
+                home = self.scope_of(parent)
                 if home is None or home == scope:
                     return child(parent, "value") or self._field_definition(name, at)
         return self._field_definition(name, at)
@@ -335,21 +295,10 @@ class JavaCalls(TreeReader):
                 return child(assignment, "right")
         return None
 
-    def _uses(self, name: str, declaration: Node) -> list[Node]:
-        scope = self._scope_of(declaration)
-        end = scope.end_byte if scope is not None else self.root.end_byte
-        return [
-            use
-            for use in self.named_nodes(name, declaration.end_byte, end, _is_identifier)
-            if not (
-                use.parent and use.parent.type == "variable_declarator" and is_field(use, "name")
-            )
-        ]
-
-    def _scope_of(self, node: Node) -> Node | None:
+    def scope_of(self, node: Node) -> Node | None:
         return next((a for a in ancestors(node) if a.type in _SCOPES), None)
 
-    def _literal(self, node: Node | None) -> str:
+    def literal(self, node: Node | None) -> str:
         if node is None:
             return ""
         if node.type == "identifier":
@@ -360,7 +309,10 @@ class JavaCalls(TreeReader):
                 return text[len(quote) : -len(quote)]
         return text
 
-    def _content_span(self, node: Node) -> tuple[int, int]:
+    def is_string(self, node: Node) -> bool:
+        return node.type in _STRINGS
+
+    def content_span(self, node: Node) -> tuple[int, int]:
         text = self.text(node)
         if node.type in _STRINGS and len(text) >= 2:
             quote = 3 if text.startswith(('"""', "'''")) and len(text) >= 6 else 1
@@ -426,10 +378,10 @@ class _Chain:
             if parent is None:
                 return ""
             if parent.type == "argument_list" and parent.parent is not None:
-                return reader._sdk_operation(parent.parent)
+                return reader.sdk_operation(parent.parent)
             if parent.type == "variable_declarator":
                 name = child(parent, "name")
-                uses = reader._uses(reader.text(name), parent) if name is not None else []
+                uses = reader.declared_uses(reader.text(name), parent) if name is not None else []
                 target = uses[0] if uses else None
                 continue
             return ""

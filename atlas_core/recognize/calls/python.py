@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING
 from atlas_core.recognize.calls.python_names import PythonNames
 from atlas_core.recognize.calls.site import (
     BODY,
-    ENDPOINT,
     HEADER,
-    HTTP,
     HTTP_VERBS,
     QUERY,
     SDK,
@@ -27,6 +25,7 @@ from atlas_core.recognize.calls.site import (
     join_base,
 )
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
+from atlas_core.recognize.calls.walk import KeyContext
 from atlas_core.syntax import field as child
 from atlas_core.syntax import is_field
 
@@ -60,7 +59,6 @@ _TRANSPARENT = frozenset(
 )
 _TRANSPARENT_CALLS = frozenset({"dumps", "dict", "list", "copy", "deepcopy", "urlencode"})
 _URL_COMPOSERS = frozenset({"urljoin", "join", "format", "str", "quote"})
-_CLIENT_RECEIVER = re.compile(r"(?i)(?:api|client|service)$")
 _HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
 
 
@@ -71,16 +69,6 @@ class _Http:
     base: str = ""  # a client's base_url, or the wrapper method's prefix
     wrap: Node | None = None  # the URL expression inside a wrapper method, with `bind`
     bind: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class _Context:
-    call: Node
-    role: str
-    http: _Http | None = None
-    operation: str = ""
-    nested: int = 0  # objects passed through on the way up: 0 for the body's own keys
-    direct: bool = False  # the dict is written in the call itself, not through a name
 
 
 class PythonCalls(PythonNames):
@@ -110,7 +98,7 @@ class PythonCalls(PythonNames):
             return self._on_key(string, parent.parent)
         if parent.type == "subscript" and is_field(string, "subscript"):
             return self._on_subscript_key(parent, string)
-        return self._on_url_part(string)
+        return self.url_part_site(string)
 
     def _on_identifier(self, ident: Node) -> CallSite | None:
         parent = ident.parent
@@ -121,11 +109,11 @@ class PythonCalls(PythonNames):
         if parent.type == "attribute" and is_field(ident, "attribute"):
             call = parent.parent
             if call is not None and call.type == "call" and is_field(parent, "function"):
-                return self._on_callee(call, ident)
+                return self.callee_site(call, ident, self.http(call))
             if self._is_self(child(parent, "object")):
-                return self._on_url_part(parent)
+                return self.url_part_site(parent)
             return None
-        return self._on_url_part(ident)
+        return self.url_part_site(ident)
 
     def _on_key(self, key: Node, dictionary: Node | None) -> CallSite | None:
         if dictionary is None:
@@ -139,9 +127,9 @@ class PythonCalls(PythonNames):
         if found is None:
             return None
         context, keys, complete = found
-        return self._key_site(context, self._string_value(key), key, keys, complete=complete)
+        return self._key_site(context, self.literal(key), key, keys, complete=complete)
 
-    def _dict_context(self, dictionary: Node) -> tuple[_Context, tuple[str, ...], bool] | None:
+    def _dict_context(self, dictionary: Node) -> tuple[KeyContext, tuple[str, ...], bool] | None:
         context = self._container(dictionary, 0)
         if context is None:
             return None
@@ -165,7 +153,7 @@ class PythonCalls(PythonNames):
         if context is None:
             return None
         keys = self._var_keys(self.text(target), assignment)
-        return self._key_site(context, self._string_value(key), key, keys)
+        return self._key_site(context, self.literal(key), key, keys)
 
     def _on_keyword(self, keyword: Node) -> CallSite | None:
         call = keyword.parent.parent if keyword.parent else None
@@ -178,7 +166,7 @@ class PythonCalls(PythonNames):
             if context is None:
                 return None
             return self._key_site(context, name, child(keyword, "name"), kwargs)
-        operation = self._sdk_operation(call)
+        operation = self.sdk_operation(call)
         if not operation:
             return None
         span = child(keyword, "name")
@@ -193,61 +181,21 @@ class PythonCalls(PythonNames):
             keys=kwargs,
         )
 
-    def _on_callee(self, call: Node, name: Node) -> CallSite | None:
-        span = (name.start_byte, name.end_byte)
-        http = self._http(call)
-        if http is not None:
-            url = self._call_url(http)
-            return self.site(
-                method=http.method, url=url, role=ENDPOINT, name="", span=span, client=HTTP
-            )
-        operation = self._sdk_operation(call)
-        if operation:
-            return self.operation_site(operation, span)
-        return None
-
-    def _on_url_part(self, node: Node) -> CallSite | None:
-        root = self._url_root(node)
-        found = self._url_call(root, 0)
-        if found is None:
-            return self._loose_string(node) if node.type == "string" else None
-        _call, http = found
-        literal = self._content_span(node) if node.type == "string" else None
-        leftmost = root.start_byte == node.start_byte or self._starts_interpolated(root, node)
-        return self.url_site(
-            node, http.method, self._call_url(http), literal=literal, leftmost=leftmost
-        )
-
-    def _loose_string(self, string: Node) -> CallSite | None:
-        return self.loose_string_site(
-            self._string_value(string), self._content_span(string), string
-        )
-
     def _key_site(
         self,
-        context: _Context,
+        context: KeyContext,
         name: str,
         key: Node | None,
         keys: tuple[str, ...],
         *,
         complete: bool = False,
     ) -> CallSite:
-        span = self._content_span(key) if key is not None else (0, 0)
-        http = context.http
-        return self.key_site(
-            context.role,
-            name,
-            span,
-            keys,
-            http=(http.method, self._call_url(http)) if http is not None else None,
-            operation=context.operation,
-            nested=context.nested > 0,
-            complete=complete,
-        )
+        span = self.content_span(key) if key is not None else (0, 0)
+        return self.context_site(context, name, span, keys, complete=complete)
 
     # --- from a key to its call ----------------------------------------------------------
 
-    def _container(self, node: Node, depth: int, nested: int = 0) -> _Context | None:
+    def _container(self, node: Node, depth: int, nested: int = 0) -> KeyContext | None:
         """The call a dict (or a name for one) ends up in, and as what; `nested` counts the
         objects it sits in below the call's own (a value of ``"attributes": {...}``)."""
         while depth <= MAX_DEPTH:
@@ -303,7 +251,7 @@ class PythonCalls(PythonNames):
             return None
         return None
 
-    def _var_container(self, name: str, after: Node, depth: int, nested: int) -> _Context | None:
+    def _var_container(self, name: str, after: Node, depth: int, nested: int) -> KeyContext | None:
         for use in self._uses(name, after):
             found = self._container(use, depth, nested)
             if found is not None:
@@ -311,75 +259,60 @@ class PythonCalls(PythonNames):
                 return found
         return None
 
-    def _argument_context(self, call: Node, argument: Node) -> _Context | None:
-        http = self._http(call)
+    def _argument_context(self, call: Node, argument: Node) -> KeyContext | None:
+        http = self.http(call)
         if http is not None:
-            return _Context(call, BODY, http) if argument != http.url else None
-        operation = self._sdk_operation(call)
-        return _Context(call, BODY, operation=operation) if operation else None
+            return KeyContext(BODY, http) if argument != http.url else None
+        operation = self.sdk_operation(call)
+        return KeyContext(BODY, operation=operation) if operation else None
 
-    def _keyword_context(self, call: Node, keyword: str) -> _Context | None:
-        http = self._http(call)
+    def _keyword_context(self, call: Node, keyword: str) -> KeyContext | None:
+        http = self.http(call)
         if http is not None:
             role = KEYWORD_ROLES.get(keyword)
-            return _Context(call, role, http) if role else None
-        operation = self._sdk_operation(call)
+            return KeyContext(role, http) if role else None
+        operation = self.sdk_operation(call)
         if not operation:
             return None
         role = BODY if keyword in ("body", "json", "data", "request") else QUERY
-        return _Context(call, role, operation=operation)
+        return KeyContext(role, operation=operation)
 
     # --- from a URL part to its call -------------------------------------------------------
 
-    def _url_root(self, node: Node) -> Node:
-        """The whole URL expression `node` is part of."""
-        while node.parent is not None:
-            parent = node.parent
-            kind = parent.type
-            if kind in ("binary_operator", "parenthesized_expression", "concatenated_string"):
-                node = parent
-            elif kind == "interpolation" and parent.parent is not None:
-                node = parent.parent
-            elif kind in ("list", "tuple") and self._is_join_argument(parent):
-                node = parent
-            elif kind == "argument_list" and parent.parent is not None:
-                call = parent.parent
-                if self._callee_name(call) not in _URL_COMPOSERS:
-                    return node
-                node = call
-            else:
-                return node
-        return node
+    def url_step(self, node: Node, parent: Node) -> Node | None:
+        kind = parent.type
+        if kind in ("binary_operator", "parenthesized_expression", "concatenated_string"):
+            return parent
+        if kind == "interpolation" and parent.parent is not None:
+            return parent.parent
+        if kind in ("list", "tuple") and self._is_join_argument(parent):
+            return parent
+        if kind == "argument_list" and parent.parent is not None:
+            call = parent.parent
+            return call if self._callee_name(call) in _URL_COMPOSERS else None
+        return None
 
-    def _url_call(self, root: Node, depth: int) -> tuple[Node, _Http] | None:
-        parent = root.parent
-        if parent is None or depth > MAX_DEPTH:
-            return None
+    def url_in_call(self, root: Node, parent: Node) -> tuple[bool, _Http | None]:
         if parent.type == "argument_list" or (
             parent.type == "keyword_argument" and self.text(child(parent, "name")) == "url"
         ):
             call = parent.parent
             if parent.type == "keyword_argument" and call is not None:
                 call = call.parent  # keyword_argument -> argument_list -> call
-            http = self._http(call) if call is not None else None
+            http = self.http(call) if call is not None else None
             url = http.url if http is not None else None
             if call is not None and http is not None and url is not None and url.id == root.id:
-                return call, http
-            return None
-        if parent.type == "assignment" and is_field(root, "right"):
-            target = child(parent, "left")
-            if target is None:
-                return None
-            uses = list(self._target_uses(target, parent))
-            if len(uses) > 1 and self._function_of(parent) is None:
-                return None  # a module or class constant many calls share is no one call's URL
-            for use in uses:
-                found = self._url_call(self._url_root(use), depth + 1)
-                if found is not None:
-                    return found
-        return None
+                return True, http
+            return True, None
+        return False, None
 
-    def _call_url(self, http: _Http) -> str:
+    def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
+        if parent.type != "assignment" or not is_field(root, "right"):
+            return None
+        target = child(parent, "left")
+        return list(self._target_uses(target, parent)) if target is not None else []
+
+    def call_url(self, http: _Http) -> str:
         if self.memo is None:
             return self._read_call_url(http)
         return self.memo.remember(("url", id(http)), lambda: self._read_call_url(http))
@@ -391,7 +324,9 @@ class PythonCalls(PythonNames):
             return join_base(http.base, UNKNOWN)
         return join_base(http.base, self._value(http.url, 0, {}))
 
-    def _starts_interpolated(self, root: Node, node: Node) -> bool:
+    def is_leftmost(self, root: Node, node: Node) -> bool:
+        if root.start_byte == node.start_byte:
+            return True
         first = root
         while first.named_child_count and first.type in (
             "binary_operator",
@@ -410,7 +345,7 @@ class PythonCalls(PythonNames):
 
     # --- which calls are HTTP calls --------------------------------------------------------
 
-    def _http(self, call: Node) -> _Http | None:
+    def http(self, call: Node) -> _Http | None:
         if self.memo is None:
             return self._read_http(call)
         return self.memo.remember(("http", call.id), lambda: self._read_http(call))
@@ -481,24 +416,22 @@ class PythonCalls(PythonNames):
         while stack:
             node = stack.pop()
             if node.type == "call":
-                http = self._http(node)
+                http = self.http(node)
                 if http is not None:
                     return http
             stack.extend(reversed(node.named_children))
         return None
 
-    def _sdk_operation(self, call: Node) -> str:
+    def client_method(self, call: Node) -> tuple[str, str] | None:
         function = child(call, "function")
         if function is None or function.type != "attribute":
-            return ""
-        name = self._callee_name(call)
+            return None
         receiver = self.text(child(function, "object"))
         last = re.split(r"[.(]", receiver.rstrip(")"))[-1] if receiver else ""
-        if name in HTTP_VERBS or name == "request" or name.startswith("_"):
-            return ""
-        if not _CLIENT_RECEIVER.search(last):
-            return ""
-        return name
+        return last, self._callee_name(call)
+
+    def is_transport_method(self, name: str) -> bool:
+        return name in HTTP_VERBS or name == "request" or name.startswith("_")
 
     def _client_base(self, receiver: Node | None) -> str:
         """``client = httpx.Client(base_url=...)``: the base every ``client.get(path)`` gets."""
@@ -514,7 +447,7 @@ class PythonCalls(PythonNames):
         return ""
 
 
-def _placed(context: _Context | None, nested: int) -> _Context | None:
+def _placed(context: KeyContext | None, nested: int) -> KeyContext | None:
     """A call's context for a dict written right in it, `nested` objects deep."""
     if context is not None:
         context.nested, context.direct = nested, True

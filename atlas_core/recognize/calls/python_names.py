@@ -8,7 +8,8 @@ import re
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, url_join
-from atlas_core.recognize.calls.tree_reader import MAX_DEPTH, TreeReader
+from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
+from atlas_core.recognize.calls.walk import CallWalk
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 _FUNCTIONS = frozenset({"function_definition", "lambda"})
 
 
-class PythonNames(TreeReader):
+class PythonNames(CallWalk):
     # --- values ----------------------------------------------------------------------------
 
     def _value(self, node: Node, depth: int, bind: dict[str, str]) -> str:
@@ -86,18 +87,18 @@ class PythonNames(TreeReader):
                 return None
             return self._self_definition(self.text(child(node, "attribute")), node)
         name = self.text(node)
-        scope = self._function_of(node)
+        scope = self.scope_of(node)
         for ident in self.named_nodes(name, 0, node.start_byte, _is_binding, reverse=True):
             parent = ident.parent
             if parent is None:
                 continue
             if parent.type in _PARAMETER_PARENTS:
-                if self._function_of(parent) == scope:
+                if self.scope_of(parent) == scope:
                     return None  # a parameter: its value is the caller's
                 continue
             if parent.type != "assignment" or not is_field(ident, "left"):
                 continue
-            home = self._function_of(parent)
+            home = self.scope_of(parent)
             if home == scope or home is None:
                 return child(parent, "right")
         return None
@@ -123,7 +124,7 @@ class PythonNames(TreeReader):
 
     def _uses(self, name: str, after: Node) -> list[Node]:
         """Reads of `name` after `after`, in the scope `after` is in."""
-        scope = self._function_of(after)
+        scope = self.scope_of(after)
         end = scope.end_byte if scope is not None else self.root.end_byte
         found = []
         for ident in self.named_nodes(name, after.end_byte, end, _is_identifier):
@@ -161,7 +162,7 @@ class PythonNames(TreeReader):
 
     def _dict_keys(self, dictionary: Node) -> tuple[str, ...]:
         keys = [
-            self._string_value(key)
+            self.literal(key)
             for pair in dictionary.named_children
             if pair.type == "pair" and (key := child(pair, "key")) is not None
             if key.type == "string"
@@ -187,7 +188,7 @@ class PythonNames(TreeReader):
         return None
 
     def _subscript_keys(self, name: str, after: Node) -> list[str]:
-        scope = self._function_of(after)
+        scope = self.scope_of(after)
         start = scope.start_byte if scope is not None else 0
         end = scope.end_byte if scope is not None else self.root.end_byte
         keys = []
@@ -200,7 +201,7 @@ class PythonNames(TreeReader):
             if key is None or key.type != "string" or assignment is None:
                 continue
             if assignment.type == "assignment" and is_field(subscript, "left"):
-                keys.append(self._string_value(key))
+                keys.append(self.literal(key))
         return keys
 
     def _method_def(self, at: Node, name: str) -> Node | None:
@@ -251,17 +252,21 @@ class PythonNames(TreeReader):
     def _method_literal(self, node: Node | None) -> str:
         if node is None or node.type != "string":
             return ""
-        value = self._string_value(node).upper()
+        value = self.literal(node).upper()
         return value if value.lower() in HTTP_VERBS else ""
 
-    def _string_value(self, string: Node) -> str:
+    def literal(self, node: Node) -> str:
         return "".join(
             self.text(p)
-            for p in string.named_children
+            for p in node.named_children
             if p.type in ("string_content", "escape_sequence")
         )
 
-    def _content_span(self, string: Node) -> tuple[int, int]:
+    def is_string(self, node: Node) -> bool:
+        return node.type == "string"
+
+    def content_span(self, node: Node) -> tuple[int, int]:
+        string = node
         parts = [p for p in string.children if p.type not in ("string_start", "string_end")]
         if not parts:
             return string.start_byte, string.end_byte
@@ -275,7 +280,7 @@ class PythonNames(TreeReader):
         call = arguments.parent if arguments is not None else None
         return call is not None and call.type == "call" and self._callee_name(call) == "join"
 
-    def _function_of(self, node: Node) -> Node | None:
+    def scope_of(self, node: Node) -> Node | None:
         return next((a for a in ancestors(node) if a.type in _FUNCTIONS), None)
 
 
