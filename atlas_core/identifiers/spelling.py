@@ -1,4 +1,4 @@
-"""Spelling normalisation of identifiers, shared by the table writer and the resolver.
+"""Spelling normalisation of identifiers, shared by extraction, the on-disk keys and lookup.
 
 Both sides derive keys with these functions, so a key written at build time and a key computed
 from what the user typed agree byte for byte: compact keys (`findAssets`, `find_assets` and

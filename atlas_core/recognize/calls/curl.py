@@ -110,7 +110,7 @@ def read_curl(document: Document, line: int, column: int, language: str) -> Call
     if command is None or command.curl is None:
         return None
     method = command.method.upper() or _implied_method(command)
-    url = _resolve(command.url.value, document, first) if command.url else ""
+    url = _expand_shell_variables(command.url.value, document, first) if command.url else ""
     site = _Answer(method, tidy_url(url), line, column, language)
     if command.url is not None and site.on(command.url):
         return site.on_url(command.url)
@@ -252,7 +252,7 @@ def _option(command: _Command, name: str, arg: _Word | None) -> None:
         command.upload = True
 
 
-def _resolve(url: str, document: Document, before: int, depth: int = 0) -> str:
+def _expand_shell_variables(url: str, document: Document, before: int, depth: int = 0) -> str:
     """Shell variables in a URL, through ``NAME=value`` assignments above the command."""
 
     def value(m: re.Match[str]) -> str:
@@ -260,7 +260,9 @@ def _resolve(url: str, document: Document, before: int, depth: int = 0) -> str:
         if depth > 3 or (m.group(0).startswith("${") and m.group(0) != "${" + name + "}"):
             return UNKNOWN  # ${NAME:-default} and the like: whatever the environment says
         assigned = _assignment(document, name, before)
-        return _resolve(assigned, document, before, depth + 1) if assigned else UNKNOWN
+        return (
+            _expand_shell_variables(assigned, document, before, depth + 1) if assigned else UNKNOWN
+        )
 
     return _VARIABLE.sub(value, url)
 
