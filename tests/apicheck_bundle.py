@@ -16,9 +16,4 @@ APICHECK_SPEC = Path(__file__).resolve().parent / "fixtures" / "apicheck" / "api
 
 @functools.cache
 def build_apicheck_bundle(base: Path) -> Path:
-    out = base / "apicheck-fixture-bundle"
-    if (out / "manifest.json").is_file():
-        return out
-    return build_fixture_bundle(
-        [f"openapi={APICHECK_SPEC}"], out, base / "apicheck-build-home", name="apicheck"
-    )
+    return build_fixture_bundle([f"openapi={APICHECK_SPEC}"], name="apicheck")

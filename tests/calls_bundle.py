@@ -18,12 +18,4 @@ CALLS_DOCS = ROOT / "tests" / "fixtures" / "calls" / "docs"
 
 @functools.cache
 def build_calls_bundle(base: Path) -> Path:
-    out = base / "calls-fixture-bundle"
-    if (out / "manifest.json").is_file():
-        return out
-    return build_fixture_bundle(
-        [f"openapi={CALLS_SPEC}", f"local={CALLS_DOCS}"],
-        out,
-        base / "calls-build-home",
-        name="calls",
-    )
+    return build_fixture_bundle([f"openapi={CALLS_SPEC}", f"local={CALLS_DOCS}"], name="calls")

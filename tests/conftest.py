@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.bundles import BundleFactory, start_run
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("ATLAS_SHARED", ROOT.parent / "shared"))
 
@@ -32,32 +34,24 @@ def fixture_sources(corpus: Path = FIXTURE_CORPUS) -> list[str]:
     return [f"mirror={corpus / 'mirror'}", f"openapi={corpus / 'openapi.yaml'}"]
 
 
-def _build_fixture_bundle(tmp_path_factory: pytest.TempPathFactory, model: str) -> Path:
-    from atlas_core.build import build_bundle
-
-    out = tmp_path_factory.mktemp(f"{model}-bundle") / "fixture"
-    base = tmp_path_factory.getbasetemp() / "atlas-home"
-    # Session fixtures run before the autouse isolation; keep the build away from real dirs too.
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ATLAS_CONFIG", str(base / "config" / "atlas.toml"))
-        mp.setenv("ATLAS_DATA_DIR", str(base / "data"))
-        mp.setenv("ATLAS_CACHE_DIR", str(base / "cache"))
-        mp.delenv("ATLAS_EMBED_BACKEND", raising=False)
-        build_bundle(fixture_sources(), out, model=model, progress=False)
-    return out
+@pytest.fixture(scope="session", autouse=True)
+def bundle_cache(tmp_path_factory: pytest.TempPathFactory) -> BundleFactory:
+    """The run's bundle factory (tests/support/bundles.py): each distinct fixture bundle is built
+    once per run, under the basetemp. Autouse, so builders called from any fixture find it."""
+    return start_run(tmp_path_factory.getbasetemp())
 
 
 @pytest.fixture(scope="session")
-def hash_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hash_bundle(bundle_cache: BundleFactory) -> Path:
     """The fixture corpus built with the hash test embedder, once per session. Read-only: copy it
-    (``shutil.copytree``) before changing anything."""
-    return _build_fixture_bundle(tmp_path_factory, "hash")
+    (``BundleFactory.copy``) before changing anything."""
+    return bundle_cache.build(fixture_sources(), name="fixture", model="hash")
 
 
 @pytest.fixture(scope="session")
-def model_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def model_bundle(bundle_cache: BundleFactory) -> Path:
     """The fixture corpus built with the default model (real inference; slower). Read-only."""
-    return _build_fixture_bundle(tmp_path_factory, "default")
+    return bundle_cache.build(fixture_sources(), name="fixture", model="default")
 
 
 @pytest.fixture(scope="session")

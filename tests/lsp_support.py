@@ -31,11 +31,8 @@ CLIENTS = ("neovim", "visual-studio-code")
 @functools.cache
 def build_lsp_bundle(base: Path) -> Path:
     """Build the LSP fixture bundle once per test session (several modules ask for it)."""
-    out = base / "lsp-fixture-bundle"
-    if (out / "manifest.json").is_file():
-        return out
     sources = [f"local={LSP_FIXTURES / 'docs'}", f"openapi={LSP_FIXTURES / 'bulk-api.yaml'}"]
-    return build_fixture_bundle(sources, out, base / "lsp-build-home", name="lsp-fixture")
+    return build_fixture_bundle(sources, name="lsp-fixture")
 
 
 def server_env(home: Path, **extra: str) -> dict[str, str]:

@@ -283,14 +283,6 @@ PORTAL = "https://dev.pot.example.test/api/references/teapot"
 def build_teapot_bundle(base: Path) -> Path:
     """The spec (with its portal) and the pages built with the hash embedder, once per
     session."""
-    out = base / "teapot-bundle"
-    if (out / "manifest.json").is_file():
-        return out
     spec = write_spec(base / "teapot-src")
     docs = write_pages(base / "teapot-docs")
-    return build_fixture_bundle(
-        [f"local={docs}", f"openapi={spec}#{PORTAL}"],
-        out,
-        base / "teapot-build-home",
-        name="teapot",
-    )
+    return build_fixture_bundle([f"local={docs}", f"openapi={spec}#{PORTAL}"], name="teapot")

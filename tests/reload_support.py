@@ -6,22 +6,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from atlas_core.build import build_bundle
 from atlas_core.bundle.manifest import file_entry, sha256_file
+from tests.support.bundles import BundleFactory, bundle_factory
 
 
 def build_release(root: Path, version: str, pages: int = 8) -> Path:
-    """A hash-model bundle at ``root/releases/<version>`` whose headings read "Release <version>"."""
-    docs = root / f"docs-{version}"
-    (docs / "guide").mkdir(parents=True)
-    for i in range(pages):
-        (docs / "guide" / f"page{i}.md").write_text(
-            f"# Release {version} topic {i}\n\n## Release {version} details {i}\n\n"
-            f"Assets and domains in release {version}.\n"
-        )
-    out = root / "releases" / version
-    build_bundle([f"local={docs}"], out, model="hash", progress=False)
-    return out
+    """A hash-model bundle at ``root/releases/<version>`` whose headings read "Release <version>":
+    the test's own copy (it may change or delete it) of the one the run's factory built."""
+    texts = {
+        f"guide/page{i}.md": f"# Release {version} topic {i}\n\n## Release {version} details {i}\n\n"
+        f"Assets and domains in release {version}.\n"
+        for i in range(pages)
+    }
+    built = bundle_factory().build_pages(texts, name=version)
+    return BundleFactory.copy(built, root / "releases" / version)
 
 
 def reseal(root: Path, *rels: str) -> None:

@@ -51,5 +51,4 @@ def build_team_bundle(base: Path) -> Path:
     for rel, text in PAGES.items():
         (docs / rel).parent.mkdir(parents=True, exist_ok=True)
         (docs / rel).write_text(text, encoding="utf-8")
-    out = base / "team-bundle"
-    return build_fixture_bundle([f"local={docs}"], out, base / "team-build-home", name="fixture")
+    return build_fixture_bundle([f"local={docs}"], name="fixture")

@@ -62,9 +62,6 @@ def release_1(base: Path) -> Path:
 
 @functools.cache
 def release_2(base: Path) -> Path:
-    out = base / "teapot-release-2"
-    if (out / "manifest.json").is_file():
-        return out
     src = base / "teapot-release-2-src"
     spec = src / "spec" / "teapot-api.json"
     spec.parent.mkdir(parents=True, exist_ok=True)
@@ -73,17 +70,12 @@ def release_2(base: Path) -> Path:
         page = src / "docs" / name
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(text, encoding="utf-8")
-    return build_fixture_bundle(
-        [f"local={src / 'docs'}", f"openapi={spec}"], out, src / "home", name="teapot"
-    )
+    return build_fixture_bundle([f"local={src / 'docs'}", f"openapi={spec}"], name="teapot")
 
 
 @functools.cache
 def release_1_other_model(base: Path) -> Path:
     """Release 1's sources built with a 128-dimension hash model instead of the default 384."""
-    out = base / "teapot-hash-128"
-    if (out / "manifest.json").is_file():
-        return out
     src = base / "teapot-hash-128-src"
     model = src / "model"
     model.mkdir(parents=True, exist_ok=True)
@@ -93,5 +85,5 @@ def release_1_other_model(base: Path) -> Path:
     spec = write_spec(src / "spec")
     docs = write_pages(src / "docs")
     return build_fixture_bundle(
-        [f"local={docs}", f"openapi={spec}"], out, src / "home", name="teapot", model=str(model)
+        [f"local={docs}", f"openapi={spec}"], name="teapot", model=str(model)
     )

@@ -9,31 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from atlas_core.build import build_bundle
 from atlas_core.distribution.archive import pack
 from tests.release_server import ReleaseServer
+from tests.support.bundles import BundleFactory
 
 
-def _docs(root: Path, version: str) -> Path:
-    docs = root / f"docs-{version}"
-    (docs / "guide").mkdir(parents=True)
-    (docs / "guide" / "assets.md").write_text(
-        f"# Assets {version}\n\n## Find assets\n\nSearch the catalog for assets ({version}).\n\n"
-        "`GET /rest/2.0/assets` returns the assets that match the query.\n"
-    )
-    (docs / "guide" / "domains.md").write_text(f"# Domains\n\nDomains group assets. {version}\n")
-    return docs
+def _pages(version: str) -> dict[str, str]:
+    return {
+        "guide/assets.md": f"# Assets {version}\n\n## Find assets\n\nSearch the catalog for assets "
+        f"({version}).\n\n`GET /rest/2.0/assets` returns the assets that match the query.\n",
+        "guide/domains.md": f"# Domains\n\nDomains group assets. {version}\n",
+    }
 
 
 @pytest.fixture(scope="session")
-def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("dist-bundles")
-    built = {}
-    for version in ("v1", "v2"):
-        out = root / f"bundle-{version}"
-        build_bundle([f"local={_docs(root, version)}"], out, model="hash", progress=False)
-        built[version] = out
-    return built
+def bundles(bundle_cache: BundleFactory) -> dict[str, Path]:
+    """Both versions, from the run's bundle factory. Read-only."""
+    return {v: bundle_cache.build_pages(_pages(v), name=f"bundle-{v}") for v in ("v1", "v2")}
 
 
 @pytest.fixture(scope="session")

@@ -3,11 +3,10 @@ The fixtures that build them are in this folder's conftest."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
-import pytest
+from tests.support.bundles import bundle_factory
 
 # A small API spec: its paths have no base, while the written pages call them under one.
 SPEC = {
@@ -74,21 +73,6 @@ A server runs in one of three modes.
 
 
 def build_pages(base: Path, pages: Mapping[str, str], *, spec: dict | None = None) -> Path:
-    from atlas_core.build import build_bundle
-
-    docs = base / "docs"
-    for rel, text in pages.items():
-        (docs / rel).parent.mkdir(parents=True, exist_ok=True)
-        (docs / rel).write_text(text, encoding="utf-8")
-    sources = [f"local={docs}"]
-    if spec is not None:
-        (base / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-        sources.append(f"openapi={base / 'spec.json'}")
-    out = base / "bundle"
-    with pytest.MonkeyPatch.context() as mp:
-        home = base / "home"
-        mp.setenv("ATLAS_CONFIG", str(home / "atlas.toml"))
-        mp.setenv("ATLAS_DATA_DIR", str(home / "data"))
-        mp.setenv("ATLAS_CACHE_DIR", str(home / "cache"))
-        build_bundle(sources, out, model="hash", progress=False, name=base.name)
-    return out
+    """The bundle of `pages` (and `spec`), named after `base`, from the run's bundle factory:
+    built once per run for each distinct set. Read-only."""
+    return bundle_factory().build_pages(pages, name=base.name, spec=spec)

@@ -31,8 +31,6 @@ CURSOR = "‸"  # where the cursor is in the texts below; taken out before the t
 def _bundle(base: Path) -> Path:
     return build_fixture_bundle(
         [f"openapi={CALLS_SPEC}", f"openapi={JOBS_SPEC}", f"local={CALLS_DOCS}"],
-        base / "completion-fixture-bundle",
-        base / "completion-build-home",
         name="completion",
     )
 

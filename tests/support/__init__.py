@@ -1,0 +1,1 @@
+"""Test infrastructure shared by every test folder: the bundle factory (`bundles`)."""
