@@ -18,7 +18,7 @@ from atlas_core.markdown import clean_gitbook as clean
 from atlas_core.markdown import github_slug, heading_anchors
 
 if TYPE_CHECKING:
-    from atlas_core.sources.openapi import Operation, SchemaInfo
+    from atlas_core.sources.openapi_model import Operation, SchemaInfo
     from atlas_core.types import Param
 
 MAX_HEADING = 90
