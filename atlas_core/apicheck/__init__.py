@@ -1,8 +1,10 @@
 """Checking client code against the API the bundle's specs describe.
 
-`ApiModel` (`model.py`) holds the documented operations; `check.py` judges one call's endpoint,
-method, keys and values, a whole document's calls (`check_located`, over what
-`atlas_core.recognize.calls.scan.scan_calls` finds) or one request (`check_request`). Findings are
+`ApiModel` (`model.py`) holds the documented operations; `matching.py` finds the operation a call
+names (`locate`, `resolve`); `endpoints.py` and `keys.py` judge one call's endpoint and method, its
+keys and values, each finding made as `findings.py` says; `check.py` checks a whole document's
+calls (`check_located`, over what `atlas_core.recognize.calls.scan.scan_calls` finds), its
+generated-client calls (`check_client_calls`) or one request (`check_request`). Findings are
 `atlas_core.types.ApiFinding`; `Engine.check_code` and `Engine.check_request` are the public face.
 
 Names load on first use: the language server's first hover reads `model` (deprecation wording)
@@ -16,21 +18,16 @@ from typing import TYPE_CHECKING
 from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
-    from atlas_core.apicheck.check import (
-        CHECKS,
-        check_client_calls,
-        check_located,
-        check_request,
-        locate,
-        resolve,
-    )
+    from atlas_core.apicheck.check import check_client_calls, check_located, check_request
+    from atlas_core.apicheck.findings import CHECKS
+    from atlas_core.apicheck.matching import locate, resolve
     from atlas_core.apicheck.model import ApiModel, Operation, build_model, says_removed
 
 _EXPORTS = {
-    "CHECKS": "check",
+    "CHECKS": "findings",
     "check_client_calls": "check",
-    "locate": "check",
-    "resolve": "check",
+    "locate": "matching",
+    "resolve": "matching",
     "check_located": "check",
     "check_request": "check",
     "ApiModel": "model",

@@ -1,0 +1,109 @@
+"""Findings about a call's endpoint: not documented (with the nearest documented paths), a
+method the path does not take, or a deprecated operation (with its replacement)."""
+
+from __future__ import annotations
+
+import re
+
+from atlas_core.apicheck.findings import (
+    DEPRECATED,
+    ERROR,
+    INFORMATION,
+    METHOD_NOT_ALLOWED,
+    UNKNOWN_ENDPOINT,
+    WARNING,
+    Place,
+    finding,
+)
+from atlas_core.apicheck.matching import COLLIBRA, locate, resolve
+from atlas_core.apicheck.model import WILDCARD, ApiModel, Operation, segments_of
+from atlas_core.types import ApiFinding
+
+_ENDPOINT_TEXT = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S+)$")
+
+
+def check_endpoint(
+    model: ApiModel, method: str, url: str, place: Place, *, ids: bool = False
+) -> tuple[Operation | None, list[ApiFinding]]:
+    """The operation a call's method and URL name, and what is wrong with them (`ids`: see
+    `resolve`)."""
+    where = locate(model, url)
+    if where is None:
+        return None, []
+    found = resolve(model, method, where.segments, ids=ids)
+    severity = ERROR if where.evidence == COLLIBRA else WARNING
+    shown = "/" + "/".join(where.segments)
+    if found.problem == UNKNOWN_ENDPOINT:
+        near = found.suggestions
+        message = f"{method + ' ' if method else ''}{shown} is not a documented endpoint"
+        if near:
+            message += "; did you mean " + " or ".join(f"{o.path}" for o in near) + "?"
+        fixes = [_path_fix(place.text, where.segments, o.segments) for o in near]
+        return None, [
+            finding(
+                UNKNOWN_ENDPOINT,
+                severity,
+                message,
+                place,
+                near[0] if near else None,
+                fixes=fixes,
+                target="path",
+                matched=False,
+            )
+        ]
+    if found.problem == METHOD_NOT_ALLOWED:
+        ops = [op for op in model.operations if op.path == found.path]
+        message = f"{found.path} does not take {method}; it takes {', '.join(found.methods)}"
+        return None, [
+            finding(
+                METHOD_NOT_ALLOWED,
+                severity,
+                message,
+                place,
+                ops[0] if ops else None,
+                target="method",
+                matched=False,
+            )
+        ]
+    op = found.operation
+    if op is None:
+        return None, []
+    findings = []
+    if op.deprecated:
+        findings.append(deprecated_operation(op, place))
+    return op, findings
+
+
+def deprecated_operation(op: Operation, place: Place) -> ApiFinding:
+    message = f"{op.endpoint} is deprecated"
+    note = " ".join(op.summary.split())
+    if op.removed:
+        message += " and will be removed"
+    if op.replacement:
+        message += f"; use {op.replacement} instead"
+    elif note:
+        message += f": {note[:200]}"
+    fixes: list[str] = []
+    m = _ENDPOINT_TEXT.match(op.replacement.strip())
+    if m and m.group(1) == op.method and place.text:
+        replacement = segments_of(m.group(2))
+        fixes.append(_path_fix(place.text, op.segments, replacement))
+    severity = WARNING if op.removed else INFORMATION
+    return finding(
+        DEPRECATED, severity, message, place, op, fixes=fixes, deprecated=True, target="path"
+    )
+
+
+def _path_fix(literal: str, written: tuple[str, ...], wanted: tuple[str, ...]) -> str:
+    """`literal` with the one literal segment that differs from `wanted` replaced; "" when the
+    difference is not one segment written in this literal."""
+    if not literal or len(written) != len(wanted):
+        return ""
+    diffs = [(a, b) for a, b in zip(written, wanted, strict=True) if a != b]
+    if len(diffs) != 1 or WILDCARD in diffs[0]:
+        return ""
+    old, new = diffs[0]
+    pattern = re.compile(rf"(?<![\w{{}}]){re.escape(old)}(?![\w{{}}])")
+    if len(pattern.findall(literal)) != 1:
+        return ""
+    return pattern.sub(new, literal)

@@ -1,0 +1,132 @@
+"""Findings about a call's query and body keys: a key the operation does not take (with the
+nearest it does), a deprecated one, a literal value outside its enum, required keys missing from
+a literal written whole. Only the body's and params' own keys are judged, never a nested map's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from atlas_core.apicheck.findings import (
+    BAD_VALUE,
+    DEPRECATED,
+    INFORMATION,
+    MAX_SUGGESTIONS,
+    MISSING_REQUIRED,
+    SUGGEST_CUTOFF,
+    UNKNOWN_PARAM,
+    WARNING,
+    Place,
+    finding,
+)
+from atlas_core.apicheck.model import Operation
+from atlas_core.recognize import BODY, QUERY
+from atlas_core.types import ApiFinding, Param
+
+_PLAIN_VALUE = re.compile(r"^[\w.\-]{1,100}$")
+
+
+def check_key(
+    op: Operation,
+    role: str,
+    name: str,
+    place: Place,
+    value: str | None,
+    value_place: Place | None,
+) -> list[ApiFinding]:
+    """A query or body key of a call to `op` (and its literal value, when written)."""
+    if op.spec is None:
+        return []
+    allowed = _allowed(op, role)
+    if allowed is None:
+        return []
+    known = {p.name: p for p in allowed}
+    param = known.get(name)
+    where = "query parameter" if role == QUERY else "request body property"
+    target = f"{'params' if role == QUERY else 'body'}.{name}"
+    if param is None:
+        if not _NAME.match(name):
+            return []
+        near = _near(name, [p.name for p in allowed])
+        message = f"'{name}' is not a {where} of {op.endpoint}"
+        if near:
+            message += "; did you mean " + " or ".join(f"'{n}'" for n in near) + "?"
+        elif allowed:
+            names = ", ".join(p.name for p in allowed[:8])
+            message += f" (it takes {names}{', ...' if len(allowed) > 8 else ''})"
+        return [finding(UNKNOWN_PARAM, WARNING, message, place, op, fixes=near, target=target)]
+    findings = []
+    if param.deprecated:
+        message = f"'{name}' ({where} of {op.endpoint}) is deprecated"
+        findings.append(
+            finding(DEPRECATED, INFORMATION, message, place, op, deprecated=True, target=target)
+        )
+    if value is not None and value_place is not None and param.enum:
+        bad = _bad_value(param, value)
+        if bad is not None:
+            values = ", ".join(param.enum)
+            message = f"'{value}' is not a value of {name} ({op.endpoint}); it takes {values}"
+            findings.append(
+                finding(BAD_VALUE, WARNING, message, value_place, op, fixes=bad, target=target)
+            )
+    return findings
+
+
+def check_required(
+    op: Operation, role: str, written: Iterable[str], place: Place
+) -> list[ApiFinding]:
+    """Required keys missing from a whole params or body literal of a call to `op`."""
+    if op.spec is None:
+        return []
+    allowed = _allowed(op, role)
+    if not allowed:
+        return []
+    have = set(written)
+    missing = [p.name for p in allowed if p.required and p.name not in have]
+    if not missing:
+        return []
+    many = len(missing) > 1
+    if role == QUERY:
+        noun = "query parameters" if many else "query parameter"
+    else:
+        noun = "request body properties" if many else "request body property"
+    names = ", ".join(f"'{n}'" for n in missing)
+    message = f"{op.endpoint} requires the {noun} {names}"
+    target = "params" if role == QUERY else "body"
+    return [finding(MISSING_REQUIRED, WARNING, message, place, op, target=target)]
+
+
+_NAME = re.compile(r"^[A-Za-z_$][\w$.\-\[\]]{0,199}$")
+
+
+def _allowed(op: Operation, role: str) -> tuple[Param, ...] | None:
+    if role == QUERY:
+        return op.query_params()
+    if role == BODY:
+        return op.body
+    return None
+
+
+def _near(name: str, names: list[str]) -> tuple[str, ...]:
+    from rapidfuzz import fuzz, process
+
+    folded = {n.lower(): n for n in names}
+    if name.lower() in folded:
+        return (folded[name.lower()],)
+    hits = process.extract(
+        name, names, scorer=fuzz.ratio, limit=MAX_SUGGESTIONS, score_cutoff=SUGGEST_CUTOFF
+    )
+    return tuple(hit[0] for hit in hits)
+
+
+def _bad_value(param: Param, value: str) -> tuple[str, ...] | None:
+    """The values to offer instead of `value`, or None when it is allowed (or not a plain
+    value the check can judge: a placeholder, a list)."""
+    if not _PLAIN_VALUE.match(value) or value in param.enum:
+        return None
+    from rapidfuzz import fuzz, process
+
+    ranked = process.extract(
+        value.upper(), list(param.enum), scorer=fuzz.ratio, limit=len(param.enum)
+    )
+    return tuple(hit[0] for hit in ranked)
