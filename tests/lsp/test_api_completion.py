@@ -1,5 +1,5 @@
 """Completion and signature help from the API inside calls in client code, through the real server
-(pytest-lsp, Neovim's and VS Code's capabilities) over the calls fixture spec
+(pytest-lsp, VS Code's capabilities: see lsp_support.ONE_CLIENT) over the calls fixture spec
 (tests/fixtures/calls/calls-api.yaml) and a jobs spec with a deprecated and a required query
 parameter (tests/fixtures/completion/jobs-api.yaml).
 
@@ -18,7 +18,7 @@ from pytest_lsp import LanguageClient
 
 from tests.calls_bundle import CALLS_DOCS, CALLS_SPEC, ROOT
 from tests.fixture_builds import build_fixture_bundle
-from tests.lsp_support import open_document, server_env, start_client, stop_client
+from tests.lsp_support import ONE_CLIENT, open_document, server_env, start_client, stop_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -35,15 +35,13 @@ def _bundle(base: Path) -> Path:
     )
 
 
-@pytest_asyncio.fixture(
-    scope="module", loop_scope="module", params=["neovim", "visual-studio-code"]
-)
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def client(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, workdir: Path
+    tmp_path_factory: pytest.TempPathFactory, workdir: Path
 ) -> AsyncIterator[LanguageClient]:
     bundle = _bundle(tmp_path_factory.getbasetemp())
-    env = server_env(workdir / f"home-{request.param}")
-    lsp = await start_client(request.param, ["--bundle", str(bundle)], env, root=workdir)
+    env = server_env(workdir / "home")
+    lsp = await start_client(ONE_CLIENT, ["--bundle", str(bundle)], env, root=workdir)
     yield lsp
     await stop_client(lsp)
 

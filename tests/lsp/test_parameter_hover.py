@@ -1,5 +1,5 @@
 """Hover on a parameter or property name: the language server (a subprocess driven by pytest-lsp,
-with Neovim's and VS Code's captured capabilities) over a bundle built from the Teapot spec shows
+with VS Code's captured capabilities: see lsp_support.ONE_CLIENT) over a bundle built from the Teapot spec shows
 what it belongs to, its type, values, default and description as markdown, and the other
 operations that take it."""
 
@@ -14,7 +14,7 @@ import pytest_asyncio
 from pytest_lsp import LanguageClient
 
 from tests.lsp_support import (
-    CLIENTS,
+    ONE_CLIENT,
     hover_text,
     open_document,
     position_of,
@@ -35,13 +35,13 @@ new = requests.post(BASE + "/pots", json={"capacity": 2, "name": "Brown Betty"})
 """
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def client(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, workdir: Path
+    tmp_path_factory: pytest.TempPathFactory, workdir: Path
 ) -> AsyncIterator[LanguageClient]:
     bundle = build_teapot_bundle(tmp_path_factory.getbasetemp())
     lsp = await start_client(
-        request.param, ["--bundle", str(bundle)], server_env(workdir / "home"), root=workdir
+        ONE_CLIENT, ["--bundle", str(bundle)], server_env(workdir / "home"), root=workdir
     )
     open_document(lsp, (workdir / "pots.py").as_uri(), CLIENT_SCRIPT, "python")
     yield lsp

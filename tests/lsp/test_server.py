@@ -19,6 +19,7 @@ from pytest_lsp import LanguageClient
 
 from tests.lsp_support import (
     CLIENTS,
+    ONE_CLIENT,
     hover_text,
     mirror_line,
     open_document,
@@ -515,12 +516,11 @@ def rotor_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
-async def rotor_client(
-    request: pytest.FixtureRequest, rotor_bundle: Path, workdir: Path
-) -> AsyncIterator[LanguageClient]:
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def rotor_client(rotor_bundle: Path, workdir: Path) -> AsyncIterator[LanguageClient]:
+    # Hover text and definitions only: one capability set (lsp_support.ONE_CLIENT) says it all.
     env = server_env(workdir / "rotor-home")
-    lsp = await start_client(request.param, ["--bundle", str(rotor_bundle)], env, root=workdir)
+    lsp = await start_client(ONE_CLIENT, ["--bundle", str(rotor_bundle)], env, root=workdir)
     yield lsp
     await stop_client(lsp)
 
