@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("readers", frozenset({"markdown", "code", "recognize"})),
     ("gatherers", frozenset({"sources", "embed", "crawl"})),
     ("indexes", frozenset({"search", "identifiers"})),
-    ("bundle", frozenset({"bundle"})),
+    ("bundle and its pages", frozenset({"bundle", "pages"})),
     ("builders and checkers", frozenset({"build", "apicheck", "distribution", "demo", "project"})),
     ("engine", frozenset({"engine"})),
     ("serving", frozenset({"serving"})),

@@ -8,6 +8,8 @@
 - `lookup`: identifier lookup, definitions, workspace symbols, endpoints, deprecations;
 - `api_checks`: the API model, checking calls and requests, usages in a project's code;
 - `served`: what a host asks about the bundles it serves (summaries, mirror pages, outlines);
+- `resolution`: what a name under a cursor resolves to, ranked; `describe`: everything a host
+  shows about a name (`Engine.describe`); `deprecations`: the deprecated terms in any text;
 - `readiness`: the warm-up before a swap and the background preparation of vector search;
 - `inputs`: the one cleaning of names and paths callers pass.
 
@@ -21,8 +23,11 @@ its own and the answers are merged by score, each tagged with its bundle's name.
 
 from __future__ import annotations
 
+from atlas_core.engine.deprecations import PROSE_LANGUAGES, DeprecationMatcher, TermFinding, linked
+from atlas_core.engine.describe import DescribeContext, Description
 from atlas_core.engine.facade import Engine
 from atlas_core.engine.readiness import WARM_MODES
+from atlas_core.engine.resolution import Resolution
 from atlas_core.search import (
     MAX_LIMIT,
     MAX_QUERY_CHARS,
@@ -37,10 +42,17 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_QUERY_CHARS",
     "MAX_TOP_K",
+    "PROSE_LANGUAGES",
     "WARM_MODES",
+    "DeprecationMatcher",
+    "DescribeContext",
+    "Description",
     "Engine",
+    "Resolution",
     "SearchSettings",
+    "TermFinding",
     "clamp_count",
+    "linked",
     "looks_like_identifier",
     "make_snippet",
 ]

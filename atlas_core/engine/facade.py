@@ -9,10 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.engine.api_checks import ApiChecks
+from atlas_core.engine.deprecations import DeprecatedTerms, DeprecationMatcher
+from atlas_core.engine.describe import DescribeContext, Description, describe
 from atlas_core.engine.hybrid import HybridSearch
 from atlas_core.engine.lookup import IdentifierQueries
 from atlas_core.engine.parts import OpenBundle, OpenBundles, open_bundles
 from atlas_core.engine.readiness import WARM_MODES, Preparation, warm_up
+from atlas_core.engine.resolution import Resolution, recognitions_at, resolve_recognitions
 from atlas_core.engine.served import ServedBundles
 from atlas_core.identifiers import group_pages
 from atlas_core.search import MAX_LIMIT, SearchSettings, clamp_count
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
     from atlas_core.apicheck import ApiModel, Operation
     from atlas_core.bundle import Bundle
     from atlas_core.identifiers import CallTarget
-    from atlas_core.recognize import CallSite, Located
+    from atlas_core.recognize import CallSite, Located, RecognizerSet
     from atlas_core.search import Reranker
 
 
@@ -56,6 +59,7 @@ class Engine:
         self._served = ServedBundles(opened)
         self._checks = ApiChecks(opened, self._served.mirror_path)
         self._prepared = Preparation(parts)
+        self._terms = DeprecatedTerms(self)
 
     @classmethod
     def open(
@@ -164,6 +168,33 @@ class Engine:
 
     def deprecations(self) -> list[Deprecation]:
         return self._lookup.deprecations()
+
+    def deprecated_terms(self) -> DeprecationMatcher:
+        """The matcher of the deprecated terms in any text, built on first use (it judges every
+        term against the API model: call it off an event loop)."""
+        return self._terms.matcher()
+
+    def deprecation_of(self, *names: str) -> Deprecation | None:
+        """The deprecation whose term is one of `names`, without building the whole matcher."""
+        return self._terms.deprecation_of(*names)
+
+    def resolve_at(
+        self,
+        lines: Sequence[str],
+        line: int,
+        column: int,
+        language: str,
+        recognizers: RecognizerSet,
+    ) -> Resolution | None:
+        """The documented identifiers at a (line, code-point column) of a document, ranked for a
+        cursor (only exact or normalized matches, kinds that fit the text); None for nothing."""
+        found = recognitions_at(lines, line, column, language, recognizers)
+        return resolve_recognitions(self.lookup, found, language)
+
+    def describe(self, name: str, context: DescribeContext | None = None) -> Description:
+        """Everything a host shows about `name` (see `DescribeContext` for what `context`
+        decides): what the hover and `lookup_identifier` render."""
+        return describe(self, name, context or DescribeContext())
 
     def endpoints(self, prefix: str = "", limit: int = 50) -> list[Candidate]:
         """Endpoints whose path starts with `prefix` (for completion), at most `limit`."""

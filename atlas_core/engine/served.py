@@ -1,15 +1,10 @@
 """What a host asks about the bundles it serves, so that no host reads a manifest: their
 summaries, where a result's page lies (in the docs mirror, or a project's working tree), the pages
-of a mirror, and the section around a line of one (the page's headings kept for the pages asked
-about most recently)."""
+of a mirror, and the section around a line of one (read by `atlas_core.pages`, which keeps the
+headings of the pages asked about most recently)."""
 
 from __future__ import annotations
 
-import logging
-import os
-import stat
-import threading
-from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,14 +15,7 @@ from atlas_core.types import BundleInfo, DocFile, Section
 if TYPE_CHECKING:
     from atlas_core.engine.parts import OpenBundle, OpenBundles
     from atlas_core.markdown import Outline
-
-log = logging.getLogger(__name__)
-
-MAX_PAGE_BYTES = 8 * 1024 * 1024  # a docs page is kilobytes; anything this big is not one
-OUTLINES_KEPT = 256  # pages whose headings are kept per bundle, for section_at
-# O_NOFOLLOW and O_NONBLOCK: a page swapped for a link or a FIFO is refused, never followed or
-# waited on (fstat below tells what was opened).
-_PAGE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    from atlas_core.pages import Outlines
 
 
 class ServedBundles:
@@ -35,11 +23,7 @@ class ServedBundles:
 
     def __init__(self, bundles: OpenBundles) -> None:
         self.bundles = bundles
-        # A bundle's mirror never changes while it is open, so a page's outline stays true.
-        self._outlines: dict[str, OrderedDict[str, Outline | None]] = {
-            part.name: OrderedDict() for part in bundles.parts
-        }
-        self._outline_lock = threading.Lock()
+        self._outlines: dict[str, Outlines] = {}  # by bundle, made when a page is first read
 
     def info_of(self, part: OpenBundle) -> BundleInfo:
         return replace(part.bundle.info(), name=part.name, load_ms=round(part.opened_ms, 3))
@@ -125,30 +109,9 @@ class ServedBundles:
 
     def outline(self, part: OpenBundle, relpath: str) -> Outline | None:
         """The headings of a mirror page of `part`; None when the page cannot be read."""
-        kept = self._outlines[part.name]
-        with self._outline_lock:
-            if relpath in kept:
-                kept.move_to_end(relpath)
-                return kept[relpath]
-        from atlas_core.markdown import Outline, page_lines
+        kept = self._outlines.get(part.name)
+        if kept is None:
+            from atlas_core.pages import Outlines  # a hover reads no page: not at startup
 
-        data = read_page(part.bundle.mirror_dir / relpath)
-        outline = Outline.of(page_lines(data)) if data is not None else None
-        with self._outline_lock:
-            kept[relpath] = outline
-            while len(kept) > OUTLINES_KEPT:
-                kept.popitem(last=False)
-        return outline
-
-
-def read_page(path: Path) -> bytes | None:
-    """A mirror page's bytes, or None when it is not a readable regular file of a page's size."""
-    try:
-        with os.fdopen(os.open(path, _PAGE_FLAGS), "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return None
-            data = handle.read(MAX_PAGE_BYTES + 1)
-    except OSError:
-        log.debug("cannot read the mirror page %s", path, exc_info=True)
-        return None
-    return data if len(data) <= MAX_PAGE_BYTES else None
+            kept = self._outlines.setdefault(part.name, Outlines())
+        return kept.of(relpath, part.bundle.mirror_dir / relpath)

@@ -28,6 +28,21 @@ if TYPE_CHECKING:
     from atlas_core.recognize.calls.windows import probe_window
     from atlas_core.recognize.registry import MAX_LINE_WINDOW
     from atlas_core.recognize.text_scan import string_at, string_spans
+    from atlas_core.recognize.typed import (
+        ARGUMENT,
+        KEY,
+        TYPED_LANGUAGES,
+        VALUE,
+        TypedCall,
+        Typing,
+        closers,
+        is_call_site,
+        is_key_site,
+        open_brackets,
+        open_paren,
+        typing_at,
+        without_key,
+    )
 
 from atlas_core.recognize.builtin import BUILTIN_RECOGNIZERS
 from atlas_core.recognize.code_context import is_code_occurrence
@@ -44,18 +59,22 @@ from atlas_core.recognize.registry import (
 from atlas_core.recognize.text_scan import normalize_language
 
 __all__ = [
+    "ARGUMENT",
     "BODY",
     "BUILTIN_RECOGNIZERS",
     "ENDPOINT",
     "ENTRY_POINT_GROUP",
     "HEADER",
     "HTTP",
+    "KEY",
     "MAX_LINE_WINDOW",
     "OPERATION",
     "PATH",
     "QUERY",
     "SDK",
+    "TYPED_LANGUAGES",
     "UNKNOWN",
+    "VALUE",
     "CallReader",
     "CallSite",
     "Context",
@@ -64,14 +83,23 @@ __all__ = [
     "Recognition",
     "Recognizer",
     "RecognizerSet",
+    "TypedCall",
+    "Typing",
+    "closers",
     "context_at",
+    "is_call_site",
     "is_code_occurrence",
+    "is_key_site",
     "load_plugins",
     "normalize_language",
+    "open_brackets",
+    "open_paren",
     "probe_window",
     "scan_calls",
     "string_at",
     "string_spans",
+    "typing_at",
+    "without_key",
 ]
 
 # Loaded on first use, so importing the face stays as cheap as it was.
@@ -93,5 +121,24 @@ _EXPORTS = {
     "HTTP": "calls.site",
     "probe_window": "calls.windows",
     "string_spans": "text_scan",
+    # Where the cursor is in a call being typed: only completion and signature help read it.
+    **dict.fromkeys(
+        (
+            "ARGUMENT",
+            "KEY",
+            "TYPED_LANGUAGES",
+            "VALUE",
+            "TypedCall",
+            "Typing",
+            "closers",
+            "is_call_site",
+            "is_key_site",
+            "open_brackets",
+            "open_paren",
+            "typing_at",
+            "without_key",
+        ),
+        "typed",
+    ),
 }
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -15,14 +15,14 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from atlas_ls.lsp import diagnostics, handlers
 from atlas_ls.lsp.cursor import cursor_at
-from atlas_ls.lsp.resolve import Resolution, file_uri, mirror_file
+from atlas_ls.lsp.resolve import file_uri, mirror_file
 
 # At run time, not only for the type checker: pygls reads a command handler's annotations to
 # convert its arguments, and they name the server class.
 from atlas_ls.lsp.server import AtlasLanguageServer
 
 if TYPE_CHECKING:
-    from atlas_core.engine import Engine
+    from atlas_core.engine import Engine, Resolution
 
 OPEN_DOCS = "atlas.openDocs"
 OPEN_WEB = "atlas.openWeb"

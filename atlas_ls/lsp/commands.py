@@ -46,6 +46,8 @@ _WATCHED_MODULES = (
     "tempfile",
     "atlas_core.identifiers.extract.mention_scan",  # the bundle build's page scanner
     "atlas_ls.lsp.typed_call",  # completion's and signature help's reader, made on first use
+    "atlas_core.recognize.typed",  # where the cursor is in a call being typed, with it
+    "atlas_core.pages.grep",  # the MCP file tools' text search
     "argparse",  # editors' command lines are read without it (lsp.__main__.parse_args)
     "shutil",  # with bz2 and lzma: only builds and installs copy or remove trees
     "hashlib",  # only builds, downloads and `atlas index` hash

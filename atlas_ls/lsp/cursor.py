@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from atlas_core.engine import Resolution
 from atlas_core.recognize import ENDPOINT, OPERATION, Recognition
 from atlas_ls.lsp.documents import Snapshot, column_from_client, column_to_client
-from atlas_ls.lsp.resolve import Resolution, resolve_at
+from atlas_ls.lsp.resolve import resolve_at
 
 if TYPE_CHECKING:
     from atlas_core.engine import Engine

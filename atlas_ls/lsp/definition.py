@@ -9,10 +9,10 @@ from lsprotocol import types
 from atlas_core.types import Candidate
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import cursor_at
-from atlas_ls.lsp.resolve import Resolution, file_uri, mirror_file
+from atlas_ls.lsp.resolve import file_uri, mirror_file
 
 if TYPE_CHECKING:
-    from atlas_core.engine import Engine
+    from atlas_core.engine import Engine, Resolution
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 

@@ -1,30 +1,27 @@
-"""Diagnostics: terms and endpoints the docs name as deprecated, with their replacement.
+"""Diagnostics: terms and endpoints the docs name as deprecated, with their replacement, and
+what the API checks find in a document's calls, as LSP diagnostics and quick fixes.
 
-`register` runs them as documents open and change (when: `scheduler.DiagnosticsScheduler`).
-
-The matcher is built once per engine. Single-word terms are found by splitting the text into words
-and looking each up in a dict, which is several times faster than one big alternation regex on a
-multi-megabyte file; terms with spaces or slashes (``GET /rest/1.0/term``) go through one regex.
+`register` runs them as documents open and change (when: `scheduler.DiagnosticsScheduler`). The
+terms are found by the engine's matcher (`Engine.deprecated_terms`); this module only places them
+in the client's positions, severities and ignore comments.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from atlas_core.errors import AtlasError
-from atlas_core.recognize import is_code_occurrence
-from atlas_core.types import ApiFinding, Deprecation
+from atlas_core.engine import PROSE_LANGUAGES
+from atlas_core.types import ApiFinding
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.documents import Snapshot, column_to_client, line_starts
 
 if TYPE_CHECKING:
-    from atlas_core.engine import Engine
+    from atlas_core.engine import DeprecationMatcher, TermFinding
     from atlas_ls.lsp.server import AtlasLanguageServer
     from atlas_ls.lsp.settings import Settings
 
@@ -43,224 +40,8 @@ _SEVERITIES = {
 IGNORE_COMMENT = re.compile(r"atlas:\s*ignore(?:\[([\w\s,\-]*)\])?")
 OPEN_DIAGNOSTICS_DELAY_MS = 100
 
-_WORD = re.compile(r"\w+")
-# One regex call holds the GIL for as long as it runs: over a 100 KB line the deprecation
-# pattern takes ~40 ms, over 5 MB seconds, and the event loop waits that long even though the scan
-# runs in a worker thread. Scanning windows of this many characters lets it in between.
-SCAN_WINDOW = 8192
-_METHOD_PREFIX = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)$")
-PROSE_LANGUAGES = frozenset({"markdown", "plaintext", "text", "restructuredtext", "asciidoc"})
-_IDENTIFIER_LIKE = re.compile(r"^(?:(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+)?[\w./{}\-:]+$")
 
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    start: int  # offsets in the text
-    end: int
-    text: str
-    deprecation: Deprecation
-    fix: str  # the text that replaces `text`, "" when the docs give no usable replacement
-
-
-# A path parameter as code writes it; bounded, so every match has a known greatest length (an id
-# of more than this many characters is not an id).
-PARAM_CHARS = 256
-_PARAM_SEGMENT = rf"[^/\s\"'`?#]{{1,{PARAM_CHARS}}}"
-METHOD_GAP_CHARS = 16  # spaces between a method and its path
-
-
-def _is_path(text: str) -> bool:
-    return text.startswith("/") or bool(_METHOD_PREFIX.match(text))
-
-
-def checked_as_call(engine: Engine, dep: Deprecation) -> bool:
-    """Whether a deprecated endpoint or operation id is one the API checks know: they judge its
-    calls (by method and URL, or as a generated client's method), so matching it as text would
-    flag prose and other methods' calls, and flag calls twice."""
-    term = dep.term.strip()
-    m = _METHOD_PREFIX.match(term)
-    if m is None and not term.startswith("/"):
-        try:
-            return term in engine.api_model().deprecated_calls()[1]
-        except AtlasError:
-            return False
-    method, path = (m.group(1), m.group(2)) if m else ("", term)
-    try:
-        return engine.api_operation(method, path) is not None
-    except AtlasError:
-        return False
-
-
-def linked(engine: Engine, dep: Deprecation) -> Deprecation:
-    """`dep` with a link to the page that says it (its web URL, else the bundle's local copy of
-    the page: a spec's pages have no web URL), so every diagnostic links its doc page."""
-    if dep.url or not dep.file:
-        return dep
-    for info in engine.bundle_infos():
-        try:
-            path = engine.mirror_path(info.name, dep.file)
-        except (AtlasError, ValueError):
-            continue
-        if path.is_file():
-            return replace(dep, url=path.as_uri())
-    return dep
-
-
-def quick_fix_text(dep: Deprecation, matched: str) -> str:
-    """What a quick fix writes over `matched`; "" when the replacement is prose, not a name."""
-    replacement = dep.replacement.strip()
-    if not replacement or not _IDENTIFIER_LIKE.match(replacement):
-        return ""
-    term = dep.term.strip()
-    if not _is_path(term):
-        return "" if _is_path(replacement) else replacement
-    # An endpoint: only a path replaces a path, and only where the code spells the whole template.
-    term_m = _METHOD_PREFIX.match(term)
-    repl_m = _METHOD_PREFIX.match(replacement)
-    term_path = term_m.group(2) if term_m else term
-    repl_path = repl_m.group(2) if repl_m else replacement
-    if not repl_path.startswith("/"):
-        return ""
-    if matched == term:
-        return replacement if repl_m or not term_m else repl_path
-    if matched == term_path:
-        return repl_path
-    return ""
-
-
-def path_pattern(path: str) -> str:
-    """A regex for an endpoint path in code: any spelling of its parameters, and when the path has
-    two literal segments before its trailing parameters, those parameters may be missing (the code
-    concatenates them: ``"/rest/1.0/vocabulary/" + id``)."""
-    segments = [s for s in path.split("/") if s]
-    parts = [
-        _PARAM_SEGMENT if s.startswith("{") or s.startswith("<") else re.escape(s) for s in segments
-    ]
-    literal_lead = 0
-    for s in segments:
-        if s.startswith(("{", "<")):
-            break
-        literal_lead += 1
-    trailing = 0
-    for s in reversed(segments):
-        if not s.startswith(("{", "<")):
-            break
-        trailing += 1
-    if trailing and literal_lead >= 2 and literal_lead + trailing == len(segments):
-        head = "/" + "/".join(parts[:literal_lead])
-        tail = "".join("(?:/" + p for p in parts[literal_lead:]) + ")?" * trailing
-        return head + tail + "/?"
-    return "/" + "/".join(parts)
-
-
-class DeprecationMatcher:
-    def __init__(self, deprecations: list[Deprecation]) -> None:
-        self.words: dict[str, Deprecation] = {}
-        self.others: list[tuple[re.Pattern[str], Deprecation]] = []
-        self._by_term: dict[str, Deprecation] = {}
-        self.max_match = 0  # the most characters one match of `pattern` can span
-        # Text each match of a term must hold ("" for a path of parameters only): a text holding
-        # none of them needs no scan by `pattern`, the slow part over a large document.
-        self._literals: set[str] = set()
-        alternatives: list[str] = []
-        for dep in deprecations:
-            term = dep.term.strip()
-            if not term:
-                continue
-            if dep.whole_word and _WORD.fullmatch(term):
-                self.words.setdefault(term, dep)
-                continue
-            self._by_term.setdefault(term, dep)
-            m = _METHOD_PREFIX.match(term)
-            if m or term.startswith("/"):
-                path = m.group(2) if m else term
-                body = rf"(?:\b{m.group(1)}\s{{1,{METHOD_GAP_CHARS}}})?" if m else ""
-                body += path_pattern(path) + r"(?![\w\-/])"
-                literals = [s for s in path.split("/") if s and not s.startswith(("{", "<"))]
-                self._literals.add(max(literals, key=len) if literals else "")
-            else:
-                body = re.escape(term)
-                if dep.whole_word:
-                    body = rf"(?<!\w){body}(?!\w)"
-                self._literals.add(term)
-            params = term.count("{") + term.count("<")
-            self.max_match = max(
-                self.max_match, len(term) + params * PARAM_CHARS + METHOD_GAP_CHARS
-            )
-            self.others.append((re.compile(body), dep))
-            alternatives.append(f"(?P<t{len(self.others) - 1}>{body})")
-        self.pattern = re.compile("|".join(alternatives)) if alternatives else None
-
-    def __bool__(self) -> bool:
-        return bool(self.words or self.others)
-
-    def deprecation_of(self, *names: str) -> Deprecation | None:
-        """The deprecation whose term is exactly one of `names` (an identifier's spellings)."""
-        for name in names:
-            dep = self.words.get(name) or self._by_term.get(name)
-            if dep is not None:
-                return dep
-        return None
-
-    def find(
-        self, text: str, limit: int = MAX_DIAGNOSTICS, *, prose_file: bool = False
-    ) -> list[Finding]:
-        """Deprecated terms in `text`. Plain-English terms (`code_only`, such as ``Term``) count
-        only where they are code: quoted, a key, inline code; never in a comment or a sentence."""
-        found: list[Finding] = []
-        # Every token of the text is looked at below, in Python: ~0.2 s over 5 MB of minified
-        # JSON, which a text naming none of the words (one C-speed search each) can skip.
-        if self.words and any(word in text for word in self.words):
-            words = self.words
-            for m in _WORD.finditer(text):
-                dep = words.get(m.group())
-                if (
-                    dep is not None
-                    and dep.code_only
-                    and not is_code_occurrence(text, m.start(), m.end(), prose_file=prose_file)
-                ):
-                    continue
-                if dep is not None:
-                    found.append(
-                        Finding(m.start(), m.end(), m.group(), dep, quick_fix_text(dep, m.group()))
-                    )
-                    if len(found) >= limit:
-                        break
-        if self.pattern is not None and any(literal in text for literal in self._literals):
-            for m in windowed_finditer(self.pattern, text, self.max_match):
-                index = int((m.lastgroup or "t0")[1:])
-                dep = self.others[index][1]
-                found.append(
-                    Finding(m.start(), m.end(), m.group(), dep, quick_fix_text(dep, m.group()))
-                )
-                if len(found) >= 2 * limit:
-                    break
-        found.sort(key=lambda f: f.start)
-        return found[:limit]
-
-
-def windowed_finditer(
-    pattern: re.Pattern[str], text: str, max_match: int, window: int = SCAN_WINDOW
-) -> Iterator[re.Match[str]]:
-    """`pattern.finditer(text)` for a pattern none of whose matches spans more than `max_match`
-    characters, run over windows of `window` characters (each read `max_match` further) so that
-    no single regex call runs long. A match that starts in a window lies wholly in what that call
-    reads, so the matches are exactly those of one scan of the whole text."""
-    pos, size = 0, len(text)
-    while pos < size:
-        limit = pos + window
-        # One character more: the pattern's look-ahead after a match.
-        end = min(size, limit + max_match + 1)
-        last = pos
-        for m in pattern.finditer(text, pos, end):
-            if m.start() >= limit and end < size:
-                break  # the next window finds it, read whole
-            yield m
-            last = m.end()
-        pos = max(limit, last) if end < size else size
-
-
-def _message(finding: Finding) -> str:
+def _message(finding: TermFinding) -> str:
     dep = finding.deprecation
     text = f"'{finding.text}' is deprecated in the Collibra docs"
     if dep.replacement:

@@ -2,30 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from functools import partial
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from atlas_core.demo import DEMO_NOTE
+from atlas_core.engine import DescribeContext
 from atlas_core.identifiers import pick_definition, subject_keys
-from atlas_core.types import Candidate, Definition, Param
+from atlas_core.types import Candidate, Definition, Param, Usage
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, cursor_at
-from atlas_ls.lsp.resolve import (
-    Resolution,
-    details_source,
-    file_uri,
-    mirror_file,
-    other_pages,
-)
+from atlas_ls.lsp.resolve import file_uri, mirror_file
 
 if TYPE_CHECKING:
-    from atlas_core.engine import Engine
+    from atlas_core.engine import Description, Engine
     from atlas_core.identifiers import CallTarget
-    from atlas_core.types import Deprecation
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 MAX_SUMMARY_CHARS = 1200
@@ -128,22 +121,6 @@ def file_link(engine: Engine, cand: Candidate) -> str:
     return f"[{cand.file}:{max(cand.line, 1)}]({target})"
 
 
-def with_details(cand: Candidate, source: Candidate) -> Candidate:
-    """`cand` (the section the hover links to) with the fields it lacks taken from `source`."""
-    return replace(
-        cand,
-        summary=cand.summary or source.summary,
-        method=cand.method or source.method,
-        path=cand.path or source.path,
-        operation_id=cand.operation_id or source.operation_id,
-        params=source.params,
-        request_schema=source.request_schema,
-        response_schema=source.response_schema,
-        deprecated=cand.deprecated or source.deprecated,
-        replacement=cand.replacement or source.replacement,
-    )
-
-
 def links_line(engine: Engine, cand: Candidate) -> str:
     parts = []
     if cand.file:
@@ -153,10 +130,9 @@ def links_line(engine: Engine, cand: Candidate) -> str:
     return " · ".join(parts)
 
 
-def usages_line(engine: Engine, cand: Candidate) -> str:
+def usages_line(engine: Engine, uses: Sequence[Usage]) -> str:
     """ "Used in your project at [src/sync.py:41](...)": where the project index's code calls
     the operation, each linked to the file in the repository; "" without a project or calls."""
-    uses = engine.usages_of(cand, MAX_USES + 1)
     if not uses:
         return ""
     shown = []
@@ -166,34 +142,6 @@ def usages_line(engine: Engine, cand: Candidate) -> str:
         shown.append(f"[{label}]({file_uri(path)}#L{use.line})" if path else f"`{label}`")
     more = " and more" if len(uses) > MAX_USES else ""
     return f"Used in your project at {', '.join(shown)}{more}"
-
-
-def definition_of(cand: Candidate) -> Definition:
-    """The definition a parameter or property candidate carries (its one param)."""
-    p = cand.params[0] if cand.params else Param(cand.name, "")
-    return Definition(
-        name=cand.name,
-        kind=cand.kind,
-        location=p.location,
-        type=p.type,
-        required=p.required,
-        description=p.description or cand.summary,
-        file=cand.file,
-        line=cand.line,
-        format=p.format,
-        enum=p.enum,
-        default=p.default,
-        example=p.example,
-        deprecated=p.deprecated,
-        owner=cand.owner,
-        method=cand.method,
-        path=cand.path,
-        operation_id=cand.operation_id,
-        anchor=cand.anchor,
-        url=cand.url,
-        publication=cand.publication,
-        bundle=cand.bundle,
-    )
 
 
 def _operation(d: Definition) -> str:
@@ -258,35 +206,28 @@ def _owners(d: Definition, others: Sequence[Definition]) -> str:
     return "\n".join(lines)
 
 
-def _definition_hover(engine: Engine, best: Candidate) -> str:
+def _definition_hover(own: Definition, others: Sequence[Definition]) -> str:
     """The parameter view of a parameter or property candidate: its own definition, and the
-    other operations and schemas that take the name."""
-    others = engine.definitions(best.name, limit=MAX_DEFINITIONS)
-    own = next(
-        (d for d in others if (d.bundle, d.file, d.line) == (best.bundle, best.file, best.line)),
-        None,
-    )
-    text = definition_markdown(own or definition_of(best), others)
+    other operations and schemas that take the name (`others`, every definition of it)."""
+    text = definition_markdown(own, others)
     if len(others) >= MAX_DEFINITIONS:
         text += f"\n\n*Counted over its first {MAX_DEFINITIONS} definitions.*"
     return text
 
 
-def hover_markdown(
-    engine: Engine,
-    resolution: Resolution,
-    deprecation_of: Callable[..., Deprecation | None] | None = None,
-) -> str:
-    """The hover of `resolution`; `deprecation_of(*names)` finds the deprecation the docs list
-    for one of an operation's names (the diagnostics' matcher's lookup)."""
+def hover_markdown(engine: Engine, described: Description) -> str:
+    """The hover of a name described at the cursor (`Engine.describe` with its resolution)."""
+    assert described.resolution is not None and described.subject is not None
+    resolution = described.resolution
     best = resolution.best
     if best.kind in ("parameter", "property"):
-        blocks = [_definition_hover(engine, best)]
+        assert described.definition is not None
+        blocks = [_definition_hover(described.definition, described.definitions)]
         # Other pages of the same parameter of the same owner (a client's page beside the
         # spec's); the other owners are listed by the definition already.
         pages = [
             p
-            for p in other_pages(resolution)
+            for p in described.other_pages
             if (p.method, p.path, p.owner) == (best.method, best.path, best.owner)
         ]
         if pages:
@@ -296,10 +237,9 @@ def hover_markdown(
         if links:
             blocks.append("---\n" + links)
         return "\n\n".join(blocks)
-    source = details_source(resolution)
     # The best doc section stays the one linked; a page that lists the same operation's
     # parameters and schemas (the OpenAPI reference) lends them.
-    cand = with_details(best, source) if source is not None else best
+    source, cand = described.source, described.subject
     blocks = [title_line(cand)]
     if cand.summary:
         blocks.append(_clip(cand.summary, MAX_SUMMARY_CHARS))
@@ -315,7 +255,7 @@ def hover_markdown(
     if source is not None:
         blocks.append(f"*Parameters and schemas from {file_link(engine, source)}*")
     replacement = cand.replacement
-    dep = deprecation_of(cand.name, cand.operation_id) if deprecation_of else None
+    dep = described.deprecation
     if dep is not None and not replacement:
         replacement = dep.replacement
     if cand.deprecated or dep is not None:
@@ -329,12 +269,12 @@ def hover_markdown(
             others.setdefault(other.name, None)
     if others:
         blocks.append("Also: " + ", ".join(f"`{name}`" for name in list(others)[:MAX_OTHERS]))
-    pages = other_pages(resolution)
+    pages = described.other_pages
     if pages:
         shown = ", ".join(file_link(engine, page) for page in pages[:MAX_OTHER_PAGES])
         more = len(pages) - MAX_OTHER_PAGES
         blocks.append(f"Also documented in: {shown}" + (f" and {more} more" if more > 0 else ""))
-    used = usages_line(engine, cand)
+    used = usages_line(engine, described.usages[0] if described.usages else ())
     if used:
         blocks.append(used)
     links = links_line(engine, best)
@@ -435,10 +375,9 @@ def register(server: AtlasLanguageServer) -> None:
         if target is not None and target.param is not None:
             value = call_parameter_markdown(cursor.engine, target)
         else:
-            engine = cursor.engine
-            value = hover_markdown(
-                engine, cursor.resolution, partial(ls.diagnostics.deprecation_of, engine)
-            )
+            context = DescribeContext(resolution=cursor.resolution, usages=MAX_USES + 1)
+            described = cursor.engine.describe(rec.identifier, context)
+            value = hover_markdown(cursor.engine, described)
         return types.Hover(
             contents=types.MarkupContent(
                 kind=markup_kind(ls), value=value + demo_footer(cursor.engine)

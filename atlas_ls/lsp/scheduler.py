@@ -18,8 +18,6 @@ from lsprotocol import types
 from atlas_ls.lsp import diagnostics
 
 if TYPE_CHECKING:
-    from atlas_core.engine import Engine
-    from atlas_core.types import Deprecation
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 
@@ -28,31 +26,6 @@ class DiagnosticsScheduler:
         self._server = server
         self._runs: dict[str, asyncio.Task[None]] = {}  # uri -> the run waiting or under way
         self._published: dict[str, list[types.Diagnostic]] = {}
-        self._matcher: tuple[Engine, diagnostics.DeprecationMatcher] | None = None
-
-    def matcher(self, engine: Engine) -> diagnostics.DeprecationMatcher:
-        """The deprecation matcher of `engine`, built once per engine (hover uses it too)."""
-        cached = self._matcher
-        if cached is not None and cached[0] is engine:
-            return cached[1]
-        matcher = diagnostics.DeprecationMatcher(_matched_as_text(engine, engine.deprecations()))
-        self._matcher = (engine, matcher)
-        return matcher
-
-    def deprecation_of(self, engine: Engine, *names: str) -> Deprecation | None:
-        """What `matcher(engine).deprecation_of(*names)` answers, without building the matcher
-        when it is not built yet: only the deprecations whose term is one of `names` are judged,
-        so a hover does not wait for the API model that judging every term builds."""
-        cached = self._matcher
-        if cached is not None and cached[0] is engine:
-            return cached[1].deprecation_of(*names)
-        wanted = set(names)
-        named = [d for d in engine.deprecations() if d.term.strip() in wanted]
-        if not named:
-            return None
-        return diagnostics.DeprecationMatcher(_matched_as_text(engine, named)).deprecation_of(
-            *names
-        )
 
     def published(self, uri: str) -> list[types.Diagnostic]:
         """What the client was last sent for `uri`."""
@@ -106,7 +79,7 @@ class DiagnosticsScheduler:
 
             def diagnose() -> list[types.Diagnostic]:
                 # The matcher too: building it reads the bundle's whole deprecation list.
-                matcher = self.matcher(engine)
+                matcher = engine.deprecated_terms()
                 api = ls.calls.check(engine, snap) if settings.api_checks_enabled else []
                 return diagnostics.diagnostics_for(snap, matcher, encoding, api, settings)
 
@@ -127,14 +100,3 @@ class DiagnosticsScheduler:
         self._server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
         )
-
-
-def _matched_as_text(engine: Engine, deprecations: list[Deprecation]) -> list[Deprecation]:
-    """The deprecations the matcher looks for in text, each linked to its page. Deprecated
-    endpoints the specs describe are the API checks' to judge, call by call and method-aware; as
-    text they would match prose and other methods' calls."""
-    return [
-        diagnostics.linked(engine, d)
-        for d in deprecations
-        if not diagnostics.checked_as_call(engine, d)
-    ]

@@ -22,9 +22,9 @@ import anyio
 from atlas_core.changes import changes_since_previous, summary_json
 from atlas_core.engine import WARM_MODES
 from atlas_core.errors import AtlasError, BundleError
+from atlas_core.pages import Mirror, MirrorSet
 from atlas_core.serving import BundleLoader, BundleReloader, EngineHolder, LoadResult, ReloadEvent
 from atlas_ls.mcp._sdk import Context, MCPError, ToolError, connection_key, send_log
-from atlas_ls.mcp.mirror import Mirror, MirrorSet
 from atlas_ls.mcp.options import ServerOptions
 
 if TYPE_CHECKING:

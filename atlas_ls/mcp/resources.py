@@ -16,10 +16,10 @@ import anyio
 from pydantic import Field
 
 from atlas_core.errors import AtlasError, QueryError
+from atlas_core.pages import MirrorSet
 from atlas_ls.mcp._sdk import Context
 from atlas_ls.mcp.budgets import cut
 from atlas_ls.mcp.context import app_of
-from atlas_ls.mcp.mirror import MirrorSet
 from atlas_ls.mcp.tools_fs import read_call
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ import anyio
 from pydantic import ValidationError
 
 from atlas_core.errors import AtlasError
+from atlas_core.pages import RESOURCE_PREFIX, Mirror, PathRejected
 from atlas_ls.mcp._sdk import (
     INVALID_PARAMS,
     READ_ONLY,
@@ -32,9 +33,7 @@ from atlas_ls.mcp._sdk import (
 from atlas_ls.mcp.auth import required_token
 from atlas_ls.mcp.budgets import bounded
 from atlas_ls.mcp.context import AppContext, AppSlot, needs_engine, unexpected_failure
-from atlas_ls.mcp.mirror import Mirror
 from atlas_ls.mcp.options import ServerOptions
-from atlas_ls.mcp.paths import RESOURCE_PREFIX, PathRejected
 from atlas_ls.mcp.resources import (
     IDENTIFIER_TEMPLATE,
     PROMPT_NAME,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import fnmatch
 import functools
 import json
-import time
 from typing import Annotated, Any
 
 import anyio
@@ -17,10 +16,16 @@ from pydantic import Field
 
 from atlas_core.errors import QueryError
 from atlas_core.markdown import Outline
-from atlas_ls.mcp import textsearch
+from atlas_core.pages import (
+    RESOURCE_PREFIX,
+    LineMatch,
+    Mirror,
+    MirrorSet,
+    files_in_scope,
+    search_lines,
+)
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, send_log, text_result
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
-from atlas_ls.mcp.mirror import Mirror, MirrorSet, SectionLocator
 from atlas_ls.mcp.models import (
     FileEntry,
     FilesResult,
@@ -35,7 +40,6 @@ from atlas_ls.mcp.models import (
     demo_sentence,
     flag_note,
 )
-from atlas_ls.mcp.paths import RESOURCE_PREFIX
 from atlas_ls.mcp.safety import scan
 
 MAX_LIST_LIMIT = 1000
@@ -245,47 +249,25 @@ async def search_text(
     """
     app = app_of(ctx)
     docs = await app.docs()
-    targets: list[tuple[str, Mirror, tuple[str, ...]]] = []
-    scope = 0
-    if publication is not None:
-        for name, mirror, files in docs.files_of(publication, bundle):
-            targets.append((name, mirror, mirror.search_paths(publication)))
-            scope += len(files)
-    else:
-        for name, mirror in docs.select(bundle):
-            targets.append((name, mirror, ()))
-            scope += len(mirror.files)
+    scope = files_in_scope(docs, publication, bundle)
     clamped = min(max_results, MAX_TEXT_RESULTS)
     note = f"max_results clamped to {MAX_TEXT_RESULTS}. " if clamped < max_results else ""
     await report_progress(ctx, 0, 1, f"searching {scope} files")
-    hits: list[TextHit] = []
-    engines: set[str] = set()
-    truncated = False
-    budget = app.options.search_timeout_s  # for all the mirrors together
-    for name, mirror, paths in targets:
-        if len(hits) >= clamped or budget <= 0:
-            truncated = True
-            break
-        started = time.monotonic()
-        found = await anyio.to_thread.run_sync(
-            functools.partial(
-                textsearch.search,
-                mirror.root,
-                pattern,
-                paths=paths,
-                regex=regex,
-                case_sensitive=case_sensitive,
-                max_results=clamped - len(hits),
-                timeout=budget,
-            )
+    found = await anyio.to_thread.run_sync(
+        functools.partial(
+            search_lines,
+            docs,
+            pattern,
+            publication=publication,
+            bundle=bundle,
+            regex=regex,
+            case_sensitive=case_sensitive,
+            max_results=clamped,
+            timeout=app.options.search_timeout_s,  # for all the mirrors together
         )
-        budget -= time.monotonic() - started
-        engines.add(found.engine)
-        truncated = truncated or found.truncated
-        hits += await anyio.to_thread.run_sync(
-            functools.partial(_text_hits, mirror, docs.tag(name), found.matches)
-        )
-    engine = "python" if "python" in engines else "ripgrep"
+    )
+    hits = [_text_hit(match) for match in found.matches]
+    engine, truncated = found.engine, found.truncated
     await report_progress(ctx, 1, 1, f"{len(hits)} matches")
     await warn_injection(ctx, [f"{h.file}:{h.line}" for h in hits if h.injection_flags])
     if engine == "python":
@@ -319,27 +301,18 @@ async def search_text(
     return text_result("\n".join(lines), result.model_dump())
 
 
-def _text_hits(mirror: Mirror, bundle: str, matches: list[textsearch.TextMatch]) -> list[TextHit]:
-    locate = SectionLocator(mirror)
-    hits = []
-    for match in matches:
-        if not mirror.has(match.file):  # in the folder but not served (unlisted, a credential)
-            continue
-        section = locate(match.file, match.line)
-        hits.append(
-            TextHit(
-                file=match.file,
-                bundle=bundle,
-                line=match.line,
-                heading=section.heading,
-                line_start=section.line_start,
-                line_end=section.line_end,
-                url=mirror.meta(match.file).url,
-                text=match.text,
-                injection_flags=InjectionFlag.from_flags(scan(match.text, first_line=match.line)),
-            )
-        )
-    return hits
+def _text_hit(match: LineMatch) -> TextHit:
+    return TextHit(
+        file=match.file,
+        bundle=match.bundle,
+        line=match.line,
+        heading=match.heading,
+        line_start=match.line_start,
+        line_end=match.line_end,
+        url=match.url,
+        text=match.text,
+        injection_flags=InjectionFlag.from_flags(scan(match.text, first_line=match.line)),
+    )
 
 
 @tool_errors

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import anyio
 from pydantic import Field
 
+from atlas_core.engine import DescribeContext
 from atlas_core.errors import QueryError
+from atlas_core.pages import find_ripgrep
 from atlas_core.search import ELLIPSIS, cut_point
 from atlas_core.types import Chunk, SearchFilters
-from atlas_ls.mcp import textsearch
 from atlas_ls.mcp._sdk import CallToolResult, Context, report_progress, text_result
 from atlas_ls.mcp.budgets import budget_of
 from atlas_ls.mcp.context import app_of, tool_errors, warn_injection
@@ -40,8 +41,8 @@ from atlas_ls.mcp.safety import scan
 from atlas_ls.mcp.tools_fs import read_call
 
 if TYPE_CHECKING:
-    from atlas_core.engine import Engine
-    from atlas_core.types import Candidate, Definition, Hit
+    from atlas_core.engine import Description
+    from atlas_core.types import Definition, Hit
 
 MAX_TOP_K = 50
 MAX_LOOKUP = 20
@@ -234,20 +235,16 @@ async def lookup_identifier(
     app = app_of(ctx)
     engine = await app.engine()
     note = f"limit clamped to {MAX_LOOKUP}" if limit > MAX_LOOKUP else ""
-    found = await anyio.to_thread.run_sync(
-        functools.partial(engine.resolve, identifier, min(limit, MAX_LOOKUP))
+    context = DescribeContext(
+        limit=min(limit, MAX_LOOKUP), usages=MAX_USES, sections=True, definitions=MAX_DEFINITIONS
     )
-    matches = await anyio.to_thread.run_sync(functools.partial(_matches, engine, found))
+    described = await anyio.to_thread.run_sync(
+        functools.partial(engine.describe, identifier, context)
+    )
+    matches = _matches(described)
     if not matches:
         note = "no identifier matched: try search_docs(query=...) or search_text(pattern=...)"
-    named = next((c.name for c in found if c.kind in ("parameter", "property")), "")
-    definitions = (
-        await anyio.to_thread.run_sync(
-            functools.partial(engine.definitions, named, limit=MAX_DEFINITIONS)
-        )
-        if named
-        else []
-    )
+    named, definitions = described.defined, described.definitions
     result = LookupResult(
         identifier=identifier,
         count=len(matches),
@@ -341,10 +338,11 @@ def _definition(d: Definition) -> ParameterDefinition:
     )
 
 
-def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatch]:
+def _matches(described: Description) -> list[IdentifierMatch]:
     out = []
-    for c in candidates:
-        section = engine.section_at(c.bundle, c.file, c.line)
+    for c, section, uses in zip(
+        described.candidates, described.sections, described.usages, strict=True
+    ):
         out.append(
             IdentifierMatch(
                 name=c.name,
@@ -388,7 +386,7 @@ def _matches(engine: Engine, candidates: list[Candidate]) -> list[IdentifierMatc
                 ],
                 used_in=[
                     ProjectUse(file=u.file, line=u.line, symbol=u.symbol, bundle=u.bundle)
-                    for u in engine.usages_of(c, MAX_USES)
+                    for u in uses
                 ],
             )
         )
@@ -462,7 +460,7 @@ async def get_bundle_info(ctx: Context) -> Annotated[CallToolResult, BundleInfoR
         )
         for b in engine.bundle_infos()
     ]
-    rg = textsearch.find_ripgrep()
+    rg = find_ripgrep()
     result = BundleInfoResult(
         bundles=bundles,
         backend=info.backend or "not loaded yet",

@@ -25,10 +25,10 @@ import pytest
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 
+from atlas_core import pages
 from atlas_core.bundle.manifest import sha256_file
 from atlas_core.engine import Engine
 from atlas_core.errors import BundleError
-from atlas_ls.mcp import textsearch
 from atlas_ls.mcp.options import ServerOptions
 from atlas_ls.mcp.server import build_server
 from atlas_ls.mcp.transport.wire import MAX_MESSAGE_BYTES
@@ -46,7 +46,7 @@ CALL_TIMEOUT_S = 30  # one answer; a hang fails the test instead of blocking it
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 ENGINES = [
     pytest.param({}, id="ripgrep"),
-    pytest.param({textsearch.ENV_RIPGREP: "none"}, id="python"),
+    pytest.param({pages.ENV_RIPGREP: "none"}, id="python"),
 ]
 
 
@@ -178,7 +178,7 @@ def test_python_search_stops_at_the_time_limit_inside_a_huge_file(tmp_path: Path
     # Sparse: 64 GiB that takes no disk, far more than any search can read before its deadline.
     with (root / "pub" / "huge.md").open("wb") as huge:
         huge.truncate(64 * 2**30)
-    env = {textsearch.ENV_RIPGREP: "none"}
+    env = {pages.ENV_RIPGREP: "none"}
     with fs_server(root, env, "--search-timeout", "1") as client:
         for regex in (False, True):
             arguments = {"pattern": "never-there", "regex": regex, "publication": "pub"}

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
-from atlas_core.engine import Engine
+from atlas_core.engine import DeprecationMatcher, Engine
+from atlas_core.engine.deprecations import DeprecatedTerms, path_pattern, quick_fix_text
 from atlas_core.types import Deprecation
-from atlas_ls.lsp.diagnostics import (
-    DeprecationMatcher,
-    diagnostics_for,
-    path_pattern,
-    quick_fix_text,
-)
+from atlas_ls.lsp.diagnostics import diagnostics_for
 from atlas_ls.lsp.documents import Snapshot, split_lines
-from atlas_ls.lsp.scheduler import DiagnosticsScheduler
 
 
 def dep(term: str, replacement: str = "", whole_word: bool = True) -> Deprecation:
@@ -129,12 +123,11 @@ def test_hover_lookup_agrees_with_the_matcher_without_building_it(hash_bundle: P
         assert deprecations
         names = {d.term.strip() for d in deprecations} | {"findAssets", "getDomain", "nothing"}
         names |= {e.name for e in engine.lookup("getVocabulary")}
-        lazy = DiagnosticsScheduler(SimpleNamespace())  # type: ignore[arg-type]
-        assert lazy.deprecation_of(engine, "findAssets", "nothing") is None
+        lazy = DeprecatedTerms(engine)
+        assert engine.deprecation_of("findAssets", "nothing") is None
         assert engine._api is None  # no deprecation named: nothing judged
-        full = DiagnosticsScheduler(SimpleNamespace())  # type: ignore[arg-type]
-        matcher = full.matcher(engine)
-        answers = {name: lazy.deprecation_of(engine, name) for name in sorted(names)}
+        matcher = DeprecatedTerms(engine).matcher()
+        answers = {name: lazy.deprecation_of(name) for name in sorted(names)}
         assert lazy._matcher is None
         assert answers == {name: matcher.deprecation_of(name) for name in sorted(names)}
         assert any(answers.values())  # some terms are the matcher's, not the API checks'

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from atlas_core.engine.deprecations import DeprecationMatcher, windowed_finditer
 from atlas_core.types import Deprecation
-from atlas_ls.lsp.diagnostics import DeprecationMatcher, windowed_finditer
 
 TERMS = [
     Deprecation(

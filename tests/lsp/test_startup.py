@@ -66,6 +66,8 @@ NOT_FOR_THE_LANGUAGE_SERVER = (
     "tempfile",
     "atlas_core.identifiers.extract.mention_scan",
     "atlas_ls.lsp.typed_call",
+    "atlas_core.recognize.typed",
+    "atlas_core.pages.grep",
     "argparse",
     "shutil",
     "hashlib",

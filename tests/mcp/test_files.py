@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_ls.mcp import textsearch
+from atlas_core import pages
 from tests.mcp_client import McpClient, error_text, stdio_client_for, structured
 
 POISONED = """\
@@ -48,7 +48,7 @@ def mirror(tmp_path_factory: pytest.TempPathFactory, fixture_corpus: Path) -> Pa
 @pytest.fixture(scope="module")
 def client(mirror: Path) -> Iterator[McpClient]:
     # The Python fallback engine, with a short deadline for the pathological-regex check.
-    env = {textsearch.ENV_RIPGREP: "none"}
+    env = {pages.ENV_RIPGREP: "none"}
     args = ["collibra-fs", "--mirror", str(mirror), "--search-timeout", "2"]
     with stdio_client_for(args, env) as c:
         yield c
@@ -125,7 +125,7 @@ def test_python_search_works_and_says_so(client: McpClient) -> None:
         client.call("search_text", {"pattern": "nameMatchMode", "case_sensitive": True})
     )
     assert data["engine"] == "python" and data["count"] >= 1
-    expected = textsearch.search(
+    expected = pages.search_text(
         Path(structured(client.call("list_publications"))["mirror"]),
         "nameMatchMode",
         case_sensitive=True,

@@ -299,8 +299,7 @@ def test_ordinary_names_pass_the_name_gate(rel: str) -> None:
 def test_a_project_mirror_never_serves_a_credentials_name(tmp_path: Path) -> None:
     """A project bundle built before these rules may list `.aws/credentials`: it is refused
     as an unlisted file is, and left out of every listing."""
-    from atlas_ls.mcp.mirror import DocMeta, Mirror
-    from atlas_ls.mcp.paths import PathRejected
+    from atlas_core.pages import DocMeta, Mirror, PathRejected
 
     for rel in (".aws/credentials", "config/prod.env", "src/sync.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

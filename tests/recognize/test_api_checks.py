@@ -297,8 +297,8 @@ def test_generated_client_calls_of_deprecated_operations(engine: Engine) -> None
 
 
 def test_a_deprecation_without_a_web_url_links_the_bundle_page(engine: Engine) -> None:
+    from atlas_core.engine import linked
     from atlas_core.types import Deprecation
-    from atlas_ls.lsp.diagnostics import linked
 
     op = engine.api_operation("GET", "/assets")
     assert op is not None

@@ -3,17 +3,13 @@
 An agent's path is untrusted: it may climb out with ``..`` (plain or URL-encoded), be absolute,
 carry a NUL byte, or name a symlink that points elsewhere. Everything is checked on the string
 first and then again on the resolved path, so a symlink cannot smuggle a file from outside in.
-A mirror is untrusted too: whatever sits in it is opened only if it is a regular file, so a FIFO
-or a device that appears there can never block a read.
+A mirror is untrusted too: `reader` opens only what is still a regular file when it is opened.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
 from urllib.parse import unquote
 
 from atlas_core.errors import QueryError
@@ -25,35 +21,8 @@ _MAX_DECODE_ROUNDS = 3
 MAX_PATH_CHARS = 1024
 
 
-# A FIFO opened for reading blocks until a writer appears; O_NONBLOCK makes the open return at
-# once, and fstat then tells what was opened. O_NOFOLLOW: a file swapped for a link is refused.
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-
-
 class PathRejected(QueryError):
     """A path outside the mirror, malformed, or naming something that is not a file."""
-
-
-def open_regular(path: Path, name: str) -> BinaryIO:
-    """Open ``path`` for binary reading if it is a regular file; PathRejected for anything else
-    (FIFO, device, socket, directory), OSError when it cannot be opened. ``name`` is what the
-    message calls it (the path the agent knows)."""
-    fd = os.open(path, _OPEN_FLAGS)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise PathRejected(
-                f"{name!r} is not a regular file; only docs pages can be read",
-                hint="list_files(publication=...) shows the docs files",
-            )
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def normalize_relpath(raw: str) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_ls.mcp.paths import PathRejected, normalize_relpath, resolve_file
+from atlas_core.pages import PathRejected, normalize_relpath, resolve_file
 
 
 @pytest.fixture

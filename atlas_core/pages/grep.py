@@ -10,7 +10,7 @@ Both stop at the deadline. ripgrep is killed by a timer. A literal search in Pyt
 in bounded pieces and checks the clock as it goes, so one huge file cannot outlast the deadline.
 Python's regex engine can backtrack, so a regex search in Python runs in a child process that is
 killed at the deadline: a pathological pattern costs a timeout and nothing else. Run as
-``python -m atlas_ls.mcp.textsearch`` (a JSON request on stdin) for that child.
+``python -m atlas_core.pages.grep`` (a JSON request on stdin) for that child.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from pathlib import Path
 
 from atlas_core.errors import QueryError
 from atlas_core.markdown import MARKDOWN_SUFFIXES
+from atlas_core.pages.reader import open_regular
 from atlas_core.search import excerpt_at
-from atlas_ls.mcp.paths import open_regular
 
 # The docs files are the pages a bundle build reads: markdown, outside hidden folders and the tool
 # folders the local source skips (.git, .venv and the like are hidden already).
@@ -106,7 +106,7 @@ def check_pattern(pattern: str, regex: bool) -> None:
             ) from None
 
 
-def search(
+def search_text(
     root: Path,
     pattern: str,
     *,
@@ -390,7 +390,7 @@ def _search_python_child(
     )
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "atlas_ls.mcp.textsearch"],
+            [sys.executable, "-m", "atlas_core.pages.grep"],
             input=request.encode("utf-8"),
             capture_output=True,
             timeout=timeout,

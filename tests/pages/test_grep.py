@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from atlas_core.errors import QueryError
-from atlas_ls.mcp import textsearch
-from atlas_ls.mcp.textsearch import SearchTimeout, TextMatch, find_ripgrep, search, search_python
+from atlas_core.pages import grep as textsearch
+from atlas_core.pages.grep import SearchTimeout, TextMatch, find_ripgrep, search_python, search_text
 
 needs_rg = pytest.mark.skipif(find_ripgrep() is None, reason="ripgrep (rg) is not installed")
 
@@ -63,7 +63,7 @@ def test_ripgrep_and_python_agree(
     mirror: Path, pattern: str, regex: bool, case_sensitive: bool
 ) -> None:
     for limit in (3, 10_000):
-        rg = search(
+        rg = search_text(
             mirror,
             pattern,
             regex=regex,
@@ -71,7 +71,7 @@ def test_ripgrep_and_python_agree(
             max_results=limit,
             engine="ripgrep",
         )
-        py = search(
+        py = search_text(
             mirror,
             pattern,
             regex=regex,
@@ -88,8 +88,8 @@ def test_ripgrep_and_python_agree(
 @needs_rg
 def test_both_engines_agree_within_a_publication(mirror: Path) -> None:
     files = tuple(textsearch.iter_doc_files(mirror, ["edge"]))
-    rg = search(mirror, "line", paths=files, engine="ripgrep", max_results=100)
-    py = search(mirror, "line", paths=files, engine="python", max_results=100)
+    rg = search_text(mirror, "line", paths=files, engine="ripgrep", max_results=100)
+    py = search_text(mirror, "line", paths=files, engine="python", max_results=100)
     assert rg.matches == py.matches and {m.file for m in rg.matches} <= set(files)
 
 
@@ -130,36 +130,36 @@ def test_limit_reports_truncation(mirror: Path) -> None:
 def test_bad_patterns(mirror: Path, pattern: str, regex: bool, message: str) -> None:
     for engine in ("auto", "python"):
         with pytest.raises(QueryError, match=message):
-            search(mirror, pattern, regex=regex, engine=engine)
+            search_text(mirror, pattern, regex=regex, engine=engine)
 
 
 @needs_rg
 def test_ripgrep_dialect_errors_are_tool_messages(mirror: Path) -> None:
     # Look-around is valid Python but not ripgrep: a clear error, not a crash.
     with pytest.raises(QueryError, match="ripgrep rejected"):
-        search(mirror, "assets(?=x)", regex=True, engine="ripgrep")
+        search_text(mirror, "assets(?=x)", regex=True, engine="ripgrep")
 
 
 def test_pathological_regex_in_python_is_stopped_at_the_deadline(tmp_path: Path) -> None:
     (tmp_path / "evil.md").write_text("a" * 40 + "!\n", encoding="utf-8")
     started = time.monotonic()
     with pytest.raises(SearchTimeout, match="time limit"):
-        search(tmp_path, "(a+)+$", regex=True, engine="python", timeout=1.0)
+        search_text(tmp_path, "(a+)+$", regex=True, engine="python", timeout=1.0)
     assert time.monotonic() - started < 20  # killed, not waited out (2**40 steps)
 
 
 @needs_rg
 def test_ripgrep_has_no_catastrophic_backtracking(tmp_path: Path) -> None:
     (tmp_path / "evil.md").write_text("a" * 40 + "!\n", encoding="utf-8")
-    assert search(tmp_path, "(a+)+$", regex=True, engine="ripgrep").matches == []
+    assert search_text(tmp_path, "(a+)+$", regex=True, engine="ripgrep").matches == []
 
 
 def test_ripgrep_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, mirror: Path) -> None:
     monkeypatch.setenv(textsearch.ENV_RIPGREP, "none")
     assert find_ripgrep() is None
-    assert search(mirror, "assets").engine == "python"
+    assert search_text(mirror, "assets").engine == "python"
     with pytest.raises(QueryError, match="not installed"):
-        search(mirror, "assets", engine="ripgrep")
+        search_text(mirror, "assets", engine="ripgrep")
 
 
 def test_a_search_child_whose_owner_is_gone_stops_on_its_own(tmp_path: Path) -> None:
@@ -174,7 +174,7 @@ def test_a_search_child_whose_owner_is_gone_stops_on_its_own(tmp_path: Path) -> 
     request = {"root": str(tmp_path), "pattern": "(a+)+$", "paths": [], "case_sensitive": True}
     request |= {"max_results": 10, "timeout": 1.0}
     child = subprocess.Popen(
-        [sys.executable, "-m", "atlas_ls.mcp.textsearch"],
+        [sys.executable, "-m", "atlas_core.pages.grep"],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

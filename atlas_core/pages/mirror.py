@@ -11,7 +11,7 @@ With several bundles open, a `MirrorSet` holds one mirror per bundle under the n
 carry; a path names its bundle with ``bundle=`` or a ``<bundle>/`` prefix, or is found in the one
 mirror that has it.
 
-The tools serve exactly the files of that list (`textsearch.iter_doc_files`): a hidden file, a
+The tools serve exactly the files of that list (`grep.iter_doc_files`): a hidden file, a
 file that is not markdown or one in a skipped folder is refused by read_file and the resources as
 it is by list_files and search, and a file is only ever opened if it is still a regular file.
 """
@@ -20,27 +20,38 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from atlas_core.errors import QueryError
-from atlas_core.markdown import Outline, page_lines, scan_headings
+from atlas_core.markdown import scan_headings
+from atlas_core.pages.grep import iter_doc_files
+from atlas_core.pages.paths import PathRejected, normalize_relpath, resolve_file
+from atlas_core.pages.reader import MAX_PAGE_BYTES, Outlines, open_regular, read_lines
 from atlas_core.types import Section
-from atlas_ls.mcp.paths import PathRejected, normalize_relpath, open_regular, resolve_file
-from atlas_ls.mcp.textsearch import iter_doc_files
 
 if TYPE_CHECKING:
-    from atlas_core.engine import Engine
+    from atlas_core.markdown import Outline
+    from atlas_core.types import BundleInfo, DocFile
 
 log = logging.getLogger(__name__)
 
 CRAWL_META = "crawl_meta.json"
-MAX_FILE_BYTES = 8 * 1024 * 1024  # a doc page is kilobytes; anything this big is not one
+
+
+class ServedDocs(Protocol):
+    """What `MirrorSet.of_engine` asks of the engine (`atlas_core.engine.Engine` answers it):
+    the open bundles, the pages each one's chunk table knows, and each one's scope."""
+
+    def bundle_infos(self) -> list[BundleInfo]: ...
+
+    def doc_files(self, bundle: str) -> list[DocFile]: ...
+
+    def scope_of(self, bundle: str) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +76,7 @@ class Mirror:
     source_files: bool = False
     _front_matter: dict[str, DocMeta] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _outlines: Outlines = field(default_factory=Outlines, repr=False)
 
     @classmethod
     def open(cls, path: Path, known: Mapping[str, DocMeta] | None = None) -> Mirror:
@@ -82,9 +94,9 @@ class Mirror:
             if candidate.is_file():
                 try:
                     with open_regular(candidate, CRAWL_META) as fh:
-                        data = fh.read(MAX_FILE_BYTES + 1)
-                    if len(data) > MAX_FILE_BYTES:
-                        raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
+                        data = fh.read(MAX_PAGE_BYTES + 1)
+                    if len(data) > MAX_PAGE_BYTES:
+                        raise ValueError(f"larger than {MAX_PAGE_BYTES} bytes")
                     loaded = json.loads(data.decode("utf-8"))
                 except (OSError, ValueError, RecursionError, QueryError) as exc:
                     log.warning("ignoring unreadable %s: %s", candidate, exc)
@@ -218,40 +230,23 @@ class Mirror:
         )
 
     def read_lines(self, rel: str, path: Path | None = None) -> list[str]:
-        """The file's lines, split on "\\n" only (the engine's and ripgrep's line numbering).
-        Blocking and bounded: call it off the event loop."""
-        with open_regular(path or self.root / rel, rel) as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size > MAX_FILE_BYTES:
-                raise QueryError(
-                    f"{rel!r} is {size} bytes, larger than a docs page can be ({MAX_FILE_BYTES})",
-                    hint="search_text finds lines in it without reading it whole",
-                )
-            # Read to the cap, not to the size: a file can grow after fstat.
-            data = fh.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
-        return page_lines(data)
+        """The file's lines (see `reader.read_lines`): blocking and bounded, call it off the
+        event loop."""
+        return read_lines(path or self.root / rel, rel)
 
     def outline(self, rel: str) -> Outline | None:
         """The headings of a file in the mirror, None when it cannot be read."""
         try:
-            return Outline.of(self.read_lines(*self.resolve(rel)))
-        except (OSError, QueryError):
+            rel, path = self.resolve(rel)
+        except QueryError:
             return None
+        return self._outlines.of(rel, path)
 
-
-class SectionLocator:
-    """Places lines of one mirror's files in their sections, reading each file's outline once
-    (for one request: the outline itself is `atlas_core.markdown.outline.Outline`)."""
-
-    def __init__(self, mirror: Mirror) -> None:
-        self._mirror = mirror
-        self._outlines: dict[str, Outline | None] = {}
-
-    def __call__(self, rel: str, line: int) -> Section:
-        if rel not in self._outlines:
-            self._outlines[rel] = self._mirror.outline(rel)
-        outline = self._outlines[rel]
-        if outline is None:  # unreadable: the line alone, with no heading
+    def section_at(self, rel: str, line: int) -> Section:
+        """The section around `line` of a file; the line alone, with no heading, when the file
+        cannot be read."""
+        outline = self.outline(rel)
+        if outline is None:
             return Section(heading="", line_start=line, line_end=line)
         return outline.section_at(line)
 
@@ -271,7 +266,7 @@ class MirrorSet:
         self.mirrors = dict(mirrors)
 
     @classmethod
-    def of_engine(cls, engine: Engine) -> MirrorSet:
+    def of_engine(cls, engine: ServedDocs) -> MirrorSet:
         """Each open bundle's mirror, with titles, URLs and publications from its chunk table.
         Blocking (it lists the folders): call it off the event loop."""
         mirrors = {}
