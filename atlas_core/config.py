@@ -179,6 +179,7 @@ class _Spec:
     env: tuple[str, ...] = ()  # variables, first set wins
     flag: str = ""  # the flag a host passes the value for
     secret: bool = False
+    choices: tuple[str, ...] = ()  # the values it takes (upper case), when it is a choice
 
 
 SPECS: tuple[_Spec, ...] = (
@@ -189,7 +190,14 @@ SPECS: tuple[_Spec, ...] = (
     _Spec("release_api", "str", ("release", "api_url"), ("ATLAS_RELEASE_API",), "--api-url"),
     _Spec("project", "path", None, ("ATLAS_PROJECT",), "--project"),
     _Spec("ripgrep", "str", None, ("ATLAS_RIPGREP",)),
-    _Spec("log_level", "str", None, ("ATLAS_LOG_LEVEL",), "--log-level"),
+    _Spec(
+        "log_level",
+        "str",
+        None,
+        ("ATLAS_LOG_LEVEL",),
+        "--log-level",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+    ),
     _Spec("github_token", "str", None, ("GITHUB_TOKEN", "GH_TOKEN"), secret=True),
     _Spec("mcp_token", "str", None, ("ATLAS_MCP_TOKEN",), secret=True),
     _Spec("config_file", "path", None, ("ATLAS_CONFIG",)),
@@ -226,7 +234,7 @@ def load_settings(
         for var in spec.env:
             text = env.get(var, "").strip()
             if text:
-                values[spec.name] = _from_text(spec, text)
+                values[spec.name] = _chosen(spec, _from_text(spec, text), var)
                 origins[spec.name] = Origin("env", var)
                 break
         given = (flags or {}).get(spec.name)
@@ -235,6 +243,19 @@ def load_settings(
             origins[spec.name] = Origin("flag", spec.flag or spec.name)
     values["config_file"] = file
     return Settings(**values, origins=origins)  # type: ignore[arg-type]
+
+
+def _chosen(spec: _Spec, value: object, where: str) -> object:
+    """`value` of a choice setting in its canonical (upper) case; a ConfigError naming `where`
+    when it is none of the choices."""
+    if not spec.choices or not isinstance(value, str):
+        return value
+    if value.upper() not in spec.choices:
+        raise ConfigError(
+            f"{where}={value!r} is not one of {', '.join(spec.choices)}",
+            hint=f"set {where} to one of them, or unset it (default {spec.choices[1]})",
+        )
+    return value.upper()
 
 
 def _split(value: str) -> tuple[Path, ...]:

@@ -167,3 +167,19 @@ def test_the_walk_sees_each_way_of_reading(source: str) -> None:
 
 def test_the_walk_lets_other_variables_pass() -> None:
     assert environment_reads('import os\nx = os.environ.get("XDG_CONFIG_HOME")') == []
+
+
+def test_a_log_level_outside_the_choices_is_one_line_naming_the_variable() -> None:
+    assert load_settings(environ={"ATLAS_LOG_LEVEL": "debug"}, read_file=False).log_level == "DEBUG"
+    with pytest.raises(ConfigError, match="ATLAS_LOG_LEVEL='verbose' is not one of"):
+        load_settings(environ={"ATLAS_LOG_LEVEL": "verbose"}, read_file=False)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "atlas-mcp")],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ATLAS_LOG_LEVEL": "verbose"},
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "ATLAS_LOG_LEVEL='verbose'" in done.stderr
