@@ -68,9 +68,11 @@ class TextSearchResult:
     engine: str  # "ripgrep" | "python"
 
 
-def find_ripgrep() -> str | None:
-    """The rg to use: $ATLAS_RIPGREP, the one the `ripgrep` wheel put beside this Python, or PATH."""
-    override = os.environ.get(ENV_RIPGREP, "").strip()
+def find_ripgrep(override: str | None = None) -> str | None:
+    """The rg to use: `override` (the `ripgrep` setting, $ATLAS_RIPGREP: a path or a name on
+    PATH, or "none" for the Python engine), else the one the `ripgrep` wheel put beside this
+    Python, else PATH's."""
+    override = (override or "").strip()
     if override.lower() == "none":
         return None
     if override:
@@ -116,15 +118,17 @@ def search_text(
     max_results: int = 50,
     timeout: float = DEFAULT_TIMEOUT_S,
     engine: str = "auto",
+    ripgrep: str | None = None,
 ) -> TextSearchResult:
     """Search files under ``root`` (or its relative ``paths``) for ``pattern``, line by line.
 
-    ``engine`` is "auto" (ripgrep when found), "ripgrep" or "python". Raises QueryError for a bad
-    pattern and SearchTimeout when the deadline passes.
+    ``engine`` is "auto" (ripgrep when found), "ripgrep" or "python"; ``ripgrep`` is the
+    `ripgrep` setting (see `find_ripgrep`). Raises QueryError for a bad pattern and SearchTimeout
+    when the deadline passes.
     """
     check_pattern(pattern, regex)
     max_results = max(1, max_results)
-    rg = find_ripgrep() if engine in ("auto", "ripgrep") else None
+    rg = find_ripgrep(ripgrep) if engine in ("auto", "ripgrep") else None
     if engine == "ripgrep" and rg is None:
         raise QueryError("ripgrep (rg) is not installed", hint="pip install ripgrep")
     if paths:

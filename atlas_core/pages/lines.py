@@ -53,10 +53,12 @@ def search_lines(
     case_sensitive: bool = False,
     max_results: int = 50,
     timeout: float = 10.0,
+    ripgrep: str | None = None,
 ) -> LineSearch:
     """Lines matching `pattern` in the mirrors `bundle` selects (every one when None), in
     `publication` only when given, at most `max_results`, within `timeout` seconds for all of
-    them. Blocking: a server calls it off its event loop. QueryError for a bad pattern, an
+    them, ripgrep chosen by the `ripgrep` setting (`grep.find_ripgrep`). Blocking: a server
+    calls it off its event loop. QueryError for a bad pattern, an
     unknown publication or bundle; SearchTimeout when the deadline passes inside a search."""
     targets: list[tuple[str, Mirror, tuple[str, ...]]] = []
     if publication is not None:
@@ -81,6 +83,7 @@ def search_lines(
             case_sensitive=case_sensitive,
             max_results=max_results - len(found),
             timeout=budget,
+            ripgrep=ripgrep,
         )
         budget -= time.monotonic() - started
         engines.add(result.engine)

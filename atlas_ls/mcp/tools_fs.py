@@ -264,6 +264,7 @@ async def search_text(
             case_sensitive=case_sensitive,
             max_results=clamped,
             timeout=app.options.search_timeout_s,  # for all the mirrors together
+            ripgrep=app.options.settings.ripgrep,
         )
     )
     hits = [_text_hit(match) for match in found.matches]

@@ -460,7 +460,7 @@ async def get_bundle_info(ctx: Context) -> Annotated[CallToolResult, BundleInfoR
         )
         for b in engine.bundle_infos()
     ]
-    rg = find_ripgrep()
+    rg = find_ripgrep(app.options.settings.ripgrep)
     result = BundleInfoResult(
         bundles=bundles,
         backend=info.backend or "not loaded yet",

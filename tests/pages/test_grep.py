@@ -154,12 +154,11 @@ def test_ripgrep_has_no_catastrophic_backtracking(tmp_path: Path) -> None:
     assert search_text(tmp_path, "(a+)+$", regex=True, engine="ripgrep").matches == []
 
 
-def test_ripgrep_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, mirror: Path) -> None:
-    monkeypatch.setenv(textsearch.ENV_RIPGREP, "none")
-    assert find_ripgrep() is None
-    assert search_text(mirror, "assets").engine == "python"
+def test_ripgrep_can_be_turned_off(mirror: Path) -> None:
+    assert find_ripgrep("none") is None
+    assert search_text(mirror, "assets", ripgrep="none").engine == "python"
     with pytest.raises(QueryError, match="not installed"):
-        search_text(mirror, "assets", engine="ripgrep")
+        search_text(mirror, "assets", engine="ripgrep", ripgrep="None")
 
 
 def test_a_search_child_whose_owner_is_gone_stops_on_its_own(tmp_path: Path) -> None:

@@ -53,13 +53,10 @@ def test_a_mirror_reads_each_outline_once(mirror_dir: Path) -> None:
     assert mirror.section_at("guide/assets.md", 7).heading == "Assets > Find assets"
 
 
-def test_matching_lines_carry_their_section_and_skip_unserved_files(
-    mirror_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_matching_lines_carry_their_section_and_skip_unserved_files(mirror_dir: Path) -> None:
     shutil.copy(mirror_dir / "guide" / "assets.md", mirror_dir / "guide" / ".hidden.md")
-    monkeypatch.setenv("ATLAS_RIPGREP", "none")
     docs = MirrorSet({"": Mirror.open(mirror_dir)})
-    found = search_lines(docs, "findassets", publication="guide")
+    found = search_lines(docs, "findassets", publication="guide", ripgrep="none")
     assert found.engine == "python" and not found.truncated
     (match,) = found.matches
     assert (match.file, match.line, match.heading) == ("guide/assets.md", 7, "Assets > Find assets")
