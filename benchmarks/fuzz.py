@@ -91,19 +91,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def table(seed: int, tallies: dict[str, Tally], seconds: float) -> str:
+    w = max(10, *(len(cls) for cls in tallies))  # the class column fits the longest name
     header = (
-        f"{'class':<10} {'tried':>6} {'refused':>8} {'accepted':>9} {'failures':>9} {'seconds':>8}"
+        f"{'class':<{w}} {'tried':>6} {'refused':>8} {'accepted':>9} {'failures':>9} {'seconds':>8}"
     )
     lines = [f"atlas fuzz, seed {seed}", header, "-" * len(header)]
     for cls, t in tallies.items():
         lines.append(
-            f"{cls:<10} {t.tried:>6} {t.refused_cleanly:>8} {t.accepted:>9} {t.failures:>9} "
+            f"{cls:<{w}} {t.tried:>6} {t.refused_cleanly:>8} {t.accepted:>9} {t.failures:>9} "
             f"{t.seconds:>8.1f}"
         )
     total = totals(tallies)
     lines.append("-" * len(header))
     lines.append(
-        f"{'total':<10} {total['tried']:>6} {total['refused_cleanly']:>8} {total['accepted']:>9} "
+        f"{'total':<{w}} {total['tried']:>6} {total['refused_cleanly']:>8} {total['accepted']:>9} "
         f"{total['failures']:>9} {seconds:>8.1f}"
     )
     for cls, t in tallies.items():
