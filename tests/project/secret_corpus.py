@@ -1,4 +1,4 @@
-"""A repository full of planted credentials, for the tests and `benchmarks/secrets.py`.
+"""A repository full of planted credentials, for the tests and `benchmarks/credential_leaks.py`.
 
 Every value is made here from a seeded random generator in the shape its provider publishes (so the
 scanner's rules must match it), never a real secret. `plant(root)` writes the repository and returns
