@@ -13,10 +13,11 @@ case into one of three outcomes:
   failures          anything else: a traceback-type exception, a hang, a leaked secret or token,
                     a file written outside its folder, a request left without an answer
 
-Classes: archive, release, bundle, sources, queries, mcp_paths, mcp_wire, lsp_wire, http (see
-each module in benchmarks/fuzzing/ for what it sends and what it checks). The same seed, class
-and case count always build the same cases, and `--cases N` runs the first N of any larger run, so
-a failure reported as `#17` comes back with `--classes CLASS --cases 18`.
+Classes: archive, release, bundle, sources, client_configs, repositories, queries, mcp_paths,
+mcp_wire, lsp_wire, http (see each module in benchmarks/fuzzing/ for what it sends and what it
+checks). The same seed, class and case count always build the same cases, and `--cases N` runs the
+first N of any larger run, so a failure reported as `#17` comes back with `--classes CLASS --cases
+18`.
 
 Prints a table (to stderr with --json) and, with --json, one JSON object:
 {"seed", "classes": {CLASS: {"tried", "refused_cleanly", "accepted", "failures",
