@@ -13,10 +13,11 @@ case into one of three outcomes:
   failures          anything else: a traceback-type exception, a hang, a leaked secret or token,
                     a file written outside its folder, a request left without an answer
 
-Classes: archive, release, bundle, sources, queries, mcp_paths, mcp_wire, lsp_wire, http (see
-each module in benchmarks/fuzzing/ for what it sends and what it checks). The same seed, class
-and case count always build the same cases, and `--cases N` runs the first N of any larger run, so
-a failure reported as `#17` comes back with `--classes CLASS --cases 18`.
+Classes: archive, release, bundle, sources, client_configs, repositories, queries, mcp_paths,
+mcp_wire, lsp_wire, http (see each module in benchmarks/fuzzing/ for what it sends and what it
+checks). The same seed, class and case count always build the same cases, and `--cases N` runs the
+first N of any larger run, so a failure reported as `#17` comes back with `--classes CLASS --cases
+18`.
 
 Prints a table (to stderr with --json) and, with --json, one JSON object:
 {"seed", "classes": {CLASS: {"tried", "refused_cleanly", "accepted", "failures",
@@ -91,19 +92,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def table(seed: int, tallies: dict[str, Tally], seconds: float) -> str:
+    w = max(10, *(len(cls) for cls in tallies))  # the class column fits the longest name
     header = (
-        f"{'class':<10} {'tried':>6} {'refused':>8} {'accepted':>9} {'failures':>9} {'seconds':>8}"
+        f"{'class':<{w}} {'tried':>6} {'refused':>8} {'accepted':>9} {'failures':>9} {'seconds':>8}"
     )
     lines = [f"atlas fuzz, seed {seed}", header, "-" * len(header)]
     for cls, t in tallies.items():
         lines.append(
-            f"{cls:<10} {t.tried:>6} {t.refused_cleanly:>8} {t.accepted:>9} {t.failures:>9} "
+            f"{cls:<{w}} {t.tried:>6} {t.refused_cleanly:>8} {t.accepted:>9} {t.failures:>9} "
             f"{t.seconds:>8.1f}"
         )
     total = totals(tallies)
     lines.append("-" * len(header))
     lines.append(
-        f"{'total':<10} {total['tried']:>6} {total['refused_cleanly']:>8} {total['accepted']:>9} "
+        f"{'total':<{w}} {total['tried']:>6} {total['refused_cleanly']:>8} {total['accepted']:>9} "
         f"{total['failures']:>9} {seconds:>8.1f}"
     )
     for cls, t in tallies.items():

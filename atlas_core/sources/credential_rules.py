@@ -80,9 +80,15 @@ def is_placeholder(value: str) -> bool:
     return any(word in lower for word in _PLACEHOLDER_WORDS)
 
 
+# `btn.dataset.valKey`, `config.auth.apiKey`: a member path in code, not a value
+_MEMBER_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+
+
 def _random_enough(value: str) -> bool:
     """A key, token or secret's value: long, no spaces, not a name, mixed characters."""
     if len(value) < 16 or any(c.isspace() for c in value) or _IDENTIFIER.match(value):
+        return False
+    if _MEMBER_PATH.fullmatch(value):
         return False
     if value.isdigit() or value.isalpha() or is_placeholder(value):
         return False
@@ -179,6 +185,18 @@ TOKEN_RULES: tuple[_Rule, ...] = (
           r"client-key-data:\s*([A-Za-z0-9+/]{40,}={0,2})", 1),
     _rule("bearer token", "Bearer bearer",
           r"\b[Bb]earer\s+([A-Za-z0-9._~+/-]{20,1000}=*)", 1, _random_enough),
+    # ADO.NET / JDBC / ODBC connection strings: `...;User Id=sa;Password=...;`
+    _rule("connection string password", "Password= password= PASSWORD= Pwd= pwd= PWD=",
+          r"(?i)(?<![\w.-])(?:password|pwd)=([^;\s\"'`]{1,200})(?=;|[\"'`]|\s|$)", 1,
+          _password_like),
+    # `curl -u user:pass`, `--user user:pass`, `wget --password=...` on a command line
+    _rule("password on a command line", "-u --user --password",
+          r"(?:(?<=\s)|^)(?:-u|--user)[ =]?[\"']?[^\s:\"'$]{1,100}:([^\s\"']{1,200})", 1,
+          _password_like, re.MULTILINE),
+    # requests' `auth=("user", "pass")`, `HTTPBasicAuth("user", "pass")`
+    _rule("basic auth password", "auth BasicAuth",
+          r"(?:\bauth\s*=\s*\(|BasicAuth\()\s*([\"'])[^\"'\n]{1,100}\1\s*,\s*"
+          r"[\"']([^\"'\n]{1,200})[\"']", 2, _password_like),
     _rule("password in url", "://",
           r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@\"'`<>]{1,100}:([^\s:/@\"'`<>]{1,200})@[\w.-]+",
           1, _password_like),
@@ -196,10 +214,16 @@ _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _CANDIDATE = re.compile(r"(?i)key|secret|token|passw|pwd|passphrase|credential|auth")
 _ASSIGN = re.compile(
     r"""(?P<q>["']?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=q)"""
-    r"""\s*(?::\s*[A-Za-z_][\w\[\]<>|. ]{0,40}?\s*)?(?::=|=>|=(?!=)|:(?!:))\s*"""
+    r"""\s*(?::\s*[A-Za-z_][\w\[\]<>|. ]{0,40}?\s*)?(?::=|=>|=(?!=)|:(?=[\s"'`])|(?<=["']):)\s*"""
     r"""(?P<value>"[^"\n]{1,400}"|'[^'\n]{1,400}'|`[^`\n]{1,400}`|[^\s,;#"'`(){}\[\]]{1,400})"""
 )
 _XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z_][\w.-]{0,80})>(?P<value>[^<\n]{1,400})</(?P=name)>")
+# A quoted name and its value as call arguments or a subscript: `define('DB_PASSWORD', '...')`,
+# `setenv("API_TOKEN", "...")`, `os.environ["API_TOKEN"] = "..."`.
+_NAME_VALUE_ARGS = re.compile(
+    r"""["'](?P<name>[A-Za-z_][\w.-]{0,80})["']\s*(?:,|\]\s*=(?!=))\s*"""
+    r"""(?P<value>"[^"\n]{1,400}"|'[^'\n]{1,400}')"""
+)
 _XML_PAIR = re.compile(
     r"""(?:key|name)="(?P<name>[A-Za-z_][\w.-]{0,80})"\s+value="(?P<value>[^"\n]{1,400})\""""
 )
@@ -243,7 +267,7 @@ def _assignments(text: str, language: str) -> list[tuple[int, int, str]]:
     offset = 0
     for line in text.split("\n"):
         if len(line) <= MAX_LINE and _CANDIDATE.search(line):
-            for pattern in (_ASSIGN, _XML_ELEMENT, _XML_PAIR):
+            for pattern in (_ASSIGN, _XML_ELEMENT, _XML_PAIR, _NAME_VALUE_ARGS):
                 for m in pattern.finditer(line):
                     hit = _assigned(m, language)
                     if hit is not None:

@@ -1,4 +1,4 @@
-"""A repository full of planted credentials, for the tests and `benchmarks/secrets.py`.
+"""A repository full of planted credentials, for the tests and `benchmarks/credential_leaks.py`.
 
 Every value is made here from a seeded random generator in the shape its provider publishes (so the
 scanner's rules must match it), never a real secret. `plant(root)` writes the repository and returns
@@ -393,6 +393,35 @@ def plant(root: Path, seed: int = 27) -> Corpus:
         "config/app.yaml",
         "server:\n  port: 8080\n  host: 0.0.0.0\nlogging:\n  level: info\n"
         "db:\n  user: sync\n  password: " + t["db_password_props"] + "\n  pool: 5\n",
+        "redact",
+    )
+    # Credentials inside calls, command lines and connection strings, as client scripts write
+    # them: each redacted, the call around it kept.
+    basic = secret("basic_auth_password", "Bq" + m.s(ALNUM, 14))
+    curl = secret("curl_password", "Cu" + m.s(ALNUM, 14))
+    conn = secret("connection_password", "Cs" + m.s(ALNUM, 14))
+    put(
+        "scripts/sync_assets.py",
+        '"""Nightly asset sync."""\nimport requests\n\n'
+        'BASE = "https://acme.collibra.com/rest/2.0"\n\n\n'
+        "def assets():\n"
+        f'    return requests.get(BASE + "/assets", auth=("sync", "{basic}")).json()\n\n\n'
+        "def domains():\n"
+        '    return requests.get(BASE + "/domains").json()\n',
+        "redact",
+    )
+    put(
+        "scripts/backup.sh",
+        "#!/bin/sh\nset -e\nBASE=https://acme.collibra.com\n"
+        f'curl -sf -u admin:{curl} "$BASE/rest/2.0/assets" > assets.json\n'
+        "gzip assets.json\necho done\n",
+        "redact",
+    )
+    put(
+        "config/appsettings.json",
+        '{\n  "Logging": {"Level": "Information"},\n  "Collibra": {"Base": "https://acme"},\n'
+        f'  "ConnectionStrings": {{"Main": "Server=db;User Id=sync;Password={conn};"}},\n'
+        '  "Retries": 3,\n  "Timeout": 30,\n  "Region": "eu"\n}\n',
         "redact",
     )
     # Ordinary files that only talk about secrets, and templates with empty values: kept as is.

@@ -229,6 +229,44 @@ def test_placeholders_and_lookups_are_not_secrets(line: str) -> None:
     assert find_credentials(line + "\n", "yaml") == []
 
 
+@pytest.mark.parametrize(
+    ("language", "line", "kind"),
+    [
+        ("json", '{{"Default": "Server=db;User Id=sa;Password={pw};"}}', "connection string"),
+        ("text", "jdbc:sqlserver://db:1433;user=sa;password={pw};encrypt=true", "connection"),
+        ("shell", "curl -sf -u admin:{pw} https://acme.collibra.com/rest/2.0/assets", "command"),
+        ("shell", 'wget --user=admin --password="{pw}" https://acme.example/x', "password"),
+        ("python", 'requests.get(url, auth=("admin", "{pw}"))', "basic auth"),
+        ("python", "session.auth = HTTPBasicAuth('admin', '{pw}')", "basic auth"),
+        ("python", 'os.environ["COLLIBRA_PASSWORD"] = "{pw}"', "password assignment"),
+        ("text", "define('DB_PASSWORD', '{pw}');", "password assignment"),
+        ("javascript", "const opts = {{password:'{pw}'}};", "password assignment"),
+    ],
+)
+def test_credentials_in_calls_command_lines_and_connection_strings(
+    language: str, line: str, kind: str
+) -> None:
+    pw = tokens()["password_assign"]
+    text = line.format(pw=pw)
+    found = find_credentials(text + "\n", language)
+    assert [text[f.start : f.end] for f in found] == [pw], found
+    assert kind in found[0].kind
+
+
+@pytest.mark.parametrize(
+    ("language", "line"),
+    [
+        ("shell", "PASSWD=${{PASSWD:-UNDEF}}"),  # a default in shell, not YAML's `key: value`
+        ("text", "  const valKey = btn.dataset.valKey;"),  # a member path in an HTML script
+        ("shell", 'curl -skL -u "${{ADMIN}}":"${{PASSWD}}" "$URL"'),
+        ("python", 'headers = ["token", "abc"]'),
+    ],
+)
+def test_expressions_in_real_client_code_are_not_secrets(language: str, line: str) -> None:
+    """Shapes met in ../shared/real-clients that an earlier rule set flagged."""
+    assert find_credentials(line.format() + "\n", language) == []
+
+
 def test_placeholder_words() -> None:
     assert is_placeholder("<your-token>") and is_placeholder("********")
     assert not is_placeholder("Tr0ub4dor&3")

@@ -93,6 +93,20 @@ def test_dry_run_prints_a_unified_diff_and_writes_nothing(
     assert files_under(home) == before
 
 
+def test_dry_run_cuts_a_long_line_beside_the_change(home: Path, atlas_setup: Setup) -> None:
+    """A config whose context line holds megabytes (a pasted history) prints a short diff."""
+    config = home / CURSOR
+    config.parent.mkdir(parents=True)
+    config.write_text('{\n  "history": "' + "x" * 2_000_000 + '",\n  "mcpServers": {}\n}\n')
+
+    done = atlas_setup("cursor", "--dry-run")
+
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout) < 10_000
+    assert "more characters)" in done.stdout
+    assert f'+      "command": "{ATLAS_MCP}",' in done.stdout
+
+
 def test_dry_run_for_a_missing_file_creates_nothing(home: Path, atlas_setup: Setup) -> None:
     done = atlas_setup("codex", "--dry-run")
 

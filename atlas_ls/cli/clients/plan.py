@@ -45,7 +45,19 @@ class Plan:
             fromfile=str(self.path) if self.before is not None else "/dev/null",
             tofile=str(self.path),
         )
-        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+        return "".join(_shown(line) for line in lines)
+
+
+# A diff line longer than this is cut: a config may hold one multi-megabyte line (a history
+# of pasted prompts) next to the change, and a dry run should not print it whole.
+MAX_DIFF_LINE = 400
+
+
+def _shown(line: str) -> str:
+    line = line.rstrip("\n")
+    if len(line) > MAX_DIFF_LINE:
+        line = f"{line[:MAX_DIFF_LINE]} ... ({len(line) - MAX_DIFF_LINE:,} more characters)"
+    return line + "\n"
 
 
 @dataclass(frozen=True, slots=True)

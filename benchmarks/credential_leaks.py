@@ -1,7 +1,7 @@
 """Secret corpus benchmark: how many planted credentials any MCP tool or resource gives back, and
 how many ordinary source files of a real repository the credentials rules leave out.
 
-    uv run python -m benchmarks.secrets [--real /tmp/cc/unpacked]
+    uv run python benchmarks/credential_leaks.py [--real /tmp/cc/unpacked]
 
 Plants `tests/project/secret_corpus.py`'s repository (every case of issue 27 and one fake value of
 each token format) in a temporary folder, indexes it with `atlas index --model hash`, serves it
@@ -21,15 +21,21 @@ import sys
 import tempfile
 from pathlib import Path
 
-from atlas_core.sources.code import load_code
-from atlas_core.sources.credentials import (
+ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, this file's folder comes first on sys.path, and benchmarks/mcp.py would hide
+# the `mcp` SDK; the repository root goes there instead, for `tests` and `benchmarks`.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
+sys.path.insert(0, str(ROOT))
+
+from atlas_core.sources.code import load_code  # noqa: E402
+from atlas_core.sources.credentials import (  # noqa: E402
     CARRIES_KEY,
     CREDENTIALS_NAME,
     HIDDEN_FOLDER,
     MOSTLY_CREDENTIALS,
 )
-from tests.mcp_client import stdio_client_for
-from tests.project.secret_corpus import mcp_answers, needles, plant
+from tests.mcp_client import stdio_client_for  # noqa: E402
+from tests.project.secret_corpus import mcp_answers, needles, plant  # noqa: E402
 
 CREDENTIAL_REASONS = (CARRIES_KEY, CREDENTIALS_NAME, HIDDEN_FOLDER, MOSTLY_CREDENTIALS)
 BIN = Path(sys.executable).parent
