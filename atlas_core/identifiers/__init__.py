@@ -33,7 +33,6 @@ if TYPE_CHECKING:
         target_of_call,
     )
     from atlas_core.identifiers.lookup.identifier_index import IdentifierIndex
-    from atlas_core.identifiers.store.table_reader import record_params
     from atlas_core.identifiers.lookup.subjects import group_pages, one_per_subject, subject_keys
     from atlas_core.identifiers.spelling import (
         HTTP_METHODS,
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
         strip_path,
     )
     from atlas_core.identifiers.store.table import META_FILE, TABLE_DIR, RowMemo, read_npy
+    from atlas_core.identifiers.store.table_reader import record_params
     from atlas_core.identifiers.store.verify import mention_problems, table_problems
 
 _EXPORTS = {

@@ -14,9 +14,9 @@ import pytest
 
 from atlas_core.engine import Engine
 from atlas_core.identifiers.extract.pages import extract_document
-from atlas_core.identifiers.store.table_reader import record_params
 from atlas_core.identifiers.store.checks import checked_record
 from atlas_core.identifiers.store.table import KIND_ORDER
+from atlas_core.identifiers.store.table_reader import record_params
 from atlas_core.markdown.html import spec_inline, spec_markdown
 from atlas_core.sources import load_sources
 from atlas_core.types import Document, IdentifierEntry
