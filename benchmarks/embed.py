@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from atlas_core.embed import load_embedder  # noqa: E402
+from atlas_core.embed.backends import mlx_status  # noqa: E402
 from atlas_core.embed.embedder import l2_normalize, length_batches, pool  # noqa: E402
 from atlas_core.embed.onnx_backend import document_threads  # noqa: E402
-from atlas_core.embed.resolve import mlx_status  # noqa: E402
 
 CHUNK_CHARS = 900
 

@@ -1,7 +1,7 @@
 """Checking client code against the API the bundle's specs describe.
 
 `ApiModel` (`model.py`) holds the documented operations; `matching.py` finds the operation a call
-names (`locate`, `resolve`); `endpoints.py` and `keys.py` judge one call's endpoint and method, its
+names (`locate`, `operation_of_call`); `endpoints.py` and `keys.py` judge one call's endpoint and method, its
 keys and values, each finding made as `findings.py` says; `check.py` checks a whole document's
 calls (`check_located`, over what `atlas_core.recognize.calls.scan.scan_calls` finds), its
 generated-client calls (`check_client_calls`) or one request (`check_request`). Findings are
@@ -20,14 +20,14 @@ from atlas_core import lazy_exports
 if TYPE_CHECKING:
     from atlas_core.apicheck.check import check_client_calls, check_located, check_request
     from atlas_core.apicheck.findings import CHECKS
-    from atlas_core.apicheck.matching import locate, resolve
+    from atlas_core.apicheck.matching import locate, operation_of_call
     from atlas_core.apicheck.model import ApiModel, Operation, build_model, says_removed
 
 _EXPORTS = {
     "CHECKS": "findings",
     "check_client_calls": "check",
     "locate": "matching",
-    "resolve": "matching",
+    "operation_of_call": "matching",
     "check_located": "check",
     "check_request": "check",
     "ApiModel": "model",
@@ -44,7 +44,7 @@ __all__ = [
     "check_located",
     "check_request",
     "locate",
-    "resolve",
+    "operation_of_call",
     "says_removed",
 ]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -15,7 +15,7 @@ from atlas_core.apicheck.findings import (
     Place,
     finding,
 )
-from atlas_core.apicheck.matching import COLLIBRA, locate, resolve
+from atlas_core.apicheck.matching import COLLIBRA, locate, operation_of_call
 from atlas_core.apicheck.model import WILDCARD, ApiModel, Operation, segments_of
 from atlas_core.types import ApiFinding
 
@@ -26,11 +26,11 @@ def check_endpoint(
     model: ApiModel, method: str, url: str, place: Place, *, ids: bool = False
 ) -> tuple[Operation | None, list[ApiFinding]]:
     """The operation a call's method and URL name, and what is wrong with them (`ids`: see
-    `resolve`)."""
+    `operation_of_call`)."""
     where = locate(model, url)
     if where is None:
         return None, []
-    found = resolve(model, method, where.segments, ids=ids)
+    found = operation_of_call(model, method, where.segments, ids=ids)
     severity = ERROR if where.evidence == COLLIBRA else WARNING
     shown = "/" + "/".join(where.segments)
     if found.problem == UNKNOWN_ENDPOINT:

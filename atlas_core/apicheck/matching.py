@@ -1,5 +1,5 @@
 """Which documented operation a call names: its URL as the API's path (`locate`), then the
-operation its method and path match (`resolve`), or why none does.
+operation its method and path match (`operation_of_call`), or why none does.
 
 Matching is method-aware and literal segments beat parameter segments: ``POST
 /communities/removalJobs`` is its own endpoint, never ``/communities/{communityId}``.
@@ -84,7 +84,7 @@ class Resolution:
     suggestions: tuple[Operation, ...] = ()  # for UNKNOWN_ENDPOINT
 
 
-def resolve(
+def operation_of_call(
     model: ApiModel, method: str, segments: tuple[str, ...], *, ids: bool = False
 ) -> Resolution:
     """The operation `method` and `segments` name. `ids`: every unknown segment is an id the
@@ -93,11 +93,13 @@ def resolve(
     key = (method.upper(), segments, ids)
     found = model.remembered(key)
     if found is None:
-        found = model.remember(key, _resolve(model, key[0], segments, ids))
+        found = model.remember(key, _match_operation(model, key[0], segments, ids))
     return found
 
 
-def _resolve(model: ApiModel, method: str, segments: tuple[str, ...], ids: bool) -> Resolution:
+def _match_operation(
+    model: ApiModel, method: str, segments: tuple[str, ...], ids: bool
+) -> Resolution:
     fits = model.matching(segments)
     if not fits:
         return Resolution(problem=UNKNOWN_ENDPOINT, suggestions=_similar(model, method, segments))

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from atlas_core.crawl.fetcher import Fetcher, FetchResult, FetchSettings
-from atlas_core.crawl.index import IndexLink, mirror_relpath, parse_index
+from atlas_core.crawl.llms_txt import IndexLink, mirror_relpath, parse_index
 from atlas_core.errors import CrawlError, NetworkError
 from atlas_core.markdown import split_front_matter
 

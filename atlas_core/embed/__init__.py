@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING
 from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
+    from atlas_core.embed.backends import gpu_fix, is_apple_silicon, mlx_status
     from atlas_core.embed.bert_weights import fold_constants
     from atlas_core.embed.mlx_backend import MlxRunner
     from atlas_core.embed.onnx_graph import read_graph
-    from atlas_core.embed.resolve import gpu_fix, is_apple_silicon, mlx_status
 
+from atlas_core.embed.backends import BackendProbe, probe_backends, resolve_backend
 from atlas_core.embed.embedder import Embedder
 from atlas_core.embed.loader import load_bundle_embedder, load_embedder
 from atlas_core.embed.model_config import ModelInfo
-from atlas_core.embed.resolve import BackendProbe, probe_backends, resolve_backend
 
 __all__ = [
     "BackendProbe",
@@ -44,11 +44,11 @@ __all__ = [
 
 # Loaded on first use, so importing the face stays as cheap as it was.
 _EXPORTS = {
-    "is_apple_silicon": "resolve",
-    "mlx_status": "resolve",
+    "is_apple_silicon": "backends",
+    "mlx_status": "backends",
     "fold_constants": "bert_weights",
     "MlxRunner": "mlx_backend",
     "read_graph": "onnx_graph",
-    "gpu_fix": "resolve",
+    "gpu_fix": "backends",
 }
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -107,11 +107,11 @@ def _normalize(value: str, source: str) -> str:
 def resolve_backend(prefer: str | None = None, source: str = "--prefer") -> tuple[str, str]:
     """(backend name, reason): "mlx", "onnx-cuda" or "onnx-cpu". Logs the choice at INFO.
     `source` names where `prefer` came from (a setting's origin), for the reason and errors."""
-    name, reason, _explicit = resolve(prefer, source)
+    name, reason, _explicit = choose_backend(prefer, source)
     return name, reason
 
 
-def resolve(prefer: str | None = None, source: str = "--prefer") -> tuple[str, str, bool]:
+def choose_backend(prefer: str | None = None, source: str = "--prefer") -> tuple[str, str, bool]:
     """Like `resolve_backend`, plus whether the backend was asked for by name (not ``auto``)."""
     choice, source = requested_backend(prefer, source)
     if choice == "apple":

@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from atlas_core.embed.backends import choose_backend
 from atlas_core.embed.embedder import Embedder, TransformerEmbedder
 from atlas_core.embed.hashing import HashEmbedder
 from atlas_core.embed.model_config import (
@@ -17,7 +18,6 @@ from atlas_core.embed.model_config import (
     default_model_files,
     read_model_config,
 )
-from atlas_core.embed.resolve import resolve
 from atlas_core.errors import BackendUnavailable, ModelError
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ def load_embedder(spec: str | Path = "default", prefer: str | None = None) -> Em
     """An embedder for ``spec``: "default", "hash" or a model directory.
 
     ``prefer`` ("auto", "apple", "nvidia", "cpu" or None) picks the backend; see
-    `atlas_core.embed.resolve` (the entry point passes the ``embed_backend`` setting).
+    `atlas_core.embed.backends` (the entry point passes the ``embed_backend`` setting).
     """
     if isinstance(spec, str) and spec == "hash":
         return HashEmbedder()
@@ -81,7 +81,7 @@ def _transformer(
     prefer: str | None,
     expected_sha256: str | None = None,
 ) -> Embedder:
-    backend, reason, explicit = resolve(prefer)
+    backend, reason, explicit = choose_backend(prefer)
     try:
         runner = _runner(backend, info, model)
     except (BackendUnavailable, ModelError) as exc:

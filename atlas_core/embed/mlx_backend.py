@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from atlas_core.embed.backends import mlx_fix
 from atlas_core.embed.bert_weights import BertWeights, extract_bert_weights
 from atlas_core.embed.model_config import ModelInfo
 from atlas_core.embed.onnx_graph import read_graph
-from atlas_core.embed.resolve import mlx_fix
 from atlas_core.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)

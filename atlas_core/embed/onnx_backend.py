@@ -37,7 +37,7 @@ def import_onnxruntime() -> Any:
     try:
         import onnxruntime
     except ImportError as exc:
-        from atlas_core.embed.resolve import cpu_fix
+        from atlas_core.embed.backends import cpu_fix
 
         raise BackendUnavailable("onnxruntime is not installed", hint=cpu_fix()) from exc
     return onnxruntime

@@ -60,13 +60,13 @@ class ApiChecks:
         return ApiModel(tuple(specs), operations)
 
     def operation(self, method: str, url: str) -> Operation | None:
-        from atlas_core.apicheck import locate, resolve
+        from atlas_core.apicheck import locate, operation_of_call
 
         model = self.model()
         where = locate(model, url) if model else None
         if where is None:
             return None
-        return resolve(model, method, where.segments).operation
+        return operation_of_call(model, method, where.segments).operation
 
     def usages(self, method: str, path: str, limit: int) -> list[Usage]:
         if not isinstance(method, str) or not isinstance(path, str):

@@ -205,7 +205,7 @@ class Mirror:
     def is_folder(self, rel: str) -> bool:
         return any(f.startswith(rel + "/") for f in self.files)
 
-    def resolve(self, raw: str) -> tuple[str, Path]:
+    def find_file(self, raw: str) -> tuple[str, Path]:
         """A user path to (relpath, file) inside this mirror, for one of the listed docs files
         only; see paths.resolve_file for what else is checked."""
         rel = normalize_relpath(raw)
@@ -237,7 +237,7 @@ class Mirror:
     def outline(self, rel: str) -> Outline | None:
         """The headings of a file in the mirror, None when it cannot be read."""
         try:
-            rel, path = self.resolve(rel)
+            rel, path = self.find_file(rel)
         except QueryError:
             return None
         return self._outlines.of(rel, path)
@@ -316,20 +316,20 @@ class MirrorSet:
             hint=f"the open bundles are {names} (results name theirs in `bundle`)",
         )
 
-    def resolve(self, raw: str, bundle: str | None = None) -> tuple[str, Mirror, str, Path]:
-        """A user path to (bundle, mirror, relpath, file); see Mirror.resolve for the checks."""
+    def find_file(self, raw: str, bundle: str | None = None) -> tuple[str, Mirror, str, Path]:
+        """A user path to (bundle, mirror, relpath, file); see Mirror.find_file for the checks."""
         if bundle or not self.several:
             ((name, mirror),) = self.select(bundle)
-            return (name, mirror, *mirror.resolve(raw))
+            return (name, mirror, *mirror.find_file(raw))
         rel = normalize_relpath(raw)
         head, _, rest = rel.partition("/")
         named = self.mirrors.get(head)
         if named is not None and named.has(rest):
-            return (head, named, *named.resolve(rest))
+            return (head, named, *named.find_file(rest))
         holders = [(name, mirror) for name, mirror in self.mirrors.items() if mirror.has(rel)]
         if len(holders) == 1:
             name, mirror = holders[0]
-            return (name, mirror, *mirror.resolve(rel))
+            return (name, mirror, *mirror.find_file(rel))
         if holders:
             names = ", ".join(repr(name) for name, _ in holders)
             raise QueryError(

@@ -104,7 +104,7 @@ def _example(resolver: Resolver, node: Any, cap: int = MAX_EXAMPLE_CHARS) -> str
     """The example a parameter, property, schema or media type gives: its `example`, else the
     first of its `examples` (a 3.1 schema's list, or a map of Example Objects), written as a
     default is (strings bare, the rest as compact JSON), one line, cut with "…" past `cap`."""
-    node = resolver.resolve(node)
+    node = resolver.follow_ref(node)
     if not isinstance(node, dict):
         return ""
     if node.get("example") is not None:
@@ -114,7 +114,7 @@ def _example(resolver: Resolver, node: Any, cap: int = MAX_EXAMPLE_CHARS) -> str
         if isinstance(examples, list) and examples:
             value = examples[0]
         elif isinstance(examples, dict) and examples:
-            value = json_object(resolver.resolve(next(iter(examples.values())))).get("value")
+            value = json_object(resolver.follow_ref(next(iter(examples.values())))).get("value")
         else:
             return ""
     if value is None:
@@ -145,13 +145,13 @@ def _details(resolver: Resolver, schema: Any) -> dict[str, Any]:
     an enum schema gives that schema's values (and example), an array its items' values (and
     example, when it has none of its own). A `$ref` to an object type gives no example: a
     whole object's would crowd a table cell."""
-    node = resolver.resolve(schema)
+    node = resolver.follow_ref(schema)
     if not isinstance(node, dict):
         return {}
     shared = isinstance(schema, dict) and "$ref" in schema and _is_object(node)
     example = "" if shared else _example(resolver, node)
     if node.get("type") == "array" and "enum" not in node:
-        items = resolver.resolve(node.get("items"))
+        items = resolver.follow_ref(node.get("items"))
         node = (
             {**items, **{k: v for k, v in node.items() if k == "default"}}
             if isinstance(items, dict)
@@ -185,7 +185,7 @@ def _described(resolver: Resolver, node: Any) -> str:
 def _params(resolver: Resolver, raw: list[Any]) -> list[Param]:
     merged: dict[tuple[str, str], Param] = {}
     for item in raw:
-        param = resolver.resolve(item)
+        param = resolver.follow_ref(item)
         if not isinstance(param, dict) or "name" not in param:
             continue
         schema = param.get("schema")
@@ -218,7 +218,7 @@ def _properties(
     props: dict[str, tuple[Any, str]] = {}
     required: set[str] = set()
     while parts:
-        part = resolver.resolve(parts.pop(0))
+        part = resolver.follow_ref(parts.pop(0))
         if not isinstance(part, dict):
             continue
         required.update(str(r) for r in json_array(part.get("required")))
@@ -255,7 +255,7 @@ def _body_params(
 def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operation]:
     operations: list[Operation] = []
     for api_path, item in spec["paths"].items():
-        item = resolver.resolve(item)
+        item = resolver.follow_ref(item)
         if not isinstance(item, dict):
             continue
         shared = json_array(item.get("parameters"))
@@ -265,7 +265,7 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
                 continue
             own = json_array(op.get("parameters"))
             params = _params(resolver, [*shared, *own])
-            body = resolver.resolve(op.get("requestBody")) if op.get("requestBody") else None
+            body = resolver.follow_ref(op.get("requestBody")) if op.get("requestBody") else None
             request_schema = request_media = request_description = request_example = ""
             request_required = False
             if isinstance(body, dict):
@@ -284,7 +284,7 @@ def extract_operations(spec: dict[str, Any], resolver: Resolver) -> list[Operati
             response_examples: dict[str, str] = {}
             raw_responses = json_object(op.get("responses"))
             for status, raw in raw_responses.items():
-                response = resolver.resolve(raw)
+                response = resolver.follow_ref(raw)
                 if not isinstance(response, dict):
                     continue
                 _, media = _media(response.get("content"))
@@ -330,7 +330,7 @@ def extract_schemas(spec: dict[str, Any], resolver: Resolver) -> list[SchemaInfo
     raw = json_object(json_object(spec.get("components")).get("schemas"))
     schemas: list[SchemaInfo] = []
     for name, node in raw.items():
-        schema = resolver.resolve(node)
+        schema = resolver.follow_ref(node)
         if not isinstance(schema, dict):
             continue
         info = SchemaInfo(

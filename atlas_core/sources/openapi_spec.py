@@ -179,7 +179,7 @@ class Resolver:
         self.spec = spec
         self.path = path
 
-    def resolve(self, node: Any) -> Any:
+    def follow_ref(self, node: Any) -> Any:
         seen: list[str] = []
         while isinstance(node, dict) and isinstance(node.get("$ref"), str):
             ref = node["$ref"]

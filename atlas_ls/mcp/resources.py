@@ -66,7 +66,7 @@ def _identifier_text(engine: Engine, docs: MirrorSet, name: str) -> str:
     if best.params:
         head.append("params: " + ", ".join(f"{p.name} ({p.location})" for p in best.params[:30]))
     try:
-        _, mirror, rel, path = docs.resolve(best.file, tag or None)
+        _, mirror, rel, path = docs.find_file(best.file, tag or None)
         lines = mirror.read_lines(rel, path)[section.line_start - 1 : section.line_end]
     except AtlasError:
         lines = [best.summary] if best.summary else []

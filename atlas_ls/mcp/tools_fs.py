@@ -197,7 +197,7 @@ def read_call(rel: str, bundle: str, start_line: int) -> str:
 def _read(
     docs: MirrorSet, raw_path: str, bundle: str | None, start_line: int, max_lines: int
 ) -> ReadFileResult:
-    name, mirror, rel, path = docs.resolve(raw_path, bundle)
+    name, mirror, rel, path = docs.find_file(raw_path, bundle)
     lines = mirror.read_lines(rel, path)
     total = len(lines)
     if start_line > max(total, 1):
@@ -373,5 +373,5 @@ async def read_doc_resource(ctx: Context, path: str) -> str:
 
 
 def _whole_file(docs: MirrorSet, raw_path: str) -> str:
-    _, mirror, rel, path = docs.resolve(raw_path)
+    _, mirror, rel, path = docs.find_file(raw_path)
     return "\n".join(mirror.read_lines(rel, path)) + "\n"

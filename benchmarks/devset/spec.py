@@ -51,7 +51,7 @@ class Refs:
     def __init__(self, raw: dict[str, Any]) -> None:
         self.raw = raw
 
-    def resolve(self, node: Any) -> Any:
+    def follow_ref(self, node: Any) -> Any:
         seen: set[str] = set()
         while isinstance(node, dict) and isinstance(node.get("$ref"), str):
             ref = node["$ref"]
@@ -64,14 +64,14 @@ class Refs:
         return node
 
     def properties(self, schema: Any, depth: int = 0) -> dict[str, dict[str, Any]]:
-        schema = self.resolve(schema)
+        schema = self.follow_ref(schema)
         if not isinstance(schema, dict) or depth > 8:
             return {}
         props: dict[str, dict[str, Any]] = {}
         for part in schema.get("allOf") or []:
             props.update(self.properties(part, depth + 1))
         for name, prop in (schema.get("properties") or {}).items():
-            props[str(name)] = self.resolve(prop) if isinstance(prop, dict) else {}
+            props[str(name)] = self.follow_ref(prop) if isinstance(prop, dict) else {}
         return props
 
 
@@ -83,7 +83,7 @@ def read_spec(path: Path) -> Spec:
     base = str(servers[0].get("url") or "").rstrip("/")
     ops: list[Op] = []
     for api_path, item in raw["paths"].items():
-        item = refs.resolve(item)
+        item = refs.follow_ref(item)
         shared = item.get("parameters") or []
         for method in HTTP_METHODS:
             op = item.get(method)
@@ -92,16 +92,20 @@ def read_spec(path: Path) -> Spec:
             merged: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {}
             required: set[str] = set()
             for p in [*shared, *(op.get("parameters") or [])]:
-                p = refs.resolve(p)
+                p = refs.follow_ref(p)
                 if isinstance(p, dict) and "name" in p:
                     loc = str(p.get("in", "query"))
-                    merged[(p["name"], loc)] = (str(p["name"]), loc, refs.resolve(p.get("schema")))
+                    merged[(p["name"], loc)] = (
+                        str(p["name"]),
+                        loc,
+                        refs.follow_ref(p.get("schema")),
+                    )
                     if p.get("required") and loc == "query":
                         required.add(str(p["name"]))
             body: dict[str, dict[str, Any]] = {}
             is_array = inline = False
             body_schema = body_media = ""
-            request = refs.resolve(op.get("requestBody")) or {}
+            request = refs.follow_ref(op.get("requestBody")) or {}
             content = request.get("content") or {}
             body_media = (
                 "application/json" if "application/json" in content else next(iter(content), "")
@@ -110,17 +114,17 @@ def read_spec(path: Path) -> Spec:
             if isinstance(media, dict) and "schema" in media:
                 schema = media["schema"]
                 inline = "$ref" not in schema and bool(schema.get("properties"))
-                resolved = refs.resolve(schema)
+                resolved = refs.follow_ref(schema)
                 if resolved.get("type") == "array":
                     items = resolved.get("items") or {}
-                    is_array, resolved = True, refs.resolve(items)
+                    is_array, resolved = True, refs.follow_ref(items)
                     schema = items
                 if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
                     body_schema = schema["$ref"].rsplit("/", 1)[-1]
                 body = refs.properties(resolved)
                 for part in [resolved, *(resolved.get("allOf") or [])]:
                     required.update(
-                        str(r) for r in (refs.resolve(part) or {}).get("required") or []
+                        str(r) for r in (refs.follow_ref(part) or {}).get("required") or []
                     )
             tags = [str(t) for t in op.get("tags") or [] if str(t).strip()] or ["untagged"]
             ops.append(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from atlas_core.crawl import CrawlOptions, FetchSettings, crawl, validate_mirror
-from atlas_core.crawl.index import mirror_relpath, parse_index
+from atlas_core.crawl.llms_txt import mirror_relpath, parse_index
 from atlas_core.errors import CrawlError
 from atlas_core.markdown.frontmatter import split_front_matter
 from tests.site_server import SiteServer

@@ -17,8 +17,8 @@ import pytest
 from atlas_core.config import load_settings
 from atlas_core.console.installation import installation
 from atlas_core.embed import load_bundle_embedder, load_embedder, probe_backends, resolve_backend
+from atlas_core.embed.backends import cuda_status, is_apple_silicon, mlx_status
 from atlas_core.embed.model_config import default_model_files
-from atlas_core.embed.resolve import cuda_status, is_apple_silicon, mlx_status
 from atlas_core.errors import BackendUnavailable, ConfigError, ModelError
 
 MLX_OK, MLX_WHY = mlx_status()
@@ -60,7 +60,7 @@ def config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.skipif(is_apple_silicon(), reason="auto picks MLX on Apple silicon")
 @no_cuda
 def test_auto_is_cpu_without_apple_silicon_or_cuda(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="atlas_core.embed.resolve"):
+    with caplog.at_level(logging.INFO, logger="atlas_core.embed.backends"):
         name, reason = resolve_backend()
     assert name == "onnx-cpu"
     assert reason.startswith("auto") and "not Apple silicon" in reason

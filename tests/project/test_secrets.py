@@ -346,7 +346,7 @@ def test_a_project_mirror_never_serves_a_credentials_name(tmp_path: Path) -> Non
     mirror = Mirror(tmp_path, known={**known, "src/sync.py": DocMeta("p")}, source_files=True)
     assert mirror.files == ("src/sync.py",)
     with pytest.raises(PathRejected, match="not a docs file"):
-        mirror.resolve(".aws/credentials")
+        mirror.find_file(".aws/credentials")
 
 
 def test_a_project_index_built_before_the_scan_is_not_served(

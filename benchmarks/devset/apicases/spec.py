@@ -57,16 +57,16 @@ def _fields(items: list[tuple[str, dict[str, Any], bool, bool]]) -> tuple[Field,
 
 
 def _body(refs: Refs, op: dict[str, Any]) -> tuple[str, tuple[Field, ...]]:
-    request = refs.resolve(op.get("requestBody")) or {}
+    request = refs.follow_ref(op.get("requestBody")) or {}
     content = request.get("content") or {}
     if not content:
         return "none", ()
     if "application/json" not in content:
         return "form", ()
-    schema = refs.resolve((content["application/json"] or {}).get("schema") or {})
+    schema = refs.follow_ref((content["application/json"] or {}).get("schema") or {})
     kind = "object"
     if schema.get("type") == "array":
-        schema = refs.resolve(schema.get("items") or {})
+        schema = refs.follow_ref(schema.get("items") or {})
         kind = "object-array"
         if schema.get("type") not in (None, "object") or not refs.properties(schema):
             return "scalar-array", ()
@@ -75,10 +75,10 @@ def _body(refs: Refs, op: dict[str, Any]) -> tuple[str, tuple[Field, ...]]:
         return "opaque", ()
     required: set[str] = set()
     for part in [schema, *(schema.get("allOf") or [])]:
-        required.update(str(r) for r in (refs.resolve(part) or {}).get("required") or [])
+        required.update(str(r) for r in (refs.follow_ref(part) or {}).get("required") or [])
     raw_props: dict[str, Any] = {}
     for part in [*(schema.get("allOf") or []), schema]:
-        raw_props.update((refs.resolve(part) or {}).get("properties") or {})
+        raw_props.update((refs.follow_ref(part) or {}).get("properties") or {})
     items = []
     for name, prop in props.items():
         deprecated = bool((raw_props.get(name) or {}).get("deprecated") or prop.get("deprecated"))
@@ -92,21 +92,21 @@ def read_ops(path: Path) -> list[ApiOp]:
     spec = path.stem
     ops: list[ApiOp] = []
     for api_path, item in raw["paths"].items():
-        item = refs.resolve(item)
+        item = refs.follow_ref(item)
         for method in HTTP_METHODS:
             op = item.get(method)
             if not isinstance(op, dict):
                 continue
             merged: dict[tuple[str, str], dict[str, Any]] = {}
             for p in [*(item.get("parameters") or []), *(op.get("parameters") or [])]:
-                p = refs.resolve(p)
+                p = refs.follow_ref(p)
                 if isinstance(p, dict) and "name" in p:
                     merged[(str(p["name"]), str(p.get("in", "query")))] = p
             query = _fields(
                 [
                     (
                         n,
-                        refs.resolve(p.get("schema") or {}),
+                        refs.follow_ref(p.get("schema") or {}),
                         bool(p.get("required")),
                         bool(p.get("deprecated")),
                     )
