@@ -20,6 +20,8 @@ from yaml.constructor import ConstructorError
 from yaml.events import AliasEvent
 from yaml.nodes import Node
 
+from atlas_core.safeio.bounded_read import deeper_than
+
 # Deeper than any real front matter or OpenAPI spec (those stay under ~40 levels), shallow enough
 # that the recursive composer and the JSON decoder stay far from Python's recursion limit.
 MAX_DEPTH = 100
@@ -127,7 +129,7 @@ def parse_json(text: str) -> Any:
     except RecursionError:
         # The C decoder gives up near the recursion limit, far past MAX_DEPTH.
         raise TooLarge(f"nested more than {MAX_DEPTH} levels deep") from None
-    if nesting_depth(value) > MAX_DEPTH:
+    if deeper_than(value, MAX_DEPTH):
         raise TooLarge(f"nested more than {MAX_DEPTH} levels deep")
     return value
 
@@ -137,21 +139,3 @@ def _json_int(text: str) -> int:
         # Else int() raises a bare ValueError from inside the decoder.
         raise TooLarge(f"a number written with {len(text):,} characters")
     return int(text)
-
-
-def nesting_depth(value: Any) -> int:
-    """How deep lists and mappings nest (a scalar is 0), without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        deepest = max(deepest, depth)
-        if depth <= MAX_DEPTH:
-            stack.extend((child, depth + 1) for child in children)
-    return deepest

@@ -10,8 +10,8 @@ can be swapped in between the check and the read. Every JSON file of a bundle is
 `loads_bounded`: RFC 8259 (no NaN or Infinity), UTF-8, and at most MAX_JSON_DEPTH levels deep.
 
 Errors are ValueError (what is wrong with the file) or OSError (it cannot be opened at all), with
-the reason and no path, like the other readers of bundle files; `load_json` turns both into one
-BundleError that names the file and says what to do.
+the reason and no path, like the other readers of bundle files: the caller names the file in
+the BundleError it raises.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import os
 import stat
 from pathlib import Path
 from typing import Any
-
-from atlas_core.errors import BundleError
 
 # The deepest JSON a bundle writes is the manifest (about 5 levels); 64 leaves room for any later
 # format and stays far below Python's recursion limit for whatever walks the value.
@@ -98,45 +96,29 @@ def loads_bounded(raw: bytes, *, max_depth: int = MAX_JSON_DEPTH, rfc8259: bool 
     except RecursionError:
         # The C decoder stops near Python's recursion limit, far deeper than any limit here.
         raise ValueError(f"nested more than {max_depth} levels deep") from None
-    if _deeper_than(value, max_depth):
+    if deeper_than(value, max_depth):
         raise ValueError(f"nested more than {max_depth} levels deep")
     return value
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether lists and objects nest more than `limit` levels, without recursion; scalars are
-    skipped as they are met, so a flat list of a million numbers costs one pass over it."""
-    if not isinstance(value, dict | list):
-        return False
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = node.values() if isinstance(node, dict) else node
-        for child in children:
-            if isinstance(child, dict | list):
-                if depth >= limit:
-                    return True
-                stack.append((child, depth + 1))
-    return False
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists and objects nest more than `limit` levels (the outermost is level 1), without
+    recursion: level by level, one comprehension per level rather than Python calls per container
+    (a parser may build a deep value without recursing, as TOML's dotted keys do)."""
+    level = [value] if isinstance(value, dict | list) else []
+    for _ in range(limit):  # each turn finds the containers one level further down
+        level = [
+            item
+            for node in level
+            for item in (node.values() if isinstance(node, dict) else node)
+            if isinstance(item, dict | list)
+        ]
+        if not level:
+            return False
+    return True
 
 
 def read_json(path: str | Path, *, limit: int = MAX_JSON_BYTES, follow_links: bool = False) -> Any:
     """A JSON file of a bundle, through `read_regular` and `loads_bounded`: ValueError or OSError
     with the reason (the caller names the file)."""
     return loads_bounded(read_regular(path, limit=limit, follow_links=follow_links))
-
-
-def load_json(path: Path, *, hint: str, what: str = "JSON") -> Any:
-    """`read_json`, with anything wrong as one BundleError naming `path` and carrying `hint`."""
-    try:
-        return read_json(path)
-    except FileNotFoundError:
-        raise BundleError(f"{path}: missing", hint=hint, path=str(path)) from None
-    except OSError as exc:
-        raise BundleError(
-            f"{path}: cannot be read ({exc.strerror})", hint=hint, path=str(path)
-        ) from None
-    except ValueError as exc:
-        raise BundleError(
-            f"{path}: not readable {what} ({exc})", hint=hint, path=str(path)
-        ) from None

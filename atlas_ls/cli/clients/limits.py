@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from atlas_core.errors import ConfigError
+from atlas_core.safeio import deeper_than
 
 # Objects and lists inside one another, the document itself counted. Real configs nest under ten.
 MAX_DEPTH = 64
@@ -79,17 +80,7 @@ def config_error(exc: LimitError, where: str, text: str = "") -> ConfigError:
 
 
 def check_depth(data: Any) -> None:
-    """Raise LimitError when `data` nests deeper than MAX_DEPTH. Level by level, without recursion
-    (a parser may build a deep value without recursing: TOML's dotted keys), one comprehension per
-    level rather than Python calls per container."""
-    level = [data] if isinstance(data, dict | list) else []
-    for _ in range(MAX_DEPTH):  # each turn finds the containers one level further down
-        level = [
-            item
-            for value in level
-            for item in (value.values() if isinstance(value, dict) else value)
-            if isinstance(item, dict | list)
-        ]
-        if not level:
-            return
-    raise too_deep()
+    """Raise LimitError when `data` nests deeper than MAX_DEPTH (checked without recursion: a
+    parser may build a deep value without recursing, as TOML's dotted keys do)."""
+    if deeper_than(data, MAX_DEPTH):
+        raise too_deep()
