@@ -86,8 +86,6 @@ class ServedBundles:
         listed = part.bundle.files
         first: dict[str, int] = {}  # page -> row of its first chunk (lowest line, then row)
         for row, file in enumerate(c["file"]):
-            if f"{MIRROR}/{file}" not in listed:
-                continue
             seen = first.get(file)
             if seen is None or c["line_start"][row] < c["line_start"][seen]:
                 first[file] = row
@@ -99,6 +97,7 @@ class ServedBundles:
                 url=(c["url"][row] or "").split("#")[0],
             )
             for file, row in first.items()
+            if f"{MIRROR}/{file}" in listed  # once per page, not per chunk
         ]
 
     def section_at(self, bundle: str, relpath: str, line: int) -> Section:
