@@ -1,0 +1,270 @@
+"""How the API checks do on real client code: calls recognised and diagnostics right, against the
+hand labels of `benchmarks/realcode/labels/` (method: `benchmarks/realcode/LABELS.md`).
+
+    uv run python benchmarks/real_clients.py --bundle DIR [--split dev|test|all] [--json]
+        [--clients ../shared/real-clients] [--misses]
+
+The files are third-party code in ``../shared/real-clients/files/``; the project keeps only the
+labels. Each labelled file of the split is read as an editor would send it (the label's
+language id) and gets what the language server computes for it:
+
+  calls        every call site `scan_calls` reads (what `Engine.check_code` checks), each
+               resolved to an operation through `Engine.resolve_call`. A labelled documented call
+               is recognised when a read call on its `line` or `call_line` (or a line between
+               them) resolves to the labelled method and path template. Documented calls whose
+               endpoint the file does not write (`endpoint_in_file: false`: a path from a
+               config file) are counted apart, not in the rate.
+  diagnostics  `Engine.check_code` findings plus the deprecated-term findings the editor shows
+               (`Engine.deprecated_terms`). One is right when a labelled mistake sits on its line
+               and it is the first diagnostic to claim that mistake; every other diagnostic is
+               wrong (a second one for the same mistake too: the editor would show it twice).
+
+Reported overall, per language and per call shape (the label's `shape`, `+helper` kept):
+recognised / documented calls, diagnostic precision = right / shown, mistakes found / labelled,
+and diagnostics on calls the bundle does not document (any is wrong). The split is the frozen
+one of `benchmarks/realcode/split.json`: tune on dev, report test beside it, never read test
+misses while tuning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from atlas_core.engine import PROSE_LANGUAGES, Engine  # noqa: E402
+from atlas_core.errors import AtlasError  # noqa: E402
+from atlas_core.identifiers.spelling import path_key  # noqa: E402
+from atlas_core.recognize import ENDPOINT, scan_calls  # noqa: E402
+
+BASES = ("/rest/2.0",)  # the base paths the bundled specs declare
+REALCODE = ROOT / "benchmarks" / "realcode"
+DEFAULT_CLIENTS = ROOT.parent / "shared" / "real-clients"
+
+
+@dataclass
+class Tally:
+    documented: int = 0
+    recognised: int = 0
+    shown: int = 0
+    right: int = 0
+    mistakes: int = 0
+    found: int = 0
+    on_undocumented: int = 0
+    not_in_file: int = 0  # documented calls whose endpoint the file does not write
+
+    def add(self, other: Tally) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "documented_calls": self.documented,
+            "recognised": self.recognised,
+            "recognised_rate": _rate(self.recognised, self.documented),
+            "diagnostics": self.shown,
+            "right": self.right,
+            "precision": _rate(self.right, self.shown),
+            "mistakes": self.mistakes,
+            "mistakes_found": self.found,
+            "diagnostics_on_undocumented": self.on_undocumented,
+            "documented_not_in_file": self.not_in_file,
+        }
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return round(part / whole, 3) if whole else None
+
+
+@dataclass
+class FileResult:
+    file: str
+    language: str
+    tally: Tally = field(default_factory=Tally)
+    by_shape: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    missed: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+
+
+def same_path(resolved: str, labelled: str) -> bool:
+    """Whether an operation's path (relative to its spec's base) is the labelled template (with
+    the base, as the code sends it)."""
+    have, want = path_key(resolved), path_key(labelled)
+    return have == want or any(want == path_key(base) + have for base in BASES)
+
+
+def read_calls(engine: Engine, text: str, language: str) -> list[tuple[int, str, str]]:
+    """(1-based line, method, path template) of every call the document scan reads and the
+    engine resolves to an operation."""
+    seen = []
+    for item in scan_calls(text, language):
+        site = item.site
+        if site.role != ENDPOINT and not site.operation:
+            continue
+        target = engine.resolve_call(site, define=False)
+        if target is not None and target.method and target.path:
+            seen.append((item.line + 1, target.method.upper(), target.path))
+    return seen
+
+
+def diagnostics(engine: Engine, text: str, language: str) -> list[tuple[int, str, str]]:
+    """(1-based line, code, message) of what the editor shows for the document."""
+    out = [(f.line + 1, f.check, f.message) for f in engine.check_code(text, language)]
+    matcher = engine.deprecated_terms()
+    if matcher:
+        starts = _line_starts(text)
+        for term in matcher.find(text, prose_file=language in PROSE_LANGUAGES):
+            line = bisect.bisect_right(starts, term.start)
+            out.append((line, "deprecated", f"'{term.text}' is deprecated"))
+    return sorted(out)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for index, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(index + 1)
+    return starts
+
+
+def score_file(engine: Engine, label: dict[str, Any], text: str) -> FileResult:
+    language = label["language"]
+    result = FileResult(label["file"], language)
+    try:
+        seen = read_calls(engine, text, language)
+        shown = diagnostics(engine, text, language)
+    except AtlasError as exc:  # a reader refusing the file is a miss, not a crash
+        seen, shown = [], []
+        result.wrong.append(f"error: {exc}")
+    for call in label.get("calls", []):
+        if not call.get("documented"):
+            continue
+        if not call.get("endpoint_in_file", True):
+            result.tally.not_in_file += 1
+            continue
+        lines = sorted({call["line"], call.get("call_line", call["line"])})
+        span = range(lines[0], lines[-1] + 1)
+        hit = any(
+            line in span and method == call["method"] and same_path(path, call["path"])
+            for line, method, path in seen
+        )
+        tally = result.by_shape[call.get("shape", "?")]
+        for t in (result.tally, tally):
+            t.documented += 1
+            t.recognised += hit
+        if not hit:
+            result.missed.append(
+                f"{call['line']}: {call['method']} {call['path']} ({call['shape']})"
+            )
+    mistakes = list(label.get("mistakes", []))
+    claimed: set[int] = set()
+    undocumented = {
+        line
+        for c in label.get("calls", [])
+        if not c.get("documented")
+        for line in (c["line"], c.get("call_line", c["line"]))
+    }
+    result.tally.mistakes = len(mistakes)
+    for line, code, message in shown:
+        result.tally.shown += 1
+        match = next(
+            (i for i, m in enumerate(mistakes) if i not in claimed and m["line"] == line), None
+        )
+        if match is not None:
+            claimed.add(match)
+            result.tally.right += 1
+            continue
+        result.tally.on_undocumented += line in undocumented
+        result.wrong.append(f"{line}: [{code}] {message}")
+    result.tally.found = len(claimed)
+    return result
+
+
+def load_labels(split: str) -> Iterable[dict[str, Any]]:
+    chosen = json.loads((REALCODE / "split.json").read_text(encoding="utf-8"))["files"]
+    for path in sorted((REALCODE / "labels").glob("*.json")):
+        label = json.loads(path.read_text(encoding="utf-8"))
+        if split == "all" or chosen.get(label["file"]) == split:
+            yield label
+
+
+def evaluate(engine: Engine, clients: Path, split: str) -> tuple[dict[str, Any], list[FileResult]]:
+    results = []
+    for label in load_labels(split):
+        text = (clients / "files" / label["file"]).read_text(encoding="utf-8", errors="replace")
+        results.append(score_file(engine, label, text))
+    overall = Tally()
+    by_language: dict[str, Tally] = defaultdict(Tally)
+    by_shape: dict[str, Tally] = defaultdict(Tally)
+    for r in results:
+        overall.add(r.tally)
+        by_language[r.language].add(r.tally)
+        for shape, t in r.by_shape.items():
+            by_shape[shape].add(t)
+    report = {
+        "split": split,
+        "files": len(results),
+        "overall": overall.figures(),
+        "by_language": {k: v.figures() for k, v in sorted(by_language.items())},
+        "by_shape": {
+            k: {"documented_calls": v.documented, "recognised": v.recognised}
+            for k, v in sorted(by_shape.items())
+        },
+    }
+    return report, results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundle", type=Path, required=True)
+    parser.add_argument("--split", choices=("dev", "test", "all"), default="dev")
+    parser.add_argument("--clients", type=Path, default=DEFAULT_CLIENTS)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--misses", action="store_true", help="list missed calls, wrong diagnostics"
+    )
+    args = parser.parse_args()
+    if args.split == "test" and args.misses:
+        parser.error("the test split's misses are not shown: tune on dev")
+    with Engine.open(args.bundle) as engine:
+        report, results = evaluate(engine, args.clients, args.split)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        o = report["overall"]
+        print(
+            f"{report['split']}: {report['files']} files; recognised {o['recognised']}/"
+            f"{o['documented_calls']} ({o['recognised_rate']}); diagnostics {o['diagnostics']}, "
+            f"right {o['right']} (precision {o['precision']}); mistakes found "
+            f"{o['mistakes_found']}/{o['mistakes']}; on undocumented calls "
+            f"{o['diagnostics_on_undocumented']}"
+        )
+        for name, f in report["by_language"].items():
+            print(
+                f"  {name:12} recognised {f['recognised']}/{f['documented_calls']}  "
+                f"precision {f['right']}/{f['diagnostics']}"
+            )
+        for name, f in report["by_shape"].items():
+            print(f"  shape {name:28} {f['recognised']}/{f['documented_calls']}")
+    if args.misses:
+        for r in results:
+            if r.missed or r.wrong:
+                print(f"\n{r.file}")
+                for m in r.missed:
+                    print(f"  missed {m}")
+                for w in r.wrong:
+                    print(f"  wrong  {w}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
