@@ -13,10 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.python_names import PythonNames
+from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES, PythonWrappers
 from atlas_core.recognize.calls.site import (
     BODY,
-    HEADER,
     HTTP_VERBS,
     QUERY,
     SDK,
@@ -32,15 +31,6 @@ from atlas_core.syntax import is_field
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-KEYWORD_ROLES = {
-    "params": QUERY,
-    "json": BODY,
-    "data": BODY,
-    "files": BODY,
-    "content": BODY,
-    "headers": HEADER,
-    "cookies": HEADER,
-}
 _STRING_PARTS = frozenset({"string_start", "string_content", "string_end", "escape_sequence"})
 # Containers a key passes through unchanged on its way to a call argument.
 _TRANSPARENT = frozenset(
@@ -66,12 +56,18 @@ _HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
 class _Http:
     method: str
     url: Node | None
-    base: str = ""  # a client's base_url, or the wrapper method's prefix
-    wrap: Node | None = None  # the URL expression inside a wrapper method, with `bind`
-    bind: dict[str, str] = field(default_factory=dict)
+    base: str = ""  # a client's base_url
+    method_node: Node | None = None  # the expression giving the method, where not a literal
+    # A call of the code's own function that sends the request (`python_wrappers`): the URL it
+    # sends with this call's arguments, the arguments that URL is built from, and what each
+    # keyword (or positional) argument becomes.
+    sent: str | None = None
+    urls: tuple[Node, ...] = ()
+    keyword_roles: dict[str, str] = field(default_factory=dict)
+    positional_roles: dict[int, str] = field(default_factory=dict)
 
 
-class PythonCalls(PythonNames):
+class PythonCalls(PythonWrappers):
     def read(self) -> CallSite | None:
         node = self.node_at(self.offset)
         if node is None or node.type == "comment":
@@ -203,6 +199,12 @@ class PythonCalls(PythonNames):
             if parent is None:
                 return None
             kind = parent.type
+            if (
+                kind == "dictionary_splat"
+                and parent.parent
+                and parent.parent.type == "argument_list"
+            ):
+                return None  # ``**kwargs`` at a call: its keys are the call's keywords
             if kind in _TRANSPARENT or (kind == "pair" and is_field(node, "value")):
                 up = parent if kind != "pair" else parent.parent
                 if up is None:
@@ -261,6 +263,10 @@ class PythonCalls(PythonNames):
 
     def _argument_context(self, call: Node, argument: Node) -> KeyContext | None:
         http = self.http(call)
+        if http is not None and http.sent is not None:
+            index = next((i for i, a in enumerate(self._positional(call)) if a == argument), -1)
+            role = http.positional_roles.get(index)
+            return KeyContext(role, http) if role else None
         if http is not None:
             return KeyContext(BODY, http) if argument != http.url else None
         operation = self.sdk_operation(call)
@@ -269,7 +275,8 @@ class PythonCalls(PythonNames):
     def _keyword_context(self, call: Node, keyword: str) -> KeyContext | None:
         http = self.http(call)
         if http is not None:
-            role = KEYWORD_ROLES.get(keyword)
+            roles = http.keyword_roles if http.sent is not None else KEYWORD_ROLES
+            role = roles.get(keyword)
             return KeyContext(role, http) if role else None
         operation = self.sdk_operation(call)
         if not operation:
@@ -300,10 +307,12 @@ class PythonCalls(PythonNames):
             if parent.type == "keyword_argument" and call is not None:
                 call = call.parent  # keyword_argument -> argument_list -> call
             http = self.http(call) if call is not None else None
-            url = http.url if http is not None else None
-            if call is not None and http is not None and url is not None and url.id == root.id:
-                return True, http
-            return True, None
+            if http is None:
+                return True, None
+            if http.sent is not None:
+                return True, http if any(u.id == root.id for u in http.urls) else None
+            url = http.url
+            return True, http if url is not None and url.id == root.id else None
         return False, None
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
@@ -318,8 +327,8 @@ class PythonCalls(PythonNames):
         return self.memo.remember(("url", id(http)), lambda: self._read_call_url(http))
 
     def _read_call_url(self, http: _Http) -> str:
-        if http.wrap is not None:
-            return join_base(http.base, self._value(http.wrap, 0, http.bind))
+        if http.sent is not None:
+            return http.sent
         if http.url is None:
             return join_base(http.base, UNKNOWN)
         return join_base(http.base, self._value(http.url, 0, {}))
@@ -351,6 +360,45 @@ class PythonCalls(PythonNames):
         return self.memo.remember(("http", call.id), lambda: self._read_http(call))
 
     def _read_http(self, call: Node) -> _Http | None:
+        bound = self.bound_call(call) if call.type == "call" else None
+        if bound is not None:
+            url = bound.url_args[0] if bound.url_args else None
+            return _Http(
+                bound.method,
+                url,
+                sent=bound.url,
+                urls=bound.url_args,
+                keyword_roles=bound.keyword_roles,
+                positional_roles=bound.positional_roles,
+            )
+        return self._direct(call)
+
+    def _direct(self, call: Node) -> _Http | None:
+        if self.memo is None:
+            return self._read_direct(call)
+        return self.memo.remember(("direct", call.id), lambda: self._read_direct(call))
+
+    def direct_template(self, call: Node, bind: dict[str, str]) -> tuple[str, str] | None:
+        http = self._direct(call)
+        if http is None:
+            return None
+        url = join_base(http.base, self._value(http.url, 0, bind) if http.url else UNKNOWN)
+        method = http.method
+        if not method and http.method_node is not None:
+            method = self._value(http.method_node, 0, bind)
+        return url, method
+
+    def direct_role(self, call: Node, keyword: str, index: int) -> str | None:
+        if keyword:
+            return KEYWORD_ROLES.get(keyword)
+        http = self._direct(call)
+        if http is None or index < 0 or index >= len(args := self._positional(call)):
+            return None
+        if args[index] in (http.url, http.method_node):
+            return None
+        return QUERY if http.method == "GET" else BODY
+
+    def _read_direct(self, call: Node) -> _Http | None:
         if call.type != "call" or (call.parent is not None and call.parent.type == "decorator"):
             return None  # `@app.get("/assets")` declares a server route
         function = child(call, "function")
@@ -376,50 +424,16 @@ class PythonCalls(PythonNames):
             if not looks_http and (url is None or "/" not in self._value(url, 0, {})):
                 return None
             return _Http(name.upper(), url, self._client_base(receiver))
+        if name == "call_api" and len(args) > 1:  # a generated client's internals
+            return _Http(self._method_literal(args[1]), args[0], method_node=args[1])
         method_node = args[0] if args else kwargs.get("method")
         method = self._method_literal(method_node)
         if method or (name == "request" and receiver is not None):
             url = (args[1] if len(args) > 1 else kwargs.get("url")) if args else kwargs.get("url")
-            http = _Http(method, url, self._client_base(receiver) if receiver else "")
-            if receiver is not None and self._is_self(receiver):
-                self._through_wrapper(call, name, http, args, kwargs)
-            return http
+            base = self._client_base(receiver) if receiver else ""
+            return _Http(method, url, base, method_node=None if method else method_node)
         if name in ("urlopen", "Request") and args:
             return _Http(self._method_literal(kwargs.get("method")) or "", args[0])
-        return None
-
-    def _through_wrapper(
-        self, call: Node, name: str, http: _Http, args: list[Node], kwargs: dict[str, Node]
-    ) -> None:
-        """``self._request("GET", path)`` where ``_request`` sends ``self.base + path``: bind the
-        wrapper's parameters and read the URL it really sends."""
-        definition = self._method_def(call, name)
-        if definition is None:
-            return
-        params = [self.text(p) for p in self._parameters(definition)]
-        if params and params[0] == "self":
-            params = params[1:]
-        bind = {p: self._value(a, 0, {}) for p, a in zip(params, args, strict=False)}
-        bind.update({k: self._value(v, 0, {}) for k, v in kwargs.items() if v is not None})
-        body = child(definition, "body")
-        inner = self._first_http_call(body) if body is not None else None
-        if inner is None or inner.url is None:
-            return
-        http.wrap, http.bind = inner.url, bind
-        if not http.method and inner.method:
-            http.method = inner.method
-        elif inner.method == "" and not http.method:
-            http.method = bind.get("method", "").upper() if bind.get("method") else ""
-
-    def _first_http_call(self, body: Node) -> _Http | None:
-        stack = [body]
-        while stack:
-            node = stack.pop()
-            if node.type == "call":
-                http = self.http(node)
-                if http is not None:
-                    return http
-            stack.extend(reversed(node.named_children))
         return None
 
     def client_method(self, call: Node) -> tuple[str, str] | None:

@@ -1,0 +1,405 @@
+"""Calls through the code's own functions: ``api_get(base, "/rest/2.0/assets", params)``,
+``self._get("/assets", params={...})``, ``client.post_json(path, body)``.
+
+A function whose body sends an HTTP request with a URL built from its parameters is summed up
+once per document (`Summary`): its URL and method with a placeholder for each parameter, and
+what each parameter becomes in the request (query, body). A call of it is then read with its
+arguments put in those places, through any number of such functions up to `MAX_WRAPPERS` deep;
+a function that (maybe through others) calls itself is no wrapper.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.python_names import PythonNames
+from atlas_core.recognize.calls.site import BODY, HEADER, HTTP_VERBS, QUERY, UNKNOWN
+from atlas_core.syntax import ancestors, is_field
+from atlas_core.syntax import field as child
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from atlas_core.recognize.calls.tree_reader import NameMemo
+    from atlas_core.syntax import Document
+
+# How many functions deep a call is followed to the request it sends.
+MAX_WRAPPERS = 4
+# Calls looked at in one function body for the request it sends.
+_MAX_BODY_CALLS = 200
+
+KEYWORD_ROLES = {
+    "params": QUERY,
+    "json": BODY,
+    "data": BODY,
+    "files": BODY,
+    "content": BODY,
+    "headers": HEADER,
+    "cookies": HEADER,
+}
+_FIRST_MARK = 0xF0000  # a parameter's placeholder: one private-use character per parameter
+_MARK = re.compile("[\U000f0000-\U000f00ff]")
+_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
+
+
+def mark(index: int) -> str:
+    return chr(_FIRST_MARK + index)
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    default: Node | None = None
+    rest: bool = False  # ``*args`` or ``**kwargs``
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What one function sends: `url` and `method` with `mark(i)` for parameter i."""
+
+    params: tuple[Param, ...]
+    url: str
+    method: str
+    roles: dict[str, str] = field(default_factory=dict)  # parameter -> QUERY, BODY, HEADER
+    kwargs_on: bool = False  # ``**kwargs`` go on to the request: ``params=`` at a call is its query
+
+    def index(self, name: str) -> int:
+        return next((i for i, p in enumerate(self.params) if p.name == name), -1)
+
+
+@dataclass(slots=True)
+class Bound:
+    """A call of a summed-up function: its URL and method with the call's arguments in place,
+    the arguments the URL is built from, and the role of each argument."""
+
+    url: str
+    method: str
+    url_args: tuple[Node, ...]
+    keyword_roles: dict[str, str]
+    positional_roles: dict[int, str]
+
+
+def fill(template: str, values: list[str]) -> str:
+    return _MARK.sub(lambda m: values[ord(m.group()) - _FIRST_MARK], template)
+
+
+def has_marks(text: str) -> bool:
+    return _MARK.search(text) is not None
+
+
+class PythonWrappers(PythonNames):
+    """Summaries of the document's own functions that send requests. Subclasses say which calls
+    are direct HTTP calls (`direct_template`)."""
+
+    def __init__(
+        self,
+        document: Document,
+        root: Node,
+        language: str,
+        line: int,
+        offset: int,
+        *,
+        memo: NameMemo | None = None,
+    ) -> None:
+        super().__init__(document, root, language, line, offset, memo=memo)
+        self._active: list[int] = []  # the functions being summed up, outermost first
+
+    # --- hooks ------------------------------------------------------------------------------
+
+    def direct_template(self, call: Node, bind: dict[str, str]) -> tuple[str, str] | None:
+        """(URL, method) of a direct HTTP call, its names read through `bind`; else None."""
+        raise NotImplementedError
+
+    def direct_role(self, call: Node, keyword: str, index: int) -> str | None:
+        """The role of a direct HTTP call's argument (`keyword`, or positional `index`)."""
+        raise NotImplementedError
+
+    # --- a call of a wrapper ---------------------------------------------------------------
+
+    def bound_call(self, call: Node) -> Bound | None:
+        """`call` read through the function it calls, when that function sends a request."""
+        found = self._callee(call)
+        if found is None:
+            return None
+        definition, leading = found
+        summary = self.summary(definition)
+        if summary is None:
+            return None
+        values, nodes = self._arguments(call, summary, leading, {})
+        url = fill(summary.url, values)
+        method = fill(summary.method, values).upper()
+        url_names = {summary.params[ord(m) - _FIRST_MARK].name for m in _MARK.findall(summary.url)}
+        keyword_roles = dict(summary.roles)
+        if summary.kwargs_on:
+            for keyword, role in KEYWORD_ROLES.items():
+                keyword_roles.setdefault(keyword, role)
+        positional_roles = {}
+        for index, param in enumerate(summary.params[leading:]):
+            if param.rest:
+                break
+            if param.name in summary.roles:
+                positional_roles[index] = summary.roles[param.name]
+        return Bound(
+            url,
+            method if method.lower() in HTTP_VERBS else "",
+            tuple(node for name, node in nodes.items() if name in url_names),
+            {k: v for k, v in keyword_roles.items() if summary.index(k) < 0 or k in summary.roles},
+            positional_roles,
+        )
+
+    def template(self, call: Node, bind: dict[str, str]) -> tuple[str, str] | None:
+        """(URL, method) that `call` sends, direct or through wrappers, names read through
+        `bind` (a summary's placeholders)."""
+        found = self._callee(call)
+        summary = self.summary(found[0]) if found is not None else None
+        if found is None or summary is None:
+            return self.direct_template(call, bind)
+        values, _ = self._arguments(call, summary, found[1], bind)
+        return fill(summary.url, values), fill(summary.method, values)
+
+    def _arguments(
+        self, call: Node, summary: Summary, leading: int, bind: dict[str, str]
+    ) -> tuple[list[str], dict[str, Node]]:
+        """The value of each parameter at `call` (its default, else ``{}``, where none is
+        passed), and the argument node of each parameter passed."""
+        nodes: dict[str, Node] = {}
+        params = summary.params
+        positional = self._positional(call)
+        index = leading
+        for argument in positional:
+            if index >= len(params) or params[index].rest:
+                break
+            nodes[params[index].name] = argument
+            index += 1
+        for keyword in self._kwargs(call):
+            name, value = self.text(child(keyword, "name")), child(keyword, "value")
+            if value is not None and summary.index(name) >= 0:
+                nodes[name] = value
+        values = []
+        for i, param in enumerate(params):
+            if i < leading:
+                values.append(UNKNOWN)
+            elif param.name in nodes:
+                values.append(self._value(nodes[param.name], 0, bind))
+            elif param.default is not None:
+                values.append(self._value(param.default, 0, {}))
+            else:
+                values.append(UNKNOWN)
+        return values, nodes
+
+    # --- which function a call calls -------------------------------------------------------
+
+    def _callee(self, call: Node) -> tuple[Node, int] | None:
+        """The function definition `call` calls in this document, and how many of its leading
+        parameters the call does not pass (``self``)."""
+        function = child(call, "function")
+        if function is None:
+            return None
+        if function.type == "identifier":
+            definition = self._function_named(self.text(function), call)
+            return (definition, 0) if definition is not None else None
+        if function.type != "attribute":
+            return None
+        receiver = child(function, "object")
+        name = self.text(child(function, "attribute"))
+        if receiver is None:
+            return None
+        klass = None
+        if self._is_self(receiver):
+            klass = next((a for a in ancestors(call) if a.type == "class_definition"), None)
+        elif receiver.type in ("identifier", "attribute"):
+            made = self._definition(receiver)
+            if made is not None and made.type == "call":
+                maker = child(made, "function")
+                if maker is not None and maker.type == "identifier":
+                    klass = self._class_named(self.text(maker))
+            elif receiver.type == "identifier":
+                klass = self._class_named(self.text(receiver))  # ``Client.helper(...)``
+        definition = self._method_in(klass, name) if klass is not None else None
+        if definition is None:
+            return None
+        params = self._params(definition)
+        leading = 1 if params and params[0].name in ("self", "cls") else 0
+        return definition, leading
+
+    def _function_named(self, name: str, at: Node) -> Node | None:
+        """A function `name` defined at module level (or around `at`)."""
+        for ident in self.named_nodes(name, 0, len(self.data), _is_identifier, limit=16):
+            parent = ident.parent
+            if (
+                parent is None
+                or parent.type != "function_definition"
+                or not is_field(ident, "name")
+            ):
+                continue
+            owner = next((a for a in ancestors(parent) if a.type in _SCOPES), None)
+            if owner is None or (
+                owner.type != "class_definition" and any(a.id == owner.id for a in ancestors(at))
+            ):
+                return parent
+        return None
+
+    def _class_named(self, name: str) -> Node | None:
+        if not name or not name[0].isupper():
+            return None
+        for ident in self.named_nodes(name, 0, len(self.data), _is_identifier, limit=16):
+            parent = ident.parent
+            if parent is not None and parent.type == "class_definition" and is_field(ident, "name"):
+                return parent
+        return None
+
+    def _method_in(self, klass: Node, name: str) -> Node | None:
+        body = child(klass, "body")
+        for statement in body.named_children if body is not None else []:
+            definition = statement
+            if statement.type == "decorated_definition":
+                definition = child(statement, "definition") or statement
+            if (
+                definition.type == "function_definition"
+                and self.text(child(definition, "name")) == name
+            ):
+                return definition
+        return None
+
+    # --- what a function sends -------------------------------------------------------------
+
+    def summary(self, definition: Node) -> Summary | None:
+        if self.memo is None:
+            return self._summarise(definition)
+        return self.memo.remember(("summary", definition.id), lambda: self._summarise(definition))
+
+    def _summarise(self, definition: Node) -> Summary | None:
+        if definition.id in self._active or len(self._active) >= MAX_WRAPPERS:
+            return None  # recursive, or too deep to follow
+        self._active.append(definition.id)
+        try:
+            return self._read_summary(definition)
+        finally:
+            self._active.pop()
+
+    def _read_summary(self, definition: Node) -> Summary | None:
+        params = tuple(self._params(definition))
+        body = child(definition, "body")
+        if body is None or not params:
+            return None
+        bind = {p.name: mark(i) for i, p in enumerate(params) if not p.rest}
+        for call in self._body_calls(body):
+            sent = self.template(call, bind)
+            if sent is None or not has_marks(sent[0] + sent[1]):
+                continue
+            url, method = sent
+            roles, kwargs_on = self._roles(definition, body, params)
+            return Summary(params, url, method, roles, kwargs_on)
+        return None
+
+    def _body_calls(self, body: Node) -> list[Node]:
+        calls: list[Node] = []
+        stack = [body]
+        while stack and len(calls) < _MAX_BODY_CALLS:
+            node = stack.pop()
+            if node.type == "call":
+                calls.append(node)
+            stack.extend(c for c in reversed(node.named_children) if c.type not in _SCOPES)
+        return calls
+
+    def _roles(
+        self, definition: Node, body: Node, params: tuple[Param, ...]
+    ) -> tuple[dict[str, str], bool]:
+        """What each parameter becomes in the request the function sends."""
+        roles: dict[str, str] = {}
+        kwargs_on = False
+        for param in params:
+            for use in self.named_nodes(param.name, body.start_byte, body.end_byte, _is_identifier):
+                if self.scope_of(use) != definition:
+                    continue
+                role = self._role_of_use(use)
+                if param.rest and use.parent is not None and use.parent.type == "dictionary_splat":
+                    kwargs_on = kwargs_on or self._splat_into_request(use.parent)
+                elif role is not None:
+                    roles.setdefault(param.name, role)
+        return roles, kwargs_on
+
+    def _role_of_use(self, use: Node) -> str | None:
+        parent = use.parent
+        if parent is None:
+            return None
+        if parent.type == "keyword_argument" and is_field(use, "value"):
+            keyword = self.text(child(parent, "name"))
+            call = parent.parent.parent if parent.parent is not None else None
+            return self._role_at(call, keyword, -1) if call is not None else None
+        if parent.type == "argument_list" and parent.parent is not None:
+            positional = self._positional(parent.parent)
+            index = next((i for i, a in enumerate(positional) if a.id == use.id), -1)
+            return self._role_at(parent.parent, "", index) if index >= 0 else None
+        if parent.type == "pair" and is_field(use, "value"):
+            key = child(parent, "key")
+            return (
+                KEYWORD_ROLES.get(self.literal(key))
+                if key is not None and key.type == "string"
+                else None
+            )
+        if parent.type == "assignment" and is_field(use, "right"):
+            target = child(parent, "left")
+            key = (
+                child(target, "subscript")
+                if target is not None and target.type == "subscript"
+                else None
+            )
+            return (
+                KEYWORD_ROLES.get(self.literal(key))
+                if key is not None and key.type == "string"
+                else None
+            )
+        return None
+
+    def _role_at(self, call: Node, keyword: str, index: int) -> str | None:
+        if call.type != "call":
+            return None
+        found = self._callee(call)
+        summary = self.summary(found[0]) if found is not None else None
+        if found is None or summary is None:
+            if self.direct_template(call, {}) is None:
+                return None
+            return self.direct_role(call, keyword, index)
+        leading = found[1]
+        if keyword:
+            if summary.index(keyword) >= 0:
+                return summary.roles.get(keyword)
+            return KEYWORD_ROLES.get(keyword) if summary.kwargs_on else None
+        position = leading + index
+        if position < len(summary.params) and not summary.params[position].rest:
+            return summary.roles.get(summary.params[position].name)
+        return None
+
+    def _splat_into_request(self, splat: Node) -> bool:
+        arguments = splat.parent
+        call = arguments.parent if arguments is not None else None
+        return call is not None and call.type == "call" and self.template(call, {}) is not None
+
+    def _params(self, definition: Node) -> list[Param]:
+        parameters = child(definition, "parameters")
+        found = []
+        for p in parameters.named_children if parameters is not None else []:
+            if p.type == "identifier":
+                found.append(Param(self.text(p)))
+            elif p.type in ("default_parameter", "typed_default_parameter"):
+                name = child(p, "name")
+                if name is not None and name.type == "identifier":
+                    found.append(Param(self.text(name), child(p, "value")))
+            elif p.type == "typed_parameter":
+                first = p.named_child(0)
+                if first is not None and first.type == "identifier":
+                    found.append(Param(self.text(first)))
+                elif first is not None and first.named_child(0) is not None:
+                    found.append(Param(self.text(first.named_child(0)), rest=True))
+            elif p.type in ("list_splat_pattern", "dictionary_splat_pattern"):
+                name = p.named_child(0)
+                if name is not None:
+                    found.append(Param(self.text(name), rest=True))
+        return found
+
+
+def _is_identifier(node: Node) -> bool:
+    return node.type == "identifier"
