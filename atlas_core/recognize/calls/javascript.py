@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.js_values import CLASS_FIELDS, Bind, JsValues
+from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, summary_of
 from atlas_core.recognize.calls.site import (
     BODY,
     HEADER,
@@ -22,12 +24,11 @@ from atlas_core.recognize.calls.site import (
     UNKNOWN,
     CallSite,
     join_base,
-    url_join,
 )
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
-from atlas_core.recognize.calls.walk import CallWalk, KeyContext
-from atlas_core.syntax import ancestors, is_field
+from atlas_core.recognize.calls.walk import KeyContext
 from atlas_core.syntax import field as child
+from atlas_core.syntax import is_field
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -57,18 +58,19 @@ _PASS_THROUGH = frozenset(
         "type_assertion",
     }
 )
-_FUNCTIONS = frozenset(
-    {
-        "function_declaration",
-        "function_expression",
-        "arrow_function",
-        "method_definition",
-        "generator_function_declaration",
-        "function",
-    }
-)
 _HTTP_RECEIVER = re.compile(r"(?i)axios|http|client|api|instance|request|agent|ky|got")
-_OPTIONS_STYLE = frozenset({"ky", "got"})
+# Libraries whose verb methods take (url, options) or (options): `got.post(url, {json})`,
+# `request.post({url, json}, cb)`.
+_OPTIONS_STYLE = frozenset({"ky", "got", "request", "rp", "requestPromise"})
+# Functions called with (config): `axios(config)`, AngularJS `$http(config)`, `request(options)`.
+_CONFIG_CALLS = frozenset(
+    {"axios", "$http", "request", "rp", "requestPromise", "$.ajax", "jQuery.ajax"}
+)
+# Functions called with (url, options), the options' keys named as `_OPTION_ROLES` names them.
+_URL_OPTIONS_CALLS = frozenset({"got", "ky"})
+# superagent's chain: `superagent.post(url).set(...).query(q).send(body)`.
+_CHAIN_ROLES = {"send": BODY, "query": QUERY}
+_CHAIN_LINKS = frozenset({"set", "type", "accept", "auth", "timeout", "retry", "withCredentials"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 
 
@@ -76,13 +78,23 @@ _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function
 class _Http:
     method: str
     url: Node | None
-    style: str  # "fetch", "axios" (verb call), "config" (axios(config)), "options" (ky, got)
+    style: str  # "fetch", "axios" (verb call), "config" (axios(config)), "options" (ky, got),
+    # "wrapper" (a call of the code's own function that makes the request `inner`)
     verb: str = ""
     base: str = ""
+    call: Node | None = None
+    method_node: Node | None = None  # where the method is written, when not in the verb
+    inner: _Http | None = None
+    args: tuple[tuple[str, Node | None], ...] = ()  # the wrapper's parameters and arguments
+    roles: dict[int, KeyContext] | None = None  # a wrapper's argument -> what its keys are
 
 
-class JavaScriptCalls(CallWalk):
+class JavaScriptCalls(JsValues):
     LOOSE_STRINGS = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.summarising: list[int] = []  # wrappers being summarised, innermost last
 
     def read(self) -> CallSite | None:
         node = self.node_at(self.offset)
@@ -112,7 +124,7 @@ class JavaScriptCalls(CallWalk):
         if obj is None or obj.type != "object":
             return None
         context = self._container(obj, [], False, 0)
-        if context is None:
+        if context is None or (isinstance(context.http, _Http) and self._forwards(context.http)):
             return None
         name = self._key_name(key)
         span = self.content_span(key)
@@ -140,6 +152,8 @@ class JavaScriptCalls(CallWalk):
             kind = parent.type
             if kind in _PASS_THROUGH:
                 node = parent
+            elif kind == "object" and node.type == "spread_element":
+                node = parent  # `{...defaults, ...params}`: the keys join the outer object
             elif kind == "pair" and is_field(node, "value"):
                 path = [*path, self._key_name(child(parent, "key"))]
                 if parent.parent is None:
@@ -159,6 +173,9 @@ class JavaScriptCalls(CallWalk):
                     node, encoded = call, True
                 else:
                     index = [a.id for a in parent.named_children].index(node.id)
+                    chained = self._chain_context(call, path[::-1])
+                    if chained is not None:
+                        return chained
                     return self._argument_context(call, index, path[::-1])
             elif kind == "variable_declarator" and is_field(node, "value"):
                 return self._follow(child(parent, "name"), parent, path, encoded, depth)
@@ -173,6 +190,10 @@ class JavaScriptCalls(CallWalk):
     def _follow(
         self, name: Node | None, declaration: Node, path: list[str], encoded: bool, depth: int
     ) -> KeyContext | None:
+        if name is not None and name.type == "member_expression":
+            # `options.body = JSON.stringify(payload)`: the keys are the options' `body`
+            key = self.text(child(name, "property"))
+            name, path = child(name, "object"), [*path, key]
         if name is None or name.type != "identifier":
             return None
         for use in self.declared_uses(self.text(name), declaration):
@@ -187,8 +208,40 @@ class JavaScriptCalls(CallWalk):
                 return found
         return None
 
+    def use_context(self, use: Node) -> KeyContext | None:
+        """What the keys of the object a name holds become, read where the name is used."""
+        if use.type == "shorthand_property_identifier":
+            obj = use.parent
+            return self._container(obj, [self.text(use)], False, 0) if obj is not None else None
+        return self._container(use, [], False, 0)
+
+    def _chain_context(self, call: Node, path: list[str]) -> KeyContext | None:
+        """``superagent.post(url).send(body)``: the keys of `.send`'s and `.query`'s argument."""
+        function = child(call, "function")
+        if function is None or function.type != "member_expression":
+            return None
+        role = _CHAIN_ROLES.get(self.text(child(function, "property")))
+        link = child(function, "object")
+        while role is not None and link is not None and link.type == "call_expression":
+            http = self.http(link)
+            if http is not None:
+                return KeyContext(role, http, nested=len(path))
+            inner = child(link, "function")
+            if inner is None or inner.type != "member_expression":
+                return None
+            name = self.text(child(inner, "property"))
+            if name not in _CHAIN_LINKS and name not in _CHAIN_ROLES:
+                return None
+            link = child(inner, "object")
+        return None
+
     def _argument_context(self, call: Node, index: int, path: list[str]) -> KeyContext | None:
         http = self.http(call)
+        if http is not None and http.style == "wrapper":
+            inner = (http.roles or {}).get(index)
+            if inner is None:
+                return None
+            return KeyContext(inner.role, http, nested=inner.nested + len(path))
         if http is None:
             operation = self.sdk_operation(call)
             if not operation:
@@ -203,6 +256,8 @@ class JavaScriptCalls(CallWalk):
         if index != options or not path:
             return None
         role = _OPTION_ROLES.get(path[0])
+        if http.verb == "ajax" and path[0] == "data" and http.method == "GET":
+            role = QUERY  # jQuery sends a GET's data as its query string
         if http.style == "fetch" and path[0] not in ("body", "headers"):
             return None
         return KeyContext(role, http, nested=len(path) - 1) if role else None
@@ -242,7 +297,33 @@ class JavaScriptCalls(CallWalk):
                 return True, self.http(arguments.parent)
         return False, None
 
+    def url_part_site(self, node: Node) -> CallSite | None:
+        http = self.url_call(self.url_root(node), 0)
+        if isinstance(http, _Http) and self._forwards(http):
+            return None
+        return super().url_part_site(node)
+
+    def _forwards(self, http: _Http) -> bool:
+        """A request in a wrapper's body whose whole path is the wrapper's caller's: the call
+        sites are the calls, the body itself is none."""
+        return (
+            http.inner is None
+            and http.call is not None
+            and in_forwarding_body(self, http.call, self.call_url(http))
+        )
+
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
+        if parent.type in CLASS_FIELDS and is_field(root, "value"):
+            prop = child(parent, "property") or child(parent, "name")
+            return self.field_uses(prop) if prop is not None else []
+        left = child(parent, "left") if parent.type == "assignment_expression" else None
+        if left is not None and left.type == "member_expression" and is_field(root, "right"):
+            prop = child(left, "property")
+            receiver = child(left, "object")
+            if prop is None or receiver is None or receiver.type != "this":
+                return []
+            uses = self.field_uses(prop)
+            return uses if len(uses) == 1 else []  # a base URL many methods share
         if parent.type not in ("variable_declarator", "assignment_expression"):
             return None
         name = child(parent, "name") or child(parent, "left")
@@ -254,8 +335,7 @@ class JavaScriptCalls(CallWalk):
         return use if use.type == "shorthand_property_identifier" else self.url_root(use)
 
     def call_url(self, http: _Http) -> str:
-        value = self._value(http.url, 0) if http.url is not None else UNKNOWN
-        return join_base(http.base, value)
+        return self._url_of(http, None)
 
     def is_leftmost(self, root: Node, node: Node) -> bool:
         first = root
@@ -273,6 +353,11 @@ class JavaScriptCalls(CallWalk):
     def http(self, call: Node) -> _Http | None:
         if call.type != "call_expression":
             return None
+        if self.memo is None:
+            return self._read_http(call)
+        return self.memo.remember(("js-http", call.id), lambda: self._read_http(call))
+
+    def _read_http(self, call: Node) -> _Http | None:
         function = child(call, "function")
         args = self._arguments(call)
         if function is None:
@@ -280,10 +365,17 @@ class JavaScriptCalls(CallWalk):
         callee = self.text(function)
         if callee in ("fetch", "window.fetch", "globalThis.fetch", "self.fetch"):
             options = args[1] if len(args) > 1 else None
-            method = self._option(options, "method")
-            return _Http(method.upper() if method else "GET", args[0] if args else None, "fetch")
-        if (function.type == "identifier" and callee == "axios") or callee.endswith(".request"):
-            return self._config_call(args)
+            http = _Http("GET", args[0] if args else None, "fetch", call=call)
+            return self._with_method(http, options)
+        if callee in _URL_OPTIONS_CALLS:
+            options = args[1] if len(args) > 1 else None
+            http = _Http("GET", args[0] if args else None, "options", call=call)
+            return self._with_method(http, options)
+        wrapped = self._wrapper_call(call, args)
+        if wrapped is not None:
+            return wrapped
+        if callee in _CONFIG_CALLS or callee.endswith(".request"):
+            return self._config_call(args, "ajax" if "ajax" in callee else "")
         if function.type != "member_expression":
             return None
         verb = self.text(child(function, "property"))
@@ -300,18 +392,78 @@ class JavaScriptCalls(CallWalk):
         looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
         if not looks_http and "/" not in self._value(args[0], 0):
             return None
+        if receiver_text in _OPTIONS_STYLE and args[0].type == "object":
+            http = self._config_call(args, "")  # `request.post({url, json: true})`
+            if http is not None:
+                http.method, http.method_node = verb.upper(), None
+            return http
         style = "options" if receiver_text in _OPTIONS_STYLE else "axios"
-        return _Http(verb.upper(), args[0], style, verb, base or "")
+        return _Http(verb.upper(), args[0], style, verb, base or "", call)
 
-    def _config_call(self, args: list[Node]) -> _Http | None:
+    def _with_method(self, http: _Http, options: Node | None) -> _Http:
+        http.method_node = self._pair_value(options, "method")
+        http.method = self._method_of(http, None)
+        return http
+
+    def _config_call(self, args: list[Node], verb: str) -> _Http | None:
         if not args:
             return None
-        if args[0].type == "object":
-            method = self._option(args[0], "method")
-            url = self._pair_value(args[0], "url")
-            base = self._option(args[0], "baseURL")
-            return _Http((method or "GET").upper(), url, "config", base=base)
-        return _Http("GET", args[0], "config")
+        call = args[0].parent.parent if args[0].parent is not None else None
+        if args[0].type != "object":
+            return _Http("GET", args[0], "config", verb, call=call)
+        url = self._pair_value(args[0], "url") or self._pair_value(args[0], "uri")
+        base = self._option(args[0], "baseURL") or self._option(args[0], "baseUrl")
+        http = _Http("GET", url, "config", verb, base, call)
+        http.method_node = self._pair_value(args[0], "method") or (
+            self._pair_value(args[0], "type") if verb == "ajax" else None
+        )
+        http.method = self._method_of(http, None)
+        return http
+
+    def _wrapper_call(self, call: Node, args: list[Node]) -> _Http | None:
+        """A call of one of the document's own functions that sends a request built from its
+        parameters (`js_wrappers`): the request, with this call's arguments in them."""
+        summary = summary_of(self, call)
+        if summary is None:
+            return None
+        if any(a.type == "spread_element" for a in args):
+            return None  # `request(...args)`: which argument is which is not written here
+        padded = [*args, *([None] * len(summary.params))]
+        index = summary.url_index
+        http = _Http(
+            "",
+            padded[index] if index is not None else None,
+            "wrapper",
+            call=call,
+            inner=summary.inner,
+            args=tuple(zip(summary.params, padded, strict=False)),
+            roles=summary.roles,
+        )
+        http.method = self._method_of(http, None)
+        return http
+
+    def _bind(self, http: _Http, bind: Bind | None) -> Bind:
+        """The values a wrapper call gives its wrapper's parameters (None: not passed)."""
+        return {
+            name: (self._value(arg, 0, bind) if arg is not None else None)
+            for name, arg in http.args
+            if name
+        }
+
+    def _method_of(self, http: _Http, bind: Bind | None) -> str:
+        """The method a request sends; "" where it comes from a value the code does not show."""
+        if http.inner is not None:
+            return self._method_of(http.inner, self._bind(http, bind))
+        if http.method_node is None:
+            return http.verb.upper() if http.style == "axios" else (http.method or "GET")
+        value = self._value(http.method_node, 0, bind)
+        return "" if value in (UNKNOWN, "") else value.upper()
+
+    def _url_of(self, http: _Http, bind: Bind | None) -> str:
+        if http.inner is not None:
+            return self._url_of(http.inner, self._bind(http, bind))
+        value = self._value(http.url, 0, bind) if http.url is not None else UNKNOWN
+        return join_base(http.base, value)
 
     def _instance_base(self, receiver: Node) -> str | None:
         """``const api = axios.create({baseURL})``: the base of ``api.get(path)``, else None."""
@@ -334,127 +486,6 @@ class JavaScriptCalls(CallWalk):
 
     def is_transport_method(self, name: str) -> bool:
         return name in HTTP_VERBS or name == "request"
-
-    # --- values ----------------------------------------------------------------------------
-
-    def _value(self, node: Node | None, depth: int) -> str:
-        if node is None or depth > MAX_DEPTH:
-            return UNKNOWN
-        kind = node.type
-        if kind in ("string", "template_string"):
-            parts = []
-            for part in node.named_children:
-                if part.type == "template_substitution":
-                    inner = part.named_children[0] if part.named_child_count else None
-                    parts.append(self._value(inner, depth + 1))
-                elif part.type in ("string_fragment", "escape_sequence"):
-                    parts.append(self.text(part))
-            return "".join(parts)
-        if kind in ("parenthesized_expression", "as_expression", "non_null_expression"):
-            return (
-                self._value(node.named_children[0], depth + 1)
-                if node.named_child_count
-                else UNKNOWN
-            )
-        if kind == "binary_expression":
-            operator = self.text(child(node, "operator"))
-            left = self._value(child(node, "left"), depth + 1)
-            if operator == "+":
-                return left + self._value(child(node, "right"), depth + 1)
-            if operator in ("??", "||"):
-                return left if left != UNKNOWN else self._value(child(node, "right"), depth + 1)
-            return UNKNOWN
-        if kind in ("identifier", "shorthand_property_identifier"):
-            return self._value(self._definition(node), depth + 1)
-        if kind == "new_expression" and self._callee_text(node) == "URL":
-            args = [self._value(a, depth + 1) for a in self._arguments(node)]
-            return url_join(args[1], args[0]) if len(args) == 2 else (args[0] if args else UNKNOWN)
-        return UNKNOWN
-
-    def _definition(self, node: Node) -> Node | None:
-        name = self.text(node)
-        for ident in self.named_nodes(name, 0, node.start_byte, _is_identifier, reverse=True):
-            parent = ident.parent
-            if parent is None:
-                continue
-            if parent.type in ("formal_parameters", "required_parameter", "optional_parameter"):
-                if self._within(node, self.scope_of(parent)):
-                    return None  # a parameter: its value is the caller's
-                continue
-            declares = parent.type == "variable_declarator" and is_field(ident, "name")
-            if declares and self._within(node, self.scope_of(parent)):
-                return child(parent, "value")
-        return None
-
-    def is_use(self, node: Node) -> bool:
-        return node.type in ("identifier", "shorthand_property_identifier")
-
-    def is_string(self, node: Node) -> bool:
-        return node.type in ("string", "template_string")
-
-    def literal(self, node: Node) -> str:
-        return self._key_name(node)
-
-    # --- small readers ---------------------------------------------------------------------
-
-    def _arguments(self, call: Node) -> list[Node]:
-        arguments = child(call, "arguments")
-        if arguments is None:
-            return []
-        return [a for a in arguments.named_children if a.type != "comment"]
-
-    def _callee_text(self, call: Node) -> str:
-        function = child(call, "function") or child(call, "constructor")
-        return self.text(function)
-
-    def _pair_value(self, obj: Node | None, key: str) -> Node | None:
-        if obj is None or obj.type != "object":
-            return None
-        for item in obj.named_children:
-            if item.type == "pair" and self._key_name(child(item, "key")) == key:
-                return child(item, "value")
-            if item.type == "shorthand_property_identifier" and self.text(item) == key:
-                return item
-        return None
-
-    def _option(self, obj: Node | None, key: str) -> str:
-        value = self._pair_value(obj, key)
-        if value is None:
-            return ""
-        text = self._value(value, 0)
-        return "" if text == UNKNOWN else text
-
-    def _keys(self, obj: Node) -> list[Node]:
-        found = []
-        for item in obj.named_children:
-            if item.type == "pair":
-                key = child(item, "key")
-                if key is not None:
-                    found.append(key)
-            elif item.type == "shorthand_property_identifier":
-                found.append(item)
-        return found
-
-    def _key_name(self, key: Node | None) -> str:
-        if key is None:
-            return ""
-        if key.type == "string":
-            return "".join(self.text(p) for p in key.named_children)
-        return self.text(key)
-
-    def content_span(self, node: Node) -> tuple[int, int]:
-        if node.type in ("string", "template_string") and node.named_child_count:
-            return node.named_children[0].start_byte, node.named_children[-1].end_byte
-        if node.type in ("string", "template_string"):
-            return node.start_byte + 1, max(node.start_byte + 1, node.end_byte - 1)
-        return node.start_byte, node.end_byte
-
-    def scope_of(self, node: Node) -> Node | None:
-        return next((a for a in ancestors(node) if a.type in _FUNCTIONS), None)
-
-    @staticmethod
-    def _within(node: Node, scope: Node | None) -> bool:
-        return scope is None or scope.start_byte <= node.start_byte < scope.end_byte
 
 
 def _is_identifier(node: Node) -> bool:

@@ -1,0 +1,204 @@
+"""Calls through the code's own functions: a JavaScript or TypeScript function, arrow function or
+class method whose body sends a request built from its parameters (a wrapper), summarised once
+per tree, so that each of its call sites reads as the request it makes.
+
+A summary says which parameter reaches the inner request's URL and, for each other parameter,
+what its keys become there (body, query). The inner request may itself go through a wrapper; the
+chain is followed `MAX_WRAPPER_DEPTH` deep and a function already being summarised (recursion,
+mutual recursion) is no wrapper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from atlas_core.recognize.calls.js_values import CLASS_FIELDS, FUNCTIONS
+from atlas_core.syntax import ancestors, is_field
+from atlas_core.syntax import field as child
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from atlas_core.recognize.calls.javascript import JavaScriptCalls
+    from atlas_core.recognize.calls.walk import KeyContext
+
+MAX_WRAPPER_DEPTH = 4
+# Reads of one parameter looked at in a wrapper's body; definitions of one name compared.
+_MAX_USES = 16
+_MAX_DEFINITIONS = 8
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
+
+
+@dataclass(slots=True)
+class Summary:
+    """What a wrapper does with its parameters."""
+
+    params: tuple[str, ...]
+    inner: Any  # the request its body makes (a `javascript._Http`)
+    url_index: int | None  # the parameter its URL is built from
+    roles: dict[int, KeyContext] = field(default_factory=dict)  # parameter -> what its keys are
+
+
+def summary_of(reader: JavaScriptCalls, call: Node) -> Summary | None:
+    """The summary of the wrapper `call` calls, if the document defines one."""
+    definition = _definition_of(reader, call)
+    if definition is None:
+        return None
+    if reader.memo is None:
+        return _summarise(reader, definition)
+    return reader.memo.remember(
+        ("js-wrapper", definition.id), lambda: _summarise(reader, definition)
+    )
+
+
+def _summarise(reader: JavaScriptCalls, definition: Node) -> Summary | None:
+    active = reader.summarising
+    if definition.id in active or len(active) >= MAX_WRAPPER_DEPTH:
+        return None  # recursion, or a chain too deep to follow
+    active.append(definition.id)
+    try:
+        return _read_summary(reader, definition)
+    finally:
+        active.pop()
+
+
+def _read_summary(reader: JavaScriptCalls, definition: Node) -> Summary | None:
+    params = _parameters(reader, definition)
+    body = child(definition, "body")
+    if body is None or not any(params):
+        return None
+    urls: list[tuple[int, Any]] = []
+    keys: list[tuple[int, KeyContext]] = []
+    for index, name in enumerate(params):
+        if not name:
+            continue
+        uses = reader.named_nodes(name, body.start_byte, body.end_byte, reader.is_use)
+        for count, use in enumerate(uses):
+            if count >= _MAX_USES:
+                break
+            http: Any = reader.url_call(reader.use_root(use), 0)
+            if http is not None and http.call is not None:
+                urls.append((index, http))
+                continue
+            context = reader.use_context(use)
+            if context is not None and context.http is not None:
+                keys.append((index, context))
+    reached = [h for _, h in urls] or [c.http for _, c in keys]
+    if not reached:
+        return None
+    inner = reached[0]
+    url_index = next((i for i, h in urls if h.call.id == inner.call.id), None)
+    roles: dict[int, KeyContext] = {}
+    for index, context in keys:
+        if context.http.call.id == inner.call.id:
+            roles.setdefault(index, context)
+    return Summary(params, inner, url_index, roles)
+
+
+def _parameters(reader: JavaScriptCalls, definition: Node) -> tuple[str, ...]:
+    single = child(definition, "parameter")  # `p => ...`
+    if single is not None:
+        return (reader.text(single),)
+    parameters = child(definition, "parameters")
+    if parameters is None:
+        return ()
+    names = []
+    for param in parameters.named_children:
+        if param.type in ("required_parameter", "optional_parameter"):
+            param = child(param, "pattern") or param
+        if param.type == "assignment_pattern":
+            param = child(param, "left") or param
+        names.append(reader.text(param) if param.type == "identifier" else "")
+    return tuple(names)
+
+
+def _definition_of(reader: JavaScriptCalls, call: Node) -> Node | None:
+    """The function `call` calls, when this document defines it: a function declaration or a
+    function assigned to a name for `name(...)`; a method or function-valued field for
+    `receiver.name(...)`, in the caller's own class first when the receiver is `this`."""
+    function = child(call, "function")
+    if function is None:
+        return None
+    if function.type == "identifier":
+        name = reader.text(function)
+        found = reader.named_nodes(name, 0, len(reader.data), _is_identifier)
+        for count, ident in enumerate(found):
+            if count >= _MAX_DEFINITIONS:
+                break
+            value = _named_function(ident)
+            if value is not None:
+                return value
+        return None
+    if function.type != "member_expression":
+        return None
+    prop = child(function, "property")
+    receiver = child(function, "object")
+    if prop is None or receiver is None:
+        return None
+    candidates = []
+    found = reader.named_nodes(reader.text(prop), 0, len(reader.data), _is_property)
+    for count, name in enumerate(found):
+        if count >= _MAX_DEFINITIONS:
+            break
+        method = _method(name)
+        if method is not None:
+            candidates.append(method)
+    if receiver.type == "this":
+        own = next((a for a in ancestors(call) if a.type == "class_body"), None)
+        for method in candidates:
+            if own is not None and own.start_byte <= method.start_byte < own.end_byte:
+                return method
+    return candidates[0] if candidates else None
+
+
+def _named_function(ident: Node) -> Node | None:
+    parent = ident.parent
+    if parent is None or not is_field(ident, "name"):
+        return None
+    if parent.type in ("function_declaration", "generator_function_declaration"):
+        return parent
+    value = child(parent, "value") if parent.type == "variable_declarator" else None
+    return value if value is not None and value.type in _FUNCTION_VALUES else None
+
+
+def _method(name: Node) -> Node | None:
+    parent = name.parent
+    if parent is None:
+        return None
+    if parent.type == "method_definition" and is_field(name, "name"):
+        return parent
+    if parent.type in CLASS_FIELDS or (parent.type == "pair" and is_field(name, "key")):
+        value = child(parent, "value")
+        return value if value is not None and value.type in _FUNCTION_VALUES else None
+    return None
+
+
+def in_forwarding_body(reader: JavaScriptCalls, call: Node, url: str) -> bool:
+    """Whether `call`, a request whose URL reads `url`, sits in a function that only forwards a
+    path its callers pass: no endpoint of its own (the call sites are the calls)."""
+    scope = next((a for a in ancestors(call) if a.type in FUNCTIONS), None)
+    if scope is None:
+        return False
+    return is_forwarded(url)
+
+
+def is_forwarded(url: str) -> bool:
+    """A URL with no path of its own past the host and the API prefix (``{}/rest/2.0{}``)."""
+    rest = url.split("://", 1)[-1]
+    if "://" in url:
+        rest = rest[rest.find("/") :] if "/" in rest else ""
+    rest = rest.split("?", 1)[0]
+    for prefix in ("/rest/2.0", "/rest/1.0", "/graphql/knowledgeGraph/v1"):
+        if rest.startswith(prefix):
+            rest = rest[len(prefix) :]
+            break
+    return rest.replace("{}", "").strip("/") == ""
+
+
+def _is_identifier(node: Node) -> bool:
+    return node.type == "identifier"
+
+
+def _is_property(node: Node) -> bool:
+    return node.type == "property_identifier"
