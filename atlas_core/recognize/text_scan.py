@@ -35,6 +35,7 @@ _LANGUAGE_ALIASES = {
     "md": "markdown",
     "mdx": "markdown",
     "gql": "graphql",
+    "htm": "html",
 }
 _HASH_COMMENT = frozenset({"python", "shell", "yaml", "ruby", "perl", "toml", "r", "powershell"})
 _SLASH_COMMENT = frozenset(

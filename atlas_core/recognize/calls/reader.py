@@ -60,6 +60,10 @@ class CallReader:
     ) -> CallSite | None:
         with self._lock:
             lang = normalize_language(language)
+            if lang == "html":
+                from atlas_core.recognize.calls.js_html import script_text  # HTML only
+
+                text, lang = script_text(text), "javascript"  # lines and columns kept
             document = self._trees.update(uri, text, version, lang)
             return self._read(uri, document, lang, line, column)
 
@@ -85,6 +89,10 @@ class CallReader:
         `uri` (brought up to date incrementally first); the scan itself runs outside the lock,
         so hovers in other documents do not wait for it."""
         lang = normalize_language(language)
+        if lang == "html":
+            from atlas_core.recognize.calls.js_html import script_text  # HTML only
+
+            text, lang = script_text(text), "javascript"  # lines and columns kept
         parsed = None
         cache = None
         if has_grammar(lang):

@@ -37,10 +37,14 @@ MAX_SITES = 5000
 MAX_BLOCK_CHARS = 64 * 1024
 
 # The nodes worth asking about: strings (a URL, a quoted key) and unquoted object keys.
+_JS_QUERY = (
+    "(string) @s (template_string) @s (pair key: (property_identifier) @s)"
+    " (object (shorthand_property_identifier) @s)"  # `{ name, domainId }`
+)
 _QUERIES = {
     "python": "(string) @s",
-    "javascript": "(string) @s (template_string) @s (pair key: (property_identifier) @s)",
-    "typescript": "(string) @s (template_string) @s (pair key: (property_identifier) @s)",
+    "javascript": _JS_QUERY,
+    "typescript": _JS_QUERY,
     "java": "(string_literal) @s",
     "groovy": "(string_literal) @s (map_item key: (identifier) @s)",
 }
@@ -88,6 +92,10 @@ def scan_calls(
         return _scan_markdown(text, deadline, limit)
     if lang == "shell":
         return _scan_shell(Document(text), deadline, limit)
+    if lang == "html":
+        from atlas_core.recognize.calls.js_html import script_text  # for HTML documents only
+
+        return scan_calls(script_text(text), "javascript", budget_s=budget_s, limit=limit)
     if lang in TREE_LANGUAGES:
         if parsed is None and is_windowed(lang, text):
             return _scan_windows(text, lang, deadline, limit, cache)
@@ -307,7 +315,7 @@ def _probes(document: Document, node: Node) -> list[int]:
     URL with a query string, each key of it too."""
     parent = node.parent
     is_key = parent is not None and parent.type in _KEY_PARENTS
-    if node.type in ("property_identifier", "identifier"):
+    if node.type in ("property_identifier", "identifier", "shorthand_property_identifier"):
         return [node.start_byte]
     content = next((c for c in node.children if c.type in _CONTENT), None)
     start = content.start_byte if content is not None else node.start_byte + 1
