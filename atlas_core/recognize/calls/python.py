@@ -10,10 +10,10 @@ in the function, the class (``self.base``) or the module.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES, PythonWrappers
+from atlas_core.recognize.calls.python_http import PythonHttp, SentRequest
+from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES
 from atlas_core.recognize.calls.site import (
     BODY,
     HTTP_VERBS,
@@ -49,25 +49,9 @@ _TRANSPARENT = frozenset(
 )
 _TRANSPARENT_CALLS = frozenset({"dumps", "dict", "list", "copy", "deepcopy", "urlencode"})
 _URL_COMPOSERS = frozenset({"urljoin", "join", "format", "str", "quote"})
-_HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
 
 
-@dataclass(slots=True)
-class _Http:
-    method: str
-    url: Node | None
-    base: str = ""  # a client's base_url
-    method_node: Node | None = None  # the expression giving the method, where not a literal
-    # A call of the code's own function that sends the request (`python_wrappers`): the URL it
-    # sends with this call's arguments, the arguments that URL is built from, and what each
-    # keyword (or positional) argument becomes.
-    sent: str | None = None
-    urls: tuple[Node, ...] = ()
-    keyword_roles: dict[str, str] = field(default_factory=dict)
-    positional_roles: dict[int, str] = field(default_factory=dict)
-
-
-class PythonCalls(PythonWrappers):
+class PythonCalls(PythonHttp):
     def read(self) -> CallSite | None:
         node = self.node_at(self.offset)
         if node is None or node.type == "comment":
@@ -297,9 +281,13 @@ class PythonCalls(PythonWrappers):
         if kind == "argument_list" and parent.parent is not None:
             call = parent.parent
             return call if self._callee_name(call) in _URL_COMPOSERS else None
+        if kind == "attribute" and is_field(node, "object") and parent.parent is not None:
+            call = parent.parent  # ``"{}/rest/2.0/assets".format(base)``
+            format_call = call.type == "call" and self.text(child(parent, "attribute")) == "format"
+            return call if format_call else None
         return None
 
-    def url_in_call(self, root: Node, parent: Node) -> tuple[bool, _Http | None]:
+    def url_in_call(self, root: Node, parent: Node) -> tuple[bool, SentRequest | None]:
         if parent.type == "argument_list" or (
             parent.type == "keyword_argument" and self.text(child(parent, "name")) == "url"
         ):
@@ -316,17 +304,17 @@ class PythonCalls(PythonWrappers):
         return False, None
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
-        if parent.type != "assignment" or not is_field(root, "right"):
+        if parent.type not in ("assignment", "augmented_assignment") or not is_field(root, "right"):
             return None
         target = child(parent, "left")
         return list(self._target_uses(target, parent)) if target is not None else []
 
-    def call_url(self, http: _Http) -> str:
+    def call_url(self, http: SentRequest) -> str:
         if self.memo is None:
             return self._read_call_url(http)
         return self.memo.remember(("url", id(http)), lambda: self._read_call_url(http))
 
-    def _read_call_url(self, http: _Http) -> str:
+    def _read_call_url(self, http: SentRequest) -> str:
         if http.sent is not None:
             return http.sent
         if http.url is None:
@@ -354,88 +342,6 @@ class PythonCalls(PythonWrappers):
 
     # --- which calls are HTTP calls --------------------------------------------------------
 
-    def http(self, call: Node) -> _Http | None:
-        if self.memo is None:
-            return self._read_http(call)
-        return self.memo.remember(("http", call.id), lambda: self._read_http(call))
-
-    def _read_http(self, call: Node) -> _Http | None:
-        bound = self.bound_call(call) if call.type == "call" else None
-        if bound is not None:
-            url = bound.url_args[0] if bound.url_args else None
-            return _Http(
-                bound.method,
-                url,
-                sent=bound.url,
-                urls=bound.url_args,
-                keyword_roles=bound.keyword_roles,
-                positional_roles=bound.positional_roles,
-            )
-        return self._direct(call)
-
-    def _direct(self, call: Node) -> _Http | None:
-        if self.memo is None:
-            return self._read_direct(call)
-        return self.memo.remember(("direct", call.id), lambda: self._read_direct(call))
-
-    def direct_template(self, call: Node, bind: dict[str, str]) -> tuple[str, str] | None:
-        http = self._direct(call)
-        if http is None:
-            return None
-        url = join_base(http.base, self._value(http.url, 0, bind) if http.url else UNKNOWN)
-        method = http.method
-        if not method and http.method_node is not None:
-            method = self._value(http.method_node, 0, bind)
-        return url, method
-
-    def direct_role(self, call: Node, keyword: str, index: int) -> str | None:
-        if keyword:
-            return KEYWORD_ROLES.get(keyword)
-        http = self._direct(call)
-        if http is None or index < 0 or index >= len(args := self._positional(call)):
-            return None
-        if args[index] in (http.url, http.method_node):
-            return None
-        return QUERY if http.method == "GET" else BODY
-
-    def _read_direct(self, call: Node) -> _Http | None:
-        if call.type != "call" or (call.parent is not None and call.parent.type == "decorator"):
-            return None  # `@app.get("/assets")` declares a server route
-        function = child(call, "function")
-        args = self._positional(call)
-        kwargs = {
-            self.text(child(k, "name")): value
-            for k in self._kwargs(call)
-            if (value := child(k, "value")) is not None
-        }
-        if function is None:
-            return None
-        name = self._callee_name(call)
-        receiver = child(function, "object") if function.type == "attribute" else None
-        if name in HTTP_VERBS and receiver is not None:
-            url = args[0] if args else kwargs.get("url")
-            receiver_text = self.text(receiver)
-            looks_http = bool(_HTTP_RECEIVER.search(receiver_text)) or any(
-                k in KEYWORD_ROLES for k in kwargs
-            )
-            made = self._definition(receiver) if receiver.type == "identifier" else None
-            if made is not None and made.type in ("dictionary", "set", "list"):
-                return None  # a dict's `get`
-            if not looks_http and (url is None or "/" not in self._value(url, 0, {})):
-                return None
-            return _Http(name.upper(), url, self._client_base(receiver))
-        if name == "call_api" and len(args) > 1:  # a generated client's internals
-            return _Http(self._method_literal(args[1]), args[0], method_node=args[1])
-        method_node = args[0] if args else kwargs.get("method")
-        method = self._method_literal(method_node)
-        if method or (name == "request" and receiver is not None):
-            url = (args[1] if len(args) > 1 else kwargs.get("url")) if args else kwargs.get("url")
-            base = self._client_base(receiver) if receiver else ""
-            return _Http(method, url, base, method_node=None if method else method_node)
-        if name in ("urlopen", "Request") and args:
-            return _Http(self._method_literal(kwargs.get("method")) or "", args[0])
-        return None
-
     def client_method(self, call: Node) -> tuple[str, str] | None:
         function = child(call, "function")
         if function is None or function.type != "attribute":
@@ -446,19 +352,6 @@ class PythonCalls(PythonWrappers):
 
     def is_transport_method(self, name: str) -> bool:
         return name in HTTP_VERBS or name == "request" or name.startswith("_")
-
-    def _client_base(self, receiver: Node | None) -> str:
-        """``client = httpx.Client(base_url=...)``: the base every ``client.get(path)`` gets."""
-        if receiver is None:
-            return ""
-        value = self._definition(receiver)
-        if value is None or value.type != "call":
-            return ""
-        for keyword in self._kwargs(value):
-            if self.text(child(keyword, "name")) in ("base_url", "base"):
-                base = child(keyword, "value")
-                return self._value(base, 0, {}) if base is not None else ""
-        return ""
 
 
 def _placed(context: KeyContext | None, nested: int) -> KeyContext | None:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _FUNCTIONS = frozenset({"function_definition", "lambda"})
+_PERCENT = re.compile(r"%[sdr]")
+_FIELD = re.compile(r"\{([^{}]*)\}")
 
 
 class PythonNames(CallWalk):
@@ -48,13 +50,22 @@ class PythonNames(CallWalk):
             if operator == "+":
                 return self._value(left, depth + 1, bind) + self._value(right, depth + 1, bind)
             if operator == "%":
-                return re.sub(r"%[sd]", UNKNOWN, self._value(left, depth + 1, bind))
+                items = right.named_children if right.type == "tuple" else [right]
+                values = iter([self._value(i, depth + 1, bind) for i in items])
+                return _PERCENT.sub(
+                    lambda _: next(values, UNKNOWN), self._value(left, depth + 1, bind)
+                )
             return UNKNOWN
         if kind == "boolean_operator":
             right = child(node, "right")
             return self._value(right, depth + 1, bind) if right is not None else UNKNOWN
         if kind == "identifier" and self.text(node) in bind:
             return bind[self.text(node)]
+        if kind == "augmented_assignment":
+            left, right = child(node, "left"), child(node, "right")
+            if left is None or right is None or self.text(child(node, "operator")) != "+=":
+                return UNKNOWN
+            return self._value(left, depth + 1, bind) + self._value(right, depth + 1, bind)
         if kind in ("identifier", "attribute"):
             value = self._definition(node)
             return self._value(value, depth + 1, bind) if value is not None else UNKNOWN
@@ -75,7 +86,20 @@ class PythonNames(CallWalk):
             parts = [self._value(i, depth + 1, bind) for i in items]
             return self._value(receiver, depth + 1, bind).join(parts) if parts else UNKNOWN
         if name == "format" and receiver is not None and receiver.type == "string":
-            return re.sub(r"\{[^{}]*\}", UNKNOWN, self._value(receiver, depth + 1, bind))
+            named = {
+                self.text(child(k, "name")): self._value(v, depth + 1, bind)
+                for k in self._kwargs(call)
+                if (v := child(k, "value")) is not None
+            }
+            order = iter(values)
+
+            def placed(m: re.Match[str]) -> str:
+                key = m.group(1).split(":")[0].split("!")[0]
+                if key.isdigit():
+                    return values[int(key)] if int(key) < len(values) else UNKNOWN
+                return named.get(key, UNKNOWN) if key else next(order, UNKNOWN)
+
+            return _FIELD.sub(placed, self._value(receiver, depth + 1, bind))
         if name in ("str", "quote") and values:
             return values[0]
         return UNKNOWN
@@ -83,9 +107,14 @@ class PythonNames(CallWalk):
     def _definition(self, node: Node) -> Node | None:
         """The value last assigned to a name (or to ``self.name``) before `node`, if visible."""
         if node.type == "attribute":
-            if not self._is_self(child(node, "object")):
+            holder = child(node, "object")
+            attribute = self.text(child(node, "attribute"))
+            if holder is not None and holder.type == "identifier" and not self._is_self(holder):
+                klass = self._class_of(self.text(holder))  # ``Client.PREFIX``
+                return self._class_constant(klass, attribute) if klass is not None else None
+            if not self._is_self(holder):
                 return None
-            return self._self_definition(self.text(child(node, "attribute")), node)
+            return self._self_definition(attribute, node)
         name = self.text(node)
         scope = self.scope_of(node)
         for ident in self.named_nodes(name, 0, node.start_byte, _is_binding, reverse=True):
@@ -96,10 +125,12 @@ class PythonNames(CallWalk):
                 if self.scope_of(parent) == scope:
                     return None  # a parameter: its value is the caller's
                 continue
-            if parent.type != "assignment" or not is_field(ident, "left"):
+            if parent.type not in _ASSIGNMENTS or not is_field(ident, "left"):
                 continue
             home = self.scope_of(parent)
             if home == scope or home is None:
+                if parent.type == "augmented_assignment":
+                    return parent  # ``url += "?offset=0"``: `_value` adds it to the value before
                 return child(parent, "right")
         return None
 
@@ -107,6 +138,9 @@ class PythonNames(CallWalk):
         klass = next((a for a in ancestors(at) if a.type == "class_definition"), None)
         if klass is None:
             return None
+        constant = self._class_constant(klass, attribute)
+        if constant is not None:
+            return constant
         for ident in self.named_nodes(attribute, klass.start_byte, klass.end_byte, _is_identifier):
             holder = ident.parent
             if holder is None or holder.type != "attribute" or not self._is_self(holder.child(0)):
@@ -117,6 +151,30 @@ class PythonNames(CallWalk):
                 and assignment.type == "assignment"
                 and is_field(holder, "left")
             ):
+                return child(assignment, "right")
+        return None
+
+    def _class_of(self, name: str) -> Node | None:
+        """The class `name` defined in this document (a capitalised name only)."""
+        if not name[:1].isupper():
+            return None
+        for ident in self.named_nodes(name, 0, len(self.data), _is_identifier, limit=16):
+            parent = ident.parent
+            if parent is not None and parent.type == "class_definition" and is_field(ident, "name"):
+                return parent
+        return None
+
+    def _class_constant(self, klass: Node, name: str) -> Node | None:
+        """``PREFIX = "/rest/2.0"`` in the body of `klass`."""
+        body = child(klass, "body")
+        for statement in body.named_children if body is not None else []:
+            assignment = (
+                statement.named_child(0) if statement.type == "expression_statement" else None
+            )
+            if assignment is None or assignment.type != "assignment":
+                continue
+            target = child(assignment, "left")
+            if target is not None and target.type == "identifier" and self.text(target) == name:
                 return child(assignment, "right")
         return None
 
@@ -288,7 +346,10 @@ def _is_identifier(node: Node) -> bool:
     return node.type == "identifier"
 
 
-_PARAMETER_PARENTS = frozenset({"parameters", "default_parameter", "typed_parameter"})
+_PARAMETER_PARENTS = frozenset(
+    {"parameters", "default_parameter", "typed_parameter", "typed_default_parameter"}
+)
+_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
 
 
 def _is_binding(node: Node) -> bool:
@@ -299,6 +360,6 @@ def _is_binding(node: Node) -> bool:
         and parent is not None
         and (
             parent.type in _PARAMETER_PARENTS
-            or (parent.type == "assignment" and is_field(node, "left"))
+            or (parent.type in _ASSIGNMENTS and is_field(node, "left"))
         )
     )

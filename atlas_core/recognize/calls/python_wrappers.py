@@ -214,9 +214,9 @@ class PythonWrappers(PythonNames):
             if made is not None and made.type == "call":
                 maker = child(made, "function")
                 if maker is not None and maker.type == "identifier":
-                    klass = self._class_named(self.text(maker))
+                    klass = self._class_of(self.text(maker))
             elif receiver.type == "identifier":
-                klass = self._class_named(self.text(receiver))  # ``Client.helper(...)``
+                klass = self._class_of(self.text(receiver))  # ``Client.helper(...)``
         definition = self._method_in(klass, name) if klass is not None else None
         if definition is None:
             return None
@@ -238,15 +238,6 @@ class PythonWrappers(PythonNames):
             if owner is None or (
                 owner.type != "class_definition" and any(a.id == owner.id for a in ancestors(at))
             ):
-                return parent
-        return None
-
-    def _class_named(self, name: str) -> Node | None:
-        if not name or not name[0].isupper():
-            return None
-        for ident in self.named_nodes(name, 0, len(self.data), _is_identifier, limit=16):
-            parent = ident.parent
-            if parent is not None and parent.type == "class_definition" and is_field(ident, "name"):
                 return parent
         return None
 
