@@ -23,7 +23,13 @@ its own and the answers are merged by score, each tagged with its bundle's name.
 
 from __future__ import annotations
 
-from atlas_core.engine.deprecations import PROSE_LANGUAGES, DeprecationMatcher, TermFinding, linked
+from atlas_core.engine.deprecations import (
+    PROSE_LANGUAGES,
+    DeprecationMatcher,
+    TermFinding,
+    find_terms,
+    linked,
+)
 from atlas_core.engine.describe import DescribeContext, Description
 from atlas_core.engine.facade import Engine
 from atlas_core.engine.readiness import WARM_MODES
@@ -52,6 +58,7 @@ __all__ = [
     "SearchSettings",
     "TermFinding",
     "clamp_count",
+    "find_terms",
     "linked",
     "looks_like_identifier",
     "make_snippet",

@@ -9,21 +9,35 @@ Deprecated endpoints the specs describe are left to the API checks, which judge 
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from atlas_core.errors import AtlasError
-from atlas_core.recognize import is_code_occurrence
+from atlas_core.recognize import (
+    BODY,
+    ENDPOINT,
+    OPERATION,
+    PATH,
+    QUERY,
+    is_code_occurrence,
+    normalize_language,
+)
+from atlas_core.syntax import line_starts
 from atlas_core.types import Deprecation
 
 if TYPE_CHECKING:
     from atlas_core.engine.facade import Engine
+    from atlas_core.recognize import Located
 
 MAX_FINDINGS = 500
 PROSE_LANGUAGES = frozenset({"markdown", "plaintext", "text", "restructuredtext", "asciidoc"})
+# Data files: a JSON or YAML document holding a deprecated name is a request body or a config
+# written for the API (a TableViewConfig), not code that might use the word for anything else.
+DATA_LANGUAGES = frozenset({"json", "jsonc", "yaml"})
 
 _WORD = re.compile(r"\w+")
 # One regex call holds the GIL for as long as it runs: over a 100 KB line the deprecation
@@ -184,10 +198,16 @@ class DeprecationMatcher:
         return None
 
     def find(
-        self, text: str, limit: int = MAX_FINDINGS, *, prose_file: bool = False
+        self,
+        text: str,
+        limit: int = MAX_FINDINGS,
+        *,
+        prose_file: bool = False,
+        keep: Callable[[int, int], bool] | None = None,
     ) -> list[TermFinding]:
         """Deprecated terms in `text`. Plain-English terms (`code_only`, such as ``Term``) count
-        only where they are code: quoted, a key, inline code; never in a comment or a sentence."""
+        only where they are code: quoted, a key, inline code; never in a comment or a sentence.
+        `keep(start, end)`, when given, says which single-word occurrences count at all."""
         found: list[TermFinding] = []
         # Every token of the text is looked at below, in Python: ~0.2 s over 5 MB of minified
         # JSON, which a text naming none of the words (one C-speed search each) can skip.
@@ -200,6 +220,8 @@ class DeprecationMatcher:
                     and dep.code_only
                     and not is_code_occurrence(text, m.start(), m.end(), prose_file=prose_file)
                 ):
+                    continue
+                if dep is not None and keep is not None and not keep(m.start(), m.end()):
                     continue
                 if dep is not None:
                     found.append(
@@ -220,6 +242,72 @@ class DeprecationMatcher:
                     break
         found.sort(key=lambda f: f.start)
         return found[:limit]
+
+
+def find_terms(
+    matcher: DeprecationMatcher,
+    text: str,
+    language: str,
+    sites: Sequence[Located] | None = None,
+    limit: int = MAX_FINDINGS,
+) -> list[TermFinding]:
+    """The deprecated terms a document shows. In prose and data files, what `find` finds there;
+    in code a single word (SBVR's ``Term``, ``ConceptType``) counts only where the code uses it as
+    a Collibra API name: the URL, a key or a literal value of a call the call readers see (its
+    body built in a variable too; `sites`, scanned here when not given), or a name imported from a
+    Collibra package. The same word in any other string or mapping is the code's own business."""
+    lang = normalize_language(language)
+    prose = lang in PROSE_LANGUAGES
+    if prose or lang in DATA_LANGUAGES:
+        return matcher.find(text, limit, prose_file=prose)
+    return matcher.find(text, limit, keep=ApiPlaces(text, lang, sites))
+
+
+# ``import com.collibra.dgc.core.api.model.Term;``, ``from collibra_core.models import Term``.
+_COLLIBRA_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:static\s+)?[\w.]*collibra", re.IGNORECASE)
+_NAME_ROLES = frozenset({ENDPOINT, OPERATION, QUERY, BODY, PATH})
+
+
+class ApiPlaces:
+    """Whether a span of a code document is a Collibra API name: the places are found on the
+    first question, so a document holding no deprecated word costs no call scan."""
+
+    def __init__(self, text: str, language: str, sites: Sequence[Located] | None) -> None:
+        self._text = text
+        self._language = language
+        self._sites = sites
+        self._starts: list[int] | None = None
+        self._spans: dict[int, list[tuple[int, int]]] | None = None
+
+    def _places(self) -> dict[int, list[tuple[int, int]]]:
+        if self._spans is None:
+            sites = self._sites
+            if sites is None:
+                from atlas_core.recognize import scan_calls
+
+                sites = scan_calls(self._text, self._language)
+            spans: dict[int, list[tuple[int, int]]] = {}
+            for item in sites:
+                site = item.site
+                at = spans.setdefault(item.line, [])
+                if site.role in _NAME_ROLES:
+                    at.append((site.start, site.end))
+                if item.value_end > item.value_start:
+                    at.append((item.value_start, item.value_end))
+            self._spans = spans
+        return self._spans
+
+    def __call__(self, start: int, end: int) -> bool:
+        if self._starts is None:
+            self._starts = line_starts(self._text)
+        line = bisect.bisect_right(self._starts, start) - 1
+        column = start - self._starts[line]
+        width = end - start
+        if any(a <= column and column + width <= b for a, b in self._places().get(line, ())):
+            return True
+        line_end = self._text.find("\n", start)
+        line_end = len(self._text) if line_end < 0 else line_end
+        return bool(_COLLIBRA_IMPORT.match(self._text[self._starts[line] : line_end]))
 
 
 def windowed_finditer(

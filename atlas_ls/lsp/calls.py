@@ -16,7 +16,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize import CallReader, CallSite, normalize_language
+from atlas_core.recognize import CallReader, CallSite, Located, normalize_language
 from atlas_core.syntax import has_grammar
 from atlas_ls.lsp.documents import language_from_path
 
@@ -111,14 +111,25 @@ class CallTrees:
         finally:
             self._parsing.pop(uri, None)
 
-    def check(self, engine: Engine, snap: Snapshot) -> list[ApiFinding]:
+    def scan(self, snap: Snapshot) -> list[Located]:
+        """Every call site of a document (blocking: run it on a worker thread), over the tree
+        kept for it; none in data files."""
+        language = normalize_language(snap.language_id)
+        if language in DATA_LANGUAGES:
+            return []
+        return self._reader.scan(snap.uri, snap.text, snap.version, language)
+
+    def check(
+        self, engine: Engine, snap: Snapshot, sites: list[Located] | None = None
+    ) -> list[ApiFinding]:
         """The API check findings of a document's calls (blocking: run it on a worker thread),
-        over the tree kept for it; none in data files."""
+        over the tree kept for it (`sites`: the calls `scan` found); none in data files."""
         language = normalize_language(snap.language_id)
         if language in DATA_LANGUAGES:
             return []
         reader = self._reader
-        sites = reader.scan(snap.uri, snap.text, snap.version, language)
+        if sites is None:
+            sites = reader.scan(snap.uri, snap.text, snap.version, language)
 
         def read_site(line: int, column: int) -> CallSite | None:
             return reader.read(snap.uri, snap.text, snap.version, language, line, column)

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from atlas_core.engine import PROSE_LANGUAGES
+from atlas_core.engine import find_terms
 from atlas_core.types import ApiFinding
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.documents import Snapshot, column_to_client, line_starts
 
 if TYPE_CHECKING:
     from atlas_core.engine import DeprecationMatcher, TermFinding
+    from atlas_core.recognize import Located
     from atlas_ls.lsp.server import AtlasLanguageServer
     from atlas_ls.lsp.settings import Settings
 
@@ -58,12 +59,14 @@ def diagnostics_for(
     encoding: str,
     api: Sequence[ApiFinding] = (),
     settings: Settings | None = None,
+    sites: Sequence[Located] | None = None,
 ) -> list[types.Diagnostic]:
     """The deprecated terms `matcher` finds in the snapshot and the `api` findings of its calls,
     as LSP diagnostics: severities as the settings set them, lines that silence a check
-    (``# atlas: ignore[unknown-param]``) left out."""
+    (``# atlas: ignore[unknown-param]``) left out. `sites` are the document's calls when already
+    scanned: in code a deprecated word counts only as a name of one of them."""
     levels = dict(settings.check_severity) if settings is not None else {}
-    out = _deprecation_diagnostics(snapshot, matcher, encoding, levels)
+    out = _deprecation_diagnostics(snapshot, matcher, encoding, levels, sites)
     out += _api_diagnostics(snapshot, api, encoding, levels)
     if not out:
         return out
@@ -74,12 +77,15 @@ def diagnostics_for(
 
 
 def _deprecation_diagnostics(
-    snapshot: Snapshot, matcher: DeprecationMatcher, encoding: str, levels: dict[str, str]
+    snapshot: Snapshot,
+    matcher: DeprecationMatcher,
+    encoding: str,
+    levels: dict[str, str],
+    sites: Sequence[Located] | None,
 ) -> list[types.Diagnostic]:
     if not matcher or levels.get(CODE) == "off":
         return []
-    prose = snapshot.language_id.lower() in PROSE_LANGUAGES
-    findings = matcher.find(snapshot.text, prose_file=prose)
+    findings = find_terms(matcher, snapshot.text, snapshot.language_id, sites)
     if not findings:
         return []
     from atlas_core.apicheck import says_removed

@@ -80,8 +80,9 @@ class DiagnosticsScheduler:
             def diagnose() -> list[types.Diagnostic]:
                 # The matcher too: building it reads the bundle's whole deprecation list.
                 matcher = engine.deprecated_terms()
-                api = ls.calls.check(engine, snap) if settings.api_checks_enabled else []
-                return diagnostics.diagnostics_for(snap, matcher, encoding, api, settings)
+                sites = ls.calls.scan(snap) if settings.api_checks_enabled else None
+                api = ls.calls.check(engine, snap, sites) if sites is not None else []
+                return diagnostics.diagnostics_for(snap, matcher, encoding, api, settings, sites)
 
             found = await asyncio.to_thread(diagnose)
             if not ls.is_current(snap):

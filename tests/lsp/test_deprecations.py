@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas_core.engine import DeprecationMatcher, Engine
+from atlas_core.engine import DeprecationMatcher, Engine, find_terms
 from atlas_core.engine.deprecations import DeprecatedTerms, path_pattern, quick_fix_text
 from atlas_core.types import Deprecation
 from atlas_ls.lsp.diagnostics import diagnostics_for
@@ -79,7 +79,7 @@ def test_lookup_by_name_for_hover() -> None:
 
 def test_diagnostics_positions_use_the_client_encoding() -> None:
     text = "x = 'é😀' + Term\nTerm\n"
-    snap = Snapshot("file:///t.py", text, split_lines(text), "python", 1)
+    snap = Snapshot("file:///t.txt", text, split_lines(text), "plaintext", 1)
     utf16 = diagnostics_for(snap, MATCHER, "utf-16")
     utf8 = diagnostics_for(snap, MATCHER, "utf-8")
     utf32 = diagnostics_for(snap, MATCHER, "utf-32")
@@ -131,3 +131,31 @@ def test_hover_lookup_agrees_with_the_matcher_without_building_it(hash_bundle: P
         assert lazy._matcher is None
         assert answers == {name: matcher.deprecation_of(name) for name in sorted(names)}
         assert any(answers.values())  # some terms are the matcher's, not the API checks'
+
+
+SBVR = DeprecationMatcher(
+    [
+        Deprecation("ConceptType", "", "doc.md", 3),
+        Deprecation("Term", "Asset", "doc.md", 3, code_only=True),
+    ]
+)
+
+
+def test_code_names_a_deprecated_word_only_as_an_api_name() -> None:
+    """A word the docs deprecate for the API (SBVR's ``ConceptType``) is the code's own
+    business in an unrelated mapping or string; it counts in a call's keys, values and body, and
+    imported from a Collibra package."""
+    text = (
+        "import requests\n"
+        "from collibra_core.models import ConceptType\n"
+        "KINDS = {'sbvr': 'ConceptType', 'Term': 'Business Term'}\n"
+        "title = 'ConceptType'\n"
+        'view = {"Resources": {"Term": {"name": "x"}}}\n'
+        'requests.post("https://h.collibra.com/rest/2.0/outputModule/export/json", json=view)\n'
+        'requests.get("https://h.collibra.com/rest/2.0/assets", params={"k": "ConceptType"})\n'
+    )
+    found = [(f.text, text.count("\n", 0, f.start)) for f in find_terms(SBVR, text, "python")]
+    assert found == [("ConceptType", 1), ("Term", 4), ("ConceptType", 6)]
+    # Data and prose files keep the matcher's own rules: a JSON body written for the API.
+    data = '{"Resources": {"Term": {}}, "kind": "ConceptType"}'
+    assert [f.text for f in find_terms(SBVR, data, "json")] == ["Term", "ConceptType"]

@@ -272,8 +272,12 @@ async def test_code_action_opens_the_web_page(client: LanguageClient, workdir: P
 
 
 async def test_deprecation_diagnostics_and_quick_fix(client: LanguageClient, workdir: Path) -> None:
-    # The Term in the comment is English, not code: only the quoted one is flagged.
-    text = "legacy = api.getVocabulary(x)\nlabel = 'Term'\nfine = api.findAssets()  # a Term\n"
+    # The Term in the comment is English, not code, and the one in the code's own string is its
+    # own business: only the one sent in a request body is flagged.
+    text = (
+        "legacy = api.getVocabulary(x)\nr = requests.post(URL, json={'kind': 'Term'})\n"
+        "label = 'Term'\nfine = api.findAssets()  # a Term\n"
+    )
     uri = _uri(workdir, "deprecated.py")
     client.diagnostics.pop(uri, None)
     open_document(client, uri, text, "python")
@@ -307,15 +311,15 @@ async def test_deprecation_diagnostics_and_quick_fix(client: LanguageClient, wor
     assert edits == [
         {
             "range": {
-                "start": {"line": 1, "character": 9},
-                "end": {"line": 1, "character": 13},
+                "start": {"line": 1, "character": 38},
+                "end": {"line": 1, "character": 42},
             },
             "newText": "Asset",
         }
     ]
 
     # Apply the fix as an editor would; the warning goes away after the debounce.
-    fixed = text.replace("'Term'", "'Asset'")
+    fixed = text.replace("'kind': 'Term'", "'kind': 'Asset'")
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
