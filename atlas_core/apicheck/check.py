@@ -71,7 +71,22 @@ def check_located(model: ApiModel, sites: list[Located], line_text: Any) -> list
             if seen not in required_seen:
                 required_seen.add(seen)
                 findings.extend(check_required(op, site.role, site.path_keys, place))
-    return findings
+    return _once(findings)
+
+
+def _once(findings: list[ApiFinding]) -> list[ApiFinding]:
+    """One finding per mistake and place: calls that share a constant (``ASSETS = BASE +
+    "/asset"`` read by a GET and a POST) or a body variable find its mistake once each, and the
+    editor would show the same diagnostic stacked."""
+    seen: set[tuple[str, int, int, int, tuple[str, ...]]] = set()
+    out = []
+    for f in findings:
+        key = (f.check, f.line, f.start, f.end, f.fixes)
+        if f.end > f.start and key in seen:
+            continue
+        seen.add(key)
+        out.append(f)
+    return out
 
 
 def _endpoint_findings(

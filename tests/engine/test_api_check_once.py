@@ -1,0 +1,40 @@
+"""One diagnostic per mistake (issue 29): calls that share the literal holding a mistake find it
+once, whatever the number of calls (or methods) that read it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from atlas_core.engine import Engine
+from atlas_core.recognize import ENDPOINT, HTTP, CallSite, Located
+from tests.apicheck_bundle import build_apicheck_bundle
+
+BASE = "https://acme.collibra.com/rest/2.0"
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:
+        yield opened
+
+
+def _endpoint(method: str, url: str, line: int, start: int, end: int) -> Located:
+    site = CallSite(method, url, ENDPOINT, "", start, end, HTTP, "python")
+    return Located(line, site)
+
+
+def test_a_constant_read_by_two_calls_is_reported_once(engine: Engine) -> None:
+    code = f'ASSETS = "{BASE}/asset"\nrequests.get(ASSETS)\nrequests.post(ASSETS, json=body)\n'
+    start = code.index('"') + 1
+    end = code.index('"', start)
+    # Both calls' readings point at the constant's literal, the one place to fix.
+    sites = [
+        _endpoint("GET", f"{BASE}/asset", 0, start, end),
+        _endpoint("POST", f"{BASE}/asset", 0, start, end),
+    ]
+    found = engine.check_code(code, "python", sites=sites)
+    assert [(f.line, f.check, f.fixes) for f in found] == [
+        (0, "unknown-endpoint", (f"{BASE}/assets",))
+    ]
