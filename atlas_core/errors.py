@@ -77,3 +77,45 @@ class NetworkError(AtlasError):
 
 class CrawlError(AtlasError):
     """The crawler cannot start or finish (bad index URL, unwritable output, ...)."""
+
+
+class PathError(AtlasError):
+    """A path the user gave (a flag, an argument, an environment variable) cannot be used as
+    asked: missing, a file where a folder belongs, unwritable, on a read-only filesystem, ..."""
+
+
+# errno name -> what is wrong with the path, and what to do about it.
+_PATH_PROBLEMS: dict[str, tuple[str, str]] = {
+    "ENOENT": ("does not exist", "check the path, or create the folder it should be in"),
+    "ENOTDIR": (
+        "goes through a file where a folder should be",
+        "name a folder, or a path inside one",
+    ),
+    "EISDIR": ("is a folder where a file should be", "name a file"),
+    "EEXIST": ("already exists", "remove it or pick another path"),
+    "ENOTEMPTY": ("is a folder that is not empty", "empty it or pick another path"),
+    "EACCES": ("cannot be used: permission denied", "pick a path you can read and write"),
+    "EPERM": ("cannot be used: operation not permitted", "pick a path you can read and write"),
+    "EROFS": ("is on a read-only filesystem", "pick a writable folder"),
+    "ENAMETOOLONG": (
+        "has a name that is too long",
+        "use names of at most 255 bytes (and a shorter path)",
+    ),
+    "ELOOP": ("is a loop of symbolic links", "point the link at a real file or folder"),
+    "ENOSPC": ("cannot be written: no space left on the device", "free some space"),
+}
+
+
+def path_error(exc: OSError) -> PathError | None:
+    """The one-line error for an OSError about a file or folder, naming it and saying what to
+    do; None when the error names no path (a network failure, ...), which is no path mistake."""
+    import errno
+
+    if exc.filename is None:
+        return None
+    path = str(exc.filename)
+    name = errno.errorcode.get(exc.errno or 0, "")
+    problem, hint = _PATH_PROBLEMS.get(
+        name, (f"cannot be used: {exc.strerror or exc}", "check the path and its permissions")
+    )
+    return PathError(f"{path} {problem}", hint=hint, path=path)

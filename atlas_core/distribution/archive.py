@@ -161,7 +161,7 @@ def _unpack_into(archive: Path, dest: Path, *, max_bytes: int, max_members: int)
                     budget.read_manifest(name, target)
     except (tarfile.TarError, zstandard.ZstdError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise DistributionError(
-            f"{archive.name} is not a readable .tar.zst or .tar.gz archive: {exc}",
+            f"{archive} is not a readable .tar.zst or .tar.gz archive: {exc}",
             hint="download it again; if it keeps failing the release asset is damaged",
         ) from exc
     except _OversizedHeader as exc:

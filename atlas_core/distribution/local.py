@@ -47,7 +47,21 @@ def install_path(source: Path, output: Path, *, keep: int = 5) -> LocalInstall:
         raise DistributionError(f"{source} does not exist", hint=SOURCE_HINT)
     if not source.is_dir() and not source.is_file():
         raise DistributionError(f"{source} is neither a folder nor a file", hint=SOURCE_HINT)
+    if source.is_dir() and not (source / MANIFEST).is_file():
+        raise DistributionError(
+            f"{source} is not an Atlas bundle: {source / MANIFEST} is missing", hint=SOURCE_HINT
+        )
+    created = not output.exists()
     output.mkdir(parents=True, exist_ok=True)
+    try:
+        return _install_into(source, output, keep)
+    except BaseException:
+        if created:  # an install root this call made holds nothing worth keeping
+            shutil.rmtree(output, ignore_errors=True)
+        raise
+
+
+def _install_into(source: Path, output: Path, keep: int) -> LocalInstall:
     with install_lock(output):
         incoming = output / RELEASES / f".incoming-{os.getpid()}"
         shutil.rmtree(incoming, ignore_errors=True)

@@ -18,7 +18,7 @@ from collections.abc import Collection, Sequence
 
 from atlas_core import __version__
 from atlas_core.config import Settings, load_settings
-from atlas_core.errors import AtlasError, ConfigError
+from atlas_core.errors import AtlasError, ConfigError, path_error
 
 # subcommand -> module under atlas_ls.cli.commands that registers it. Several subcommands may share
 # one module; each module registers all of its own.
@@ -134,3 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # A path the user gave that the command could not use: one line naming it, not a
+        # traceback. An OSError naming no path is no user mistake and keeps its traceback.
+        error = path_error(exc)
+        if error is None:
+            raise
+        report_error(error)
+        return error.exit_code

@@ -82,11 +82,15 @@ def register(sub: Any) -> None:
         description="Exit 0 when the bundle is intact; otherwise print one line per problem, each "
         "naming the file, and exit 1.",
     )
-    verify.add_argument("bundle", type=Path, metavar="DIR")
+    verify.add_argument(
+        "bundle", nargs="?", type=Path, metavar="DIR", help="default: the installed bundle"
+    )
     verify.set_defaults(func=run_verify)
 
     info = sub.add_parser("info", help="summarise a bundle")
-    info.add_argument("bundle", type=Path, metavar="DIR")
+    info.add_argument(
+        "bundle", nargs="?", type=Path, metavar="DIR", help="default: the installed bundle"
+    )
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(func=run_info)
 
@@ -183,9 +187,27 @@ def redacted_line(counts: dict[str, int]) -> str:
     )
 
 
+def bundle_arg(given: Path | None) -> Path:
+    """The bundle folder a command acts on: the one given, else the installed bundle; a folder
+    that holds no bundle at all is one line, not a list of missing files."""
+    from atlas_core.config import installed_bundle_dir
+    from atlas_core.errors import BundleError
+
+    bundle = given if given is not None else installed_bundle_dir()
+    if not (bundle / "manifest.json").is_file():
+        hint = (
+            "pass the folder of a bundle (it holds manifest.json)"
+            if given is not None
+            else "install one (`atlas download`, or offline `atlas install ARCHIVE`), or pass DIR"
+        )
+        raise BundleError(f"no bundle at {bundle}", hint=hint, path=str(bundle))
+    return bundle
+
+
 def run_verify(args: argparse.Namespace) -> int:
     from atlas_core.bundle import Bundle, verify_bundle
 
+    args.bundle = bundle_arg(args.bundle)
     problems = verify_bundle(args.bundle)
     if problems:
         for line in problems:
@@ -206,6 +228,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def info_dict(bundle: Any) -> dict[str, Any]:
     """The `atlas info --json` object for an opened bundle."""
+    from atlas_core.changes import source_disagreements
     from atlas_core.search import describe_ranking
 
     info = bundle.info()
@@ -230,13 +253,14 @@ def info_dict(bundle: Any) -> dict[str, Any]:
         "keyword": dict(bundle.section("keyword") or {}),
         "ranking": describe_ranking(manifest),
         "build": dict(manifest.get("build", {})),
+        "disagreements": source_disagreements(bundle.path),
     }
 
 
 def run_info(args: argparse.Namespace) -> int:
     from atlas_core.bundle import Bundle
 
-    bundle = Bundle.open(args.bundle)
+    bundle = Bundle.open(bundle_arg(args.bundle))
     data = info_dict(bundle)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
@@ -260,6 +284,13 @@ def run_info(args: argparse.Namespace) -> int:
             if k not in ("kind", "path") and isinstance(v, str | int | float | bool)
         )
         lines.append(f"source      {source.get('kind')}={source.get('path', '')}  {extra}".rstrip())
+    if data["disagreements"]:
+        from atlas_core.changes import disagreement_line
+
+        lines.append(
+            f"disagree    {len(data['disagreements'])} definitions (docs page vs spec file)"
+        )
+        lines += [f"  {disagreement_line(d)}" for d in data["disagreements"]]
     print("\n".join(lines))
     return 0
 

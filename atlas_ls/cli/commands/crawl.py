@@ -85,7 +85,10 @@ def run_crawl(args: argparse.Namespace) -> int:
         fetch=settings,
         progress=not args.no_progress,
     )
-    summary = crawl(options)
+    from atlas_ls.cli.outputs import removed_on_failure
+
+    with removed_on_failure(args.output):
+        summary = crawl(options)
     print(
         f"crawled {summary.index_url} into {summary.output}: "
         f"{summary.total('found')} found, {summary.total('fetched')} fetched, "
@@ -108,6 +111,15 @@ def run_crawl(args: argparse.Namespace) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     from atlas_core.crawl import BUNDLE, COSMETIC, count_effects, validate_mirror
 
+    if not (args.mirror / "markdown").is_dir():
+        from atlas_core.errors import SourceError
+
+        what = "holds no markdown/ folder" if args.mirror.is_dir() else "is no folder"
+        raise SourceError(
+            f"no crawl mirror at {args.mirror}: it {what}",
+            hint="pass the --output folder of `atlas crawl`",
+            path=str(args.mirror),
+        )
     findings = validate_mirror(args.mirror)
     counts = count_effects(findings)
     status = 1 if counts[BUNDLE] else 0

@@ -114,19 +114,21 @@ def _served_instead(root: Path, settings: Settings) -> str | None:
 
 def run_download(args: argparse.Namespace) -> int:
     from atlas_core.distribution import download_release, release_source
+    from atlas_ls.cli.outputs import removed_on_failure
 
     source = release_source(args.settings)
     root = _install_root(args.output, args.mirror)
-    report = download_release(
-        source.repo,
-        tag=args.tag,
-        output=root,
-        api_url=source.api_url,
-        token=args.settings.github_token,
-        keep=args.keep,
-        mirror=args.mirror,
-        progress=not args.no_progress,  # a bar on a terminal, plain lines in a log
-    )
+    with removed_on_failure(root):
+        report = download_release(
+            source.repo,
+            tag=args.tag,
+            output=root,
+            api_url=source.api_url,
+            token=args.settings.github_token,
+            keep=args.keep,
+            mirror=args.mirror,
+            progress=not args.no_progress,  # a bar on a terminal, plain lines in a log
+        )
     mib = report.bytes / 2**20
     rate = mib / report.seconds if report.seconds else 0.0
     resumed = f", resumed at {report.resumed_from} bytes" if report.resumed_from else ""
