@@ -1,0 +1,167 @@
+"""The real-code evaluation set: its split is the frozen one, its labels are well formed and point
+at lines that exist, and the scorer counts what `benchmarks/real_clients.py` says it counts."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import SHARED
+
+ROOT = Path(__file__).resolve().parent.parent
+REALCODE = ROOT / "benchmarks" / "realcode"
+CLIENTS = SHARED / "real-clients"
+METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+VIA = {"direct", "helper", "generated-client", "java-api"}
+KINDS = {
+    "unknown-parameter",
+    "unknown-body-key",
+    "unknown-endpoint",
+    "wrong-method",
+    "missing-required",
+    "bad-value",
+    "deprecated",
+}
+
+needs_clients = pytest.mark.skipif(
+    not (CLIENTS / "SOURCES.tsv").is_file(), reason="no ../shared/real-clients here"
+)
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _labels() -> list[dict]:
+    return [
+        json.loads(p.read_text(encoding="utf-8"))
+        for p in sorted((REALCODE / "labels").glob("*.json"))
+    ]
+
+
+@needs_clients
+def test_the_split_is_the_one_drawn_before_tuning() -> None:
+    split = _load("realcode_split", REALCODE / "split.py")
+    frozen = json.loads((REALCODE / "split.json").read_text(encoding="utf-8"))
+    assert split.draw(CLIENTS) == frozen
+    origins = frozen["origins"]
+    assert set(origins.values()) == {"dev", "test"}
+    # Every origin's files fall in one split.
+    with (CLIENTS / "SOURCES.tsv").open(newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            assert frozen["files"][row["local_file"]] == origins[row["origin"]]
+
+
+@needs_clients
+def test_every_file_is_labelled_once_and_every_label_line_exists() -> None:
+    with (CLIENTS / "SOURCES.tsv").open(newline="", encoding="utf-8") as fh:
+        files = {row["local_file"] for row in csv.DictReader(fh, delimiter="\t")}
+    labels = _labels()
+    assert sorted(label["file"] for label in labels) == sorted(files)
+    for label in labels:
+        text = (CLIENTS / "files" / label["file"]).read_text(encoding="utf-8", errors="replace")
+        count = text.count("\n") + 1
+        for call in label["calls"]:
+            assert call["method"] in METHODS, (label["file"], call)
+            assert call["via"] in VIA, (label["file"], call)
+            assert isinstance(call["documented"], bool)
+            assert 1 <= call["line"] <= count and 1 <= call.get("call_line", 1) <= count
+            if call["documented"]:
+                assert call["path"].startswith("/"), (label["file"], call)
+        for mistake in label["mistakes"]:
+            assert mistake["kind"] in KINDS, (label["file"], mistake)
+            assert 1 <= mistake["line"] <= count
+            assert mistake["name"] and mistake["evidence"]
+
+
+@dataclass
+class _Finding:
+    line: int
+    check: str
+    message: str
+
+
+@dataclass
+class _Target:
+    method: str
+    path: str
+
+
+class _Engine:
+    """Answers as an engine would for the snippet below: every scanned call resolves to
+    GET /assets; two findings on the mistake's line (0-based 1) and one on line 5."""
+
+    def resolve_call(self, site: object, *, define: bool = True) -> _Target:
+        return _Target("GET", "/assets")
+
+    def check_code(self, text: str, language: str) -> list[_Finding]:
+        return [
+            _Finding(1, "unknown-param", "pages is not a parameter"),
+            _Finding(1, "unknown-param", "pages again"),
+            _Finding(4, "unknown-endpoint", "wrong"),
+        ]
+
+    def deprecated_terms(self) -> None:
+        return None
+
+
+def test_the_scorer_counts_recognised_calls_and_each_mistake_once() -> None:
+    scorer = _load("real_clients_scorer", ROOT / "benchmarks" / "real_clients.py")
+    code = 'import requests\nrequests.get("https://x.collibra.com/rest/2.0/assets", params={"pages": 1})\n'
+    label = {
+        "file": "snippet.py",
+        "language": "python",
+        "calls": [
+            {
+                "line": 2,
+                "call_line": 2,
+                "method": "GET",
+                "path": "/rest/2.0/assets",
+                "documented": True,
+                "shape": "requests",
+            },
+            {
+                "line": 3,
+                "method": "GET",
+                "path": "/rest/2.0/domains",
+                "documented": True,
+                "shape": "requests",
+            },
+            {
+                "line": 4,
+                "method": "GET",
+                "path": "/rest/2.0/x",
+                "documented": True,
+                "endpoint_in_file": False,
+                "shape": "requests",
+            },
+            {
+                "line": 5,
+                "method": "GET",
+                "path": "/rest/1.0/x",
+                "documented": False,
+                "shape": "requests",
+            },
+        ],
+        "mistakes": [{"line": 2, "kind": "unknown-parameter", "name": "pages", "evidence": "spec"}],
+    }
+    result = scorer.score_file(_Engine(), label, code)
+    figures = result.tally.figures()
+    assert figures["documented_calls"] == 2 and figures["recognised"] == 1
+    assert figures["documented_not_in_file"] == 1
+    # One right, the repeat and the finding on an undocumented call wrong.
+    assert (figures["right"], figures["diagnostics"]) == (1, 3)
+    assert figures["diagnostics_on_undocumented"] == 1
+    assert result.missed == ["3: GET /rest/2.0/domains (requests)"]
