@@ -300,7 +300,9 @@ class PythonCalls(PythonHttp):
             if http.sent is not None:
                 return True, http if any(u.id == root.id for u in http.urls) else None
             url = http.url
-            return True, http if url is not None and url.id == root.id else None
+            if url is None or url.id != root.id or (call is not None and self.forwards(call)):
+                return True, None
+            return True, http
         return False, None
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:

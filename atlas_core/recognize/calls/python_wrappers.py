@@ -41,6 +41,9 @@ KEYWORD_ROLES = {
 }
 _FIRST_MARK = 0xF0000  # a parameter's placeholder: one private-use character per parameter
 _MARK = re.compile("[\U000f0000-\U000f00ff]")
+# What may stand before a forwarded path: a host and an API base (``https://h/rest/2.0/``).
+_HOST = re.compile(r"^[A-Za-z][\w+.-]*://[^/]*")
+_BASE_ONLY = re.compile(r"/*(?:rest(?:/[\w.]+)?/*)?")
 _SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
 
 
@@ -63,6 +66,7 @@ class Summary:
     url: str
     method: str
     roles: dict[str, str] = field(default_factory=dict)  # parameter -> QUERY, BODY, HEADER
+    depth: int = 1  # functions between a call of this one and the request, itself included
     kwargs_on: bool = False  # ``**kwargs`` go on to the request: ``params=`` at a call is its query
 
     def index(self, name: str) -> int:
@@ -149,15 +153,31 @@ class PythonWrappers(PythonNames):
             positional_roles,
         )
 
-    def template(self, call: Node, bind: dict[str, str]) -> tuple[str, str] | None:
-        """(URL, method) that `call` sends, direct or through wrappers, names read through
-        `bind` (a summary's placeholders)."""
+    def template(self, call: Node, bind: dict[str, str]) -> tuple[str, str, int] | None:
+        """(URL, method, functions deep) that `call` sends, direct or through wrappers, names
+        read through `bind` (a summary's placeholders)."""
         found = self._callee(call)
         summary = self.summary(found[0]) if found is not None else None
         if found is None or summary is None:
-            return self.direct_template(call, bind)
+            direct = self.direct_template(call, bind)
+            return (*direct, 0) if direct is not None else None
         values, _ = self._arguments(call, summary, found[1], bind)
-        return fill(summary.url, values), fill(summary.method, values)
+        return fill(summary.url, values), fill(summary.method, values), summary.depth
+
+    def forwards(self, call: Node) -> bool:
+        """Whether `call`, a direct request in a function that sends one for its callers, sends
+        a path the caller passes: ``requests.get(BASE + path)``. Its callers are the calls."""
+        scope = self.scope_of(call)
+        if scope is None or scope.type != "function_definition" or self.summary(scope) is None:
+            return False
+        params = self._params(scope)
+        bind = {p.name: mark(i) for i, p in enumerate(params) if not p.rest}
+        sent = self.direct_template(call, bind)
+        head = _MARK.split(sent[0], maxsplit=1) if sent is not None else []
+        if len(head) < 2:
+            return False
+        prefix = _HOST.sub("", head[0].replace(UNKNOWN, ""))
+        return _BASE_ONLY.fullmatch(prefix) is not None
 
     def _arguments(
         self, call: Node, summary: Summary, leading: int, bind: dict[str, str]
@@ -278,11 +298,11 @@ class PythonWrappers(PythonNames):
         bind = {p.name: mark(i) for i, p in enumerate(params) if not p.rest}
         for call in self._body_calls(body):
             sent = self.template(call, bind)
-            if sent is None or not has_marks(sent[0] + sent[1]):
+            if sent is None or not has_marks(sent[0] + sent[1]) or sent[2] >= MAX_WRAPPERS:
                 continue
-            url, method = sent
+            url, method, depth = sent
             roles, kwargs_on = self._roles(definition, body, params)
-            return Summary(params, url, method, roles, kwargs_on)
+            return Summary(params, url, method, roles, depth + 1, kwargs_on)
         return None
 
     def _body_calls(self, body: Node) -> list[Node]:

@@ -1,0 +1,294 @@
+"""Python calls made through the code's own functions and methods (wrapper summaries), URLs built
+across lines, and the bad input such summaries must survive: each call site is read with its
+arguments put into the helper's request."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from atlas_core.engine import Engine
+from atlas_core.recognize.calls.scan import scan_calls
+from tests.apicheck_bundle import build_apicheck_bundle
+
+HELPERS = """\
+import functools
+import requests
+
+HOST = "https://dg.example.org"
+http = requests.Session()
+
+
+def fetch(host, route, query=None):
+    return requests.get(host + route, params=query, timeout=20)
+
+
+def send(route, payload, verb="POST"):
+    return http.request(verb, f"{HOST}{route}", json=payload)
+
+
+def remove(verb, route):
+    return send(route, None, verb=verb)
+
+
+class Glossary:
+    API = "/rest/2.0"
+
+    def __init__(self, host):
+        self.host = host.rstrip("/")
+        self.http = requests.Session()
+
+    def _call(self, verb, route, query=None, body=None):
+        target = f"{self.host}{self.API}{route}"
+        options = {"timeout": 9}
+        if query:
+            options["params"] = query
+        if body:
+            options["json"] = body
+        return self.http.request(verb, target, **options)
+
+    def read(self, route, query=None):
+        return self._call("GET", route, query=query)
+
+    def create(self, route, body):
+        return self._call("POST", route, body=body)
+
+    def statuses(self):
+        return self.read("/statuses", query={"offset": 10})
+
+
+terms = fetch(HOST, "/rest/2.0/assets", {"nameMatchMode": "START"})
+made = send("/rest/2.0/domains", {"name": "Finance", "communityId": "c-1"})
+gone = remove("DELETE", "/rest/2.0/relations/bulk")
+g = Glossary("https://dg.example.org")
+page = g.read("/attributes", query={"page": 2, "size": 100})
+asset = g.create("/assets", {"nmae": "Revenue", "domainId": "d-1"})
+one = functools.partial(http.request, "GET")
+tags = one(HOST + "/rest/2.0/tags")
+"""
+
+
+def _sites(code: str) -> list[tuple[int, str, str, str, str]]:
+    return [
+        (s.line, s.site.role, s.site.method, s.site.url, s.site.name)
+        for s in scan_calls(code, "python", budget_s=30)
+    ]
+
+
+def _line(code: str, needle: str) -> int:
+    return next(i for i, line in enumerate(code.splitlines()) if needle in line)
+
+
+def test_a_module_helper_gives_the_endpoint_and_query_keys_at_its_call() -> None:
+    line = _line(HELPERS, "terms = fetch")
+    assert (line, "endpoint", "GET", "https://dg.example.org/rest/2.0/assets", "") in _sites(
+        HELPERS
+    )
+    query = (line, "query", "GET", "https://dg.example.org/rest/2.0/assets", "nameMatchMode")
+    assert query in _sites(HELPERS)
+
+
+def test_a_default_method_and_a_helper_calling_a_helper() -> None:
+    sites = _sites(HELPERS)
+    made = _line(HELPERS, "made = send")
+    assert (made, "body", "POST", "https://dg.example.org/rest/2.0/domains", "communityId") in sites
+    gone = _line(HELPERS, "gone = remove")
+    endpoint = (gone, "endpoint", "DELETE", "https://dg.example.org/rest/2.0/relations/bulk", "")
+    assert endpoint in sites
+
+
+def test_methods_of_a_class_defined_in_the_file_through_an_instance() -> None:
+    sites = _sites(HELPERS)
+    page = _line(HELPERS, "page = g.read")
+    assert (page, "query", "GET", "{}/rest/2.0/attributes", "size") in sites
+    asset = _line(HELPERS, "asset = g.create")
+    assert (asset, "body", "POST", "{}/rest/2.0/assets", "nmae") in sites
+    own = _line(HELPERS, '"/statuses"')
+    assert (own, "endpoint", "GET", "{}/rest/2.0/statuses", "") in sites
+
+
+def test_a_partial_of_a_session_request() -> None:
+    line = _line(HELPERS, "tags = one")
+    assert (line, "endpoint", "GET", "https://dg.example.org/rest/2.0/tags", "") in _sites(HELPERS)
+
+
+def test_the_helpers_own_bodies_and_kwargs_dicts_are_no_calls() -> None:
+    body_lines = range(_line(HELPERS, "def fetch"), _line(HELPERS, "def statuses"))
+    assert [s for s in _sites(HELPERS) if s[0] in body_lines] == []
+
+
+def test_a_method_only_a_parameter_gives_stays_unknown() -> None:
+    code = (
+        "import requests\n"
+        "def call(verb, route):\n"
+        '    return requests.request(verb, "https://h" + route)\n'
+        "def run(verb):\n"
+        '    return call(verb, "/rest/2.0/assets")\n'
+    )
+    assert (4, "endpoint", "", "https://h/rest/2.0/assets", "") in _sites(code)
+
+
+def test_a_helper_with_a_url_only_known_at_runtime_gives_nothing() -> None:
+    code = (
+        "import os, requests\n"
+        "def get(route, query):\n"
+        '    return requests.get(os.environ["BASE"] + route, params=query)\n'
+        "def run(route):\n"
+        '    return get(route, {"typeId": "x"})\n'
+    )
+    assert [s for s in _sites(code) if s[1] == "endpoint" and s[2]] == []
+
+
+URLS = """\
+import requests
+from urllib.parse import urljoin
+
+ROOT = "https://dg.example.org/rest/2.0"
+
+
+def listing(offset):
+    url = ROOT + "/assets/" + str(offset)
+    url += "/tags"
+    formatted = requests.get("{}/{}".format(ROOT, "domains"))
+    percent = requests.get("%s/communities/%s" % (ROOT, offset))
+    joined = requests.get(urljoin(ROOT + "/", "users"))
+    return requests.get(url)
+"""
+
+
+def test_urls_built_across_lines_and_with_format_and_percent() -> None:
+    sites = _sites(URLS)
+    tags = f"{ROOT_URL}/assets/{{}}/tags"
+    assert (_line(URLS, "url = ROOT"), "endpoint", "GET", tags, "") in sites
+    assert (_line(URLS, 'url += "/tags"'), "endpoint", "GET", tags, "") in sites
+    assert (_line(URLS, '"{}/{}"'), "endpoint", "GET", f"{ROOT_URL}/domains", "") in sites
+    assert (
+        _line(URLS, "%s/communities"),
+        "endpoint",
+        "GET",
+        f"{ROOT_URL}/communities/{{}}",
+        "",
+    ) in sites
+
+
+ROOT_URL = "https://dg.example.org/rest/2.0"
+
+ASYNC = """\
+import aiohttp
+import httpx
+
+async def find(session: aiohttp.ClientSession, base):
+    async with session.get(base + "/rest/2.0/assets", params={"typeId": "t"}) as response:
+        return await response.json()
+
+async def make(base):
+    async with httpx.AsyncClient() as client:
+        return await client.post(f"{base}/rest/2.0/domains", json={"name": "n"})
+"""
+
+
+def test_aiohttp_and_httpx_async_calls() -> None:
+    sites = _sites(ASYNC)
+    assert (4, "query", "GET", "{}/rest/2.0/assets", "typeId") in sites
+    assert (9, "body", "POST", "{}/rest/2.0/domains", "name") in sites
+
+
+def test_generated_internals_call_api() -> None:
+    code = (
+        "class AssetApi:\n"
+        "    def find_assets_with_http_info(self, **kwargs):\n"
+        "        return self.api_client.call_api(\n"
+        "            '/assets/{assetId}', 'GET', path_params, query_params, header_params)\n"
+    )
+    assert (3, "endpoint", "GET", "/assets/{assetId}", "") in _sites(code)
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+def test_recursive_and_mutually_recursive_helpers_end_and_say_nothing_wrong() -> None:
+    code = (
+        "import requests\n"
+        "def loop(route):\n"
+        "    return loop(route)\n"
+        "def ping(route, n):\n"
+        "    return pong(route, n - 1) if n else requests.get('https://h' + route)\n"
+        "def pong(route, n):\n"
+        "    return ping(route, n)\n"
+        "loop('/rest/2.0/assets')\n"
+        "pong('/rest/2.0/domains', 3)\n"
+    )
+    sites = _sites(code)
+    assert [s for s in sites if s[0] == 7] == []  # `loop` sends nothing
+    assert all(s[3].startswith("https://h") for s in sites if s[0] == 8)
+
+
+def test_a_long_file_of_helpers_calling_helpers_is_bounded() -> None:
+    parts = [
+        "import requests\n",
+        "def h0(r, q):\n    return requests.get('https://h' + r, params=q)\n",
+    ]
+    for i in range(1, 400):
+        parts.append(f"def h{i}(r, q):\n    return h{i - 1}(r, q)\n")
+    for i in range(6000):
+        parts.append(f"x{i} = h{i % 400}('/rest/2.0/assets', {{'limit': {i}}})\n")
+    code = "".join(parts) * 1
+    start = time.monotonic()
+    sites = scan_calls(code, "python")
+    assert time.monotonic() - start < 30  # bounded by the scan budget, not by the file
+    # Only helpers at most four calls deep are followed to the request.
+    lines = code.splitlines()
+    helpers = [re.search(r"= h(\d+)\(", lines[s.line]) for s in sites if s.site.role == "endpoint"]
+    assert helpers and all(h is not None and int(h.group(1)) < 4 for h in helpers)
+
+
+# --- through the checks ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:
+        yield opened
+
+
+CHECKED = """\
+import requests
+
+BASE = "https://acme.collibra.com/rest/2.0"
+
+
+class Catalog:
+    def __init__(self, token):
+        self.session = requests.Session()
+
+    def _send(self, verb, route, query=None, body=None):
+        return self.session.request(verb, BASE + route, params=query, json=body)
+
+    def get(self, route, query=None):
+        return self._send("GET", route, query=query)
+
+    def post(self, route, body):
+        return self._send("POST", route, body=body)
+
+
+c = Catalog("t")
+c.get("/assets", query={"name": "Revenue", "pageSize": 50})
+c.post("/assets", {"nmae": "Revenue", "domainId": "d", "typeId": "t"})
+c.get("/asset/" + "a-1")
+"""
+
+
+def test_mistakes_behind_a_helper_are_flagged_at_the_call(engine: Engine) -> None:
+    found = engine.check_code(CHECKED, "python")
+    lines = CHECKED.splitlines()
+    named = {(f.line, f.check, lines[f.line][f.start : f.end]) for f in found}
+    assert (_line(CHECKED, '"pageSize"'), "unknown-param", "pageSize") in named
+    assert (_line(CHECKED, '"nmae"'), "unknown-param", "nmae") in named
+    assert any(
+        f.line == _line(CHECKED, '"/asset/"') and f.check == "unknown-endpoint" for f in found
+    )
+    # The helpers' own bodies are not calls of their own.
+    assert all(f.line > _line(CHECKED, "c = Catalog") for f in found)
