@@ -214,3 +214,19 @@ def test_columns_are_code_points_after_non_ascii_text(prefix: str) -> None:
     assert site is not None
     assert (site.role, site.name) == ("query", "nameMatchMode")
     assert line_with(code, "nameMatchMode")[site.start : site.end] == "nameMatchMode"
+
+
+def test_a_wrapper_with_a_keyword_only_separator_is_read() -> None:
+    # ``*`` (and ``/``) in a parameter list has no name: reading the wrapper used to raise.
+    code = (
+        "import requests\n\n"
+        "class C:\n"
+        "    def _request(self, method, path, *, params=None):\n"
+        '        return requests.request(method, "https://x.collibra.com/rest/2.0" + path, params=params)\n\n'
+        "    def assets(self):\n"
+        '        return self._request("GET", "/assets", params={"name": "x"})\n'
+    )
+    from atlas_core.recognize import scan_calls
+
+    found = [(i.line, i.site.role, i.site.method, i.site.url) for i in scan_calls(code, "python")]
+    assert (7, "endpoint", "GET", "https://x.collibra.com/rest/2.0/assets") in found

@@ -294,7 +294,9 @@ class PythonNames(CallWalk):
         parameters = child(definition, "parameters")
         found = []
         for p in parameters.named_children if parameters is not None else []:
-            name = p if p.type == "identifier" else child(p, "name") or p.named_child(0)
+            # ``*`` and ``/`` separators have no name (and no child at all).
+            first = p.named_children[0] if p.named_children else None
+            name = p if p.type == "identifier" else child(p, "name") or first
             if name is not None and name.type == "identifier":
                 found.append(name)
         return found
