@@ -72,6 +72,48 @@ def unknown_command(argv: Sequence[str], commands: Collection[str]) -> ConfigErr
     return ConfigError(f"unknown command '{word}'", hint=hint)
 
 
+def unknown_option(argv: Sequence[str], sub: argparse._SubParsersAction) -> ConfigError | None:
+    """The error for a long option the command does not take (argparse would print its usage
+    line), with the command's closest options as the hint; None when every option is known.
+
+    Checked before argparse parses, so a mistyped flag is named even when a required one is
+    missing too. A word after an option that takes a value is that value, never an option.
+    """
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    parser = sub.choices.get(command) if command is not None else None
+    if parser is None:
+        return None
+    options: dict[str, argparse.Action] = {}
+    for action in parser._actions:
+        for flag in action.option_strings:
+            options[flag] = action
+    known = [flag for flag in options if flag.startswith("--")]
+    takes_value = False
+    for arg in argv[argv.index(command) + 1 :]:
+        if arg == "--":
+            break
+        if takes_value:
+            takes_value = False
+            continue
+        if not arg.startswith("--"):
+            action = options.get(arg)
+            takes_value = action is not None and action.nargs != 0 and "=" not in arg
+            continue
+        flag = arg.partition("=")[0]
+        matches = [name for name in known if name.startswith(flag)]
+        if flag in options or matches:  # argparse takes unique prefixes and names ambiguous ones
+            action = options.get(flag) or options[matches[0]]
+            takes_value = action.nargs != 0 and "=" not in arg
+            continue
+        close = difflib.get_close_matches(flag, known, n=2, cutoff=0.6)
+        if close:
+            hint = "did you mean " + " or ".join(f"'{name}'" for name in close) + "?"
+        else:
+            hint = f"run `atlas {command} --help` for its options"
+        return ConfigError(f"unknown option '{flag}' for `atlas {command}`", hint=hint)
+    return None
+
+
 def configure_logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     logging.basicConfig(
@@ -114,7 +156,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = _build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    unknown = unknown_command(argv, sub.choices)
+    unknown = unknown_command(argv, sub.choices) or unknown_option(argv, sub)
     if unknown is not None:
         report_error(unknown)
         return unknown.exit_code
