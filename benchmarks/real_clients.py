@@ -42,7 +42,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from atlas_core.engine import PROSE_LANGUAGES, Engine  # noqa: E402
-from atlas_core.errors import AtlasError  # noqa: E402
 from atlas_core.identifiers.spelling import path_key  # noqa: E402
 from atlas_core.recognize import ENDPOINT, scan_calls  # noqa: E402
 
@@ -61,6 +60,7 @@ class Tally:
     found: int = 0
     on_undocumented: int = 0
     not_in_file: int = 0  # documented calls whose endpoint the file does not write
+    errors: int = 0  # files the readers or checks failed on (each counts its calls as missed)
 
     def add(self, other: Tally) -> None:
         for name in self.__dataclass_fields__:
@@ -78,6 +78,7 @@ class Tally:
             "mistakes_found": self.found,
             "diagnostics_on_undocumented": self.on_undocumented,
             "documented_not_in_file": self.not_in_file,
+            "errors": self.errors,
         }
 
 
@@ -142,9 +143,10 @@ def score_file(engine: Engine, label: dict[str, Any], text: str) -> FileResult:
     try:
         seen = read_calls(engine, text, language)
         shown = diagnostics(engine, text, language)
-    except AtlasError as exc:  # a reader refusing the file is a miss, not a crash
+    except Exception as exc:  # a reader or check failing is a miss, counted in `errors`
         seen, shown = [], []
-        result.wrong.append(f"error: {exc}")
+        result.tally.errors += 1
+        result.wrong.append(f"error: {type(exc).__name__}: {exc}")
     for call in label.get("calls", []):
         if not call.get("documented"):
             continue
