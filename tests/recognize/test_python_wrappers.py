@@ -133,13 +133,16 @@ def test_a_method_only_a_parameter_gives_stays_unknown() -> None:
 
 def test_a_helper_with_a_url_only_known_at_runtime_gives_nothing() -> None:
     code = (
-        "import os, requests\n"
+        "import requests\n"
         "def get(route, query):\n"
-        '    return requests.get(os.environ["BASE"] + route, params=query)\n'
-        "def run(route):\n"
-        '    return get(route, {"typeId": "x"})\n'
+        '    return requests.get("https://h" + route, params=query)\n'
+        "def run(config):\n"
+        '    get(config["assets"], {"typeId": "x"})\n'
+        '    get("/rest/2.0/assets", {"typeId": "x"})\n'
     )
-    assert [s for s in _sites(code) if s[1] == "endpoint" and s[2]] == []
+    sites = _sites(code)
+    assert [s for s in sites if s[0] == 4 and (s[1] == "endpoint" or "/rest" in s[3])] == []
+    assert (5, "query", "GET", "https://h/rest/2.0/assets", "typeId") in sites
 
 
 URLS = """\
@@ -180,20 +183,28 @@ ASYNC = """\
 import aiohttp
 import httpx
 
-async def find(session: aiohttp.ClientSession, base):
-    async with session.get(base + "/rest/2.0/assets", params={"typeId": "t"}) as response:
+BASE = "https://dg.example.org"
+
+async def fetch(session: aiohttp.ClientSession, route, query):
+    async with session.get(BASE + route, params=query) as response:
         return await response.json()
 
-async def make(base):
+async def create(route, body):
     async with httpx.AsyncClient() as client:
-        return await client.post(f"{base}/rest/2.0/domains", json={"name": "n"})
+        return await client.post(f"{BASE}{route}", json=body)
+
+async def main(session):
+    found = await fetch(session, "/rest/2.0/assets", {"typeId": "t"})
+    made = await create("/rest/2.0/domains", {"name": "n"})
 """
 
 
-def test_aiohttp_and_httpx_async_calls() -> None:
+def test_aiohttp_and_httpx_async_helpers() -> None:
     sites = _sites(ASYNC)
-    assert (4, "query", "GET", "{}/rest/2.0/assets", "typeId") in sites
-    assert (9, "body", "POST", "{}/rest/2.0/domains", "name") in sites
+    base = "https://dg.example.org/rest/2.0"
+    assert (_line(ASYNC, "found ="), "query", "GET", f"{base}/assets", "typeId") in sites
+    assert (_line(ASYNC, "made ="), "body", "POST", f"{base}/domains", "name") in sites
+    assert [s for s in sites if s[0] < _line(ASYNC, "async def main")] == []
 
 
 def test_generated_internals_call_api() -> None:
@@ -223,7 +234,7 @@ def test_recursive_and_mutually_recursive_helpers_end_and_say_nothing_wrong() ->
     )
     sites = _sites(code)
     assert [s for s in sites if s[0] == 7] == []  # `loop` sends nothing
-    assert all(s[3].startswith("https://h") for s in sites if s[0] == 8)
+    assert (8, "endpoint", "GET", "https://h/rest/2.0/domains", "") in sites
 
 
 def test_a_long_file_of_helpers_calling_helpers_is_bounded() -> None:

@@ -39,6 +39,7 @@ KEYWORD_ROLES = {
     "headers": HEADER,
     "cookies": HEADER,
 }
+_NO_CUT = 1 << 30
 _FIRST_MARK = 0xF0000  # a parameter's placeholder: one private-use character per parameter
 _MARK = re.compile("[\U000f0000-\U000f00ff]")
 # What may stand before a forwarded path: a host and an API base (``https://h/rest/2.0/``).
@@ -109,6 +110,8 @@ class PythonWrappers(PythonNames):
     ) -> None:
         super().__init__(document, root, language, line, offset, memo=memo)
         self._active: list[int] = []  # the functions being summed up, outermost first
+        self._cut = _NO_CUT  # the outermost of them a recursion led back to
+        self._own: dict[int, Summary | None] = {}
 
     # --- hooks ------------------------------------------------------------------------------
 
@@ -277,18 +280,32 @@ class PythonWrappers(PythonNames):
     # --- what a function sends -------------------------------------------------------------
 
     def summary(self, definition: Node) -> Summary | None:
-        if self.memo is None:
-            return self._summarise(definition)
-        return self.memo.remember(("summary", definition.id), lambda: self._summarise(definition))
-
-    def _summarise(self, definition: Node) -> Summary | None:
-        if definition.id in self._active or len(self._active) >= MAX_WRAPPERS:
-            return None  # recursive, or too deep to follow
+        known = self._summaries()
+        if definition.id in known:
+            return known[definition.id]
+        if definition.id in self._active:
+            # Recursion: no summary here, and none for the functions between this one and its
+            # outer reading either, since theirs depends on where the reading started.
+            self._cut = min(self._cut, self._active.index(definition.id))
+            return None
+        if len(self._active) >= MAX_WRAPPERS:
+            return None
+        level = len(self._active)
         self._active.append(definition.id)
         try:
-            return self._read_summary(definition)
+            found = self._read_summary(definition)
         finally:
             self._active.pop()
+        if self._cut >= level:
+            self._cut = _NO_CUT if self._cut == level else self._cut
+            known[definition.id] = found
+        return found
+
+    def _summaries(self) -> dict[int, Summary | None]:
+        """The summaries found so far: one scan's readers share them through its memo."""
+        if self.memo is None:
+            return self._own
+        return self.memo.remember(("summaries", 0), dict)
 
     def _read_summary(self, definition: Node) -> Summary | None:
         params = tuple(self._params(definition))
