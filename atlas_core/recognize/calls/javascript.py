@@ -10,20 +10,17 @@ put into the URL is a query string.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.js_values import CLASS_FIELDS, Bind, JsValues
-from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, summary_of
+from atlas_core.recognize.calls.js_requests import Http, JsRequests
+from atlas_core.recognize.calls.js_values import CLASS_FIELDS
+from atlas_core.recognize.calls.js_wrappers import in_forwarding_body
 from atlas_core.recognize.calls.site import (
     BODY,
     HEADER,
     HTTP_VERBS,
     QUERY,
-    UNKNOWN,
     CallSite,
-    join_base,
 )
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 from atlas_core.recognize.calls.walk import KeyContext
@@ -44,7 +41,11 @@ _OPTION_ROLES = {
     "form": BODY,
     "headers": HEADER,
 }
+_TYPED = frozenset({"as_expression", "satisfies_expression", "non_null_expression"})
 _WITH_BODY = frozenset({"post", "put", "patch"})
+# superagent's chain: `superagent.post(url).set(...).query(q).send(body)`.
+_CHAIN_ROLES = {"send": BODY, "query": QUERY}
+_CHAIN_LINKS = frozenset({"set", "type", "accept", "auth", "timeout", "retry", "withCredentials"})
 _PASS_THROUGH = frozenset(
     {
         "array",
@@ -58,43 +59,10 @@ _PASS_THROUGH = frozenset(
         "type_assertion",
     }
 )
-_HTTP_RECEIVER = re.compile(r"(?i)axios|http|client|api|instance|request|agent|ky|got")
-# Libraries whose verb methods take (url, options) or (options): `got.post(url, {json})`,
-# `request.post({url, json}, cb)`.
-_OPTIONS_STYLE = frozenset({"ky", "got", "request", "rp", "requestPromise"})
-# Functions called with (config): `axios(config)`, AngularJS `$http(config)`, `request(options)`.
-_CONFIG_CALLS = frozenset(
-    {"axios", "$http", "request", "rp", "requestPromise", "$.ajax", "jQuery.ajax"}
-)
-# Functions called with (url, options), the options' keys named as `_OPTION_ROLES` names them.
-_URL_OPTIONS_CALLS = frozenset({"got", "ky"})
-# superagent's chain: `superagent.post(url).set(...).query(q).send(body)`.
-_CHAIN_ROLES = {"send": BODY, "query": QUERY}
-_CHAIN_LINKS = frozenset({"set", "type", "accept", "auth", "timeout", "retry", "withCredentials"})
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 
 
-@dataclass(slots=True)
-class _Http:
-    method: str
-    url: Node | None
-    style: str  # "fetch", "axios" (verb call), "config" (axios(config)), "options" (ky, got),
-    # "wrapper" (a call of the code's own function that makes the request `inner`)
-    verb: str = ""
-    base: str = ""
-    call: Node | None = None
-    method_node: Node | None = None  # where the method is written, when not in the verb
-    inner: _Http | None = None
-    args: tuple[tuple[str, Node | None], ...] = ()  # the wrapper's parameters and arguments
-    roles: dict[int, KeyContext] | None = None  # a wrapper's argument -> what its keys are
-
-
-class JavaScriptCalls(JsValues):
+class JavaScriptCalls(JsRequests):
     LOOSE_STRINGS = False
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.summarising: list[int] = []  # wrappers being summarised, innermost last
 
     def read(self) -> CallSite | None:
         node = self.node_at(self.offset)
@@ -108,8 +76,11 @@ class JavaScriptCalls(JsValues):
         if node.type == "shorthand_property_identifier":
             return self._on_key(node, parent)
         if node.type == "property_identifier":
-            call = parent.parent
-            if call is None or call.type != "call_expression" or not is_field(parent, "function"):
+            callee = parent
+            while callee.parent is not None and callee.parent.type == "await_expression":
+                callee = callee.parent  # TypeScript's `await axios.get<T>(url)`
+            call = callee.parent
+            if call is None or call.type != "call_expression" or not is_field(callee, "function"):
                 return None
             return self.callee_site(call, node, self.http(call))
         if node.type == "identifier" and parent.type == "call_expression":
@@ -124,7 +95,7 @@ class JavaScriptCalls(JsValues):
         if obj is None or obj.type != "object":
             return None
         context = self._container(obj, [], False, 0)
-        if context is None or (isinstance(context.http, _Http) and self._forwards(context.http)):
+        if context is None or (isinstance(context.http, Http) and self._forwards(context.http)):
             return None
         name = self._key_name(key)
         span = self.content_span(key)
@@ -209,7 +180,6 @@ class JavaScriptCalls(JsValues):
         return None
 
     def use_context(self, use: Node) -> KeyContext | None:
-        """What the keys of the object a name holds become, read where the name is used."""
         if use.type == "shorthand_property_identifier":
             obj = use.parent
             return self._container(obj, [self.text(use)], False, 0) if obj is not None else None
@@ -217,7 +187,7 @@ class JavaScriptCalls(JsValues):
 
     def _chain_context(self, call: Node, path: list[str]) -> KeyContext | None:
         """``superagent.post(url).send(body)``: the keys of `.send`'s and `.query`'s argument."""
-        function = child(call, "function")
+        function = self.callee(call)
         if function is None or function.type != "member_expression":
             return None
         role = _CHAIN_ROLES.get(self.text(child(function, "property")))
@@ -226,7 +196,7 @@ class JavaScriptCalls(JsValues):
             http = self.http(link)
             if http is not None:
                 return KeyContext(role, http, nested=len(path))
-            inner = child(link, "function")
+            inner = self.callee(link)
             if inner is None or inner.type != "member_expression":
                 return None
             name = self.text(child(inner, "property"))
@@ -268,6 +238,8 @@ class JavaScriptCalls(JsValues):
         kind = parent.type
         if kind in ("binary_expression", "parenthesized_expression", "template_string"):
             return parent
+        if kind in _TYPED and parent.named_children[0].id == node.id:
+            return parent  # `url as string`, `url!`
         if kind == "template_substitution" and parent.parent is not None:
             return parent.parent
         if kind == "arguments" and parent.parent is not None:
@@ -279,7 +251,7 @@ class JavaScriptCalls(JsValues):
             return call
         return None
 
-    def url_in_call(self, root: Node, parent: Node) -> tuple[bool, _Http | None]:
+    def url_in_call(self, root: Node, parent: Node) -> tuple[bool, Http | None]:
         if parent.type == "arguments" and parent.parent is not None:
             http = self.http(parent.parent)
             if http is not None and http.url is not None and http.url.id == root.id:
@@ -299,11 +271,11 @@ class JavaScriptCalls(JsValues):
 
     def url_part_site(self, node: Node) -> CallSite | None:
         http = self.url_call(self.url_root(node), 0)
-        if isinstance(http, _Http) and self._forwards(http):
+        if isinstance(http, Http) and self._forwards(http):
             return None
         return super().url_part_site(node)
 
-    def _forwards(self, http: _Http) -> bool:
+    def _forwards(self, http: Http) -> bool:
         """A request in a wrapper's body whose whole path is the wrapper's caller's: the call
         sites are the calls, the body itself is none."""
         return (
@@ -334,7 +306,7 @@ class JavaScriptCalls(JsValues):
     def use_root(self, use: Node) -> Node:
         return use if use.type == "shorthand_property_identifier" else self.url_root(use)
 
-    def call_url(self, http: _Http) -> str:
+    def call_url(self, http: Http) -> str:
         return self._url_of(http, None)
 
     def is_leftmost(self, root: Node, node: Node) -> bool:
@@ -348,137 +320,8 @@ class JavaScriptCalls(JsValues):
             first = first.named_children[0]
         return first.start_byte == node.start_byte
 
-    # --- which calls are HTTP calls --------------------------------------------------------
-
-    def http(self, call: Node) -> _Http | None:
-        if call.type != "call_expression":
-            return None
-        if self.memo is None:
-            return self._read_http(call)
-        return self.memo.remember(("js-http", call.id), lambda: self._read_http(call))
-
-    def _read_http(self, call: Node) -> _Http | None:
-        function = child(call, "function")
-        args = self._arguments(call)
-        if function is None:
-            return None
-        callee = self.text(function)
-        if callee in ("fetch", "window.fetch", "globalThis.fetch", "self.fetch"):
-            options = args[1] if len(args) > 1 else None
-            http = _Http("GET", args[0] if args else None, "fetch", call=call)
-            return self._with_method(http, options)
-        if callee in _URL_OPTIONS_CALLS:
-            options = args[1] if len(args) > 1 else None
-            http = _Http("GET", args[0] if args else None, "options", call=call)
-            return self._with_method(http, options)
-        wrapped = self._wrapper_call(call, args)
-        if wrapped is not None:
-            return wrapped
-        if callee in _CONFIG_CALLS or callee.endswith(".request"):
-            return self._config_call(args, "ajax" if "ajax" in callee else "")
-        if function.type != "member_expression":
-            return None
-        verb = self.text(child(function, "property"))
-        receiver = child(function, "object")
-        if verb not in HTTP_VERBS or receiver is None or not args:
-            return None
-        if any(a.type in _FUNCTION_VALUES for a in args):
-            return None  # `router.get(path, handler)`: a server route, not a request
-        receiver_text = self.text(receiver)
-        base = self._instance_base(receiver)
-        made = self._definition(receiver) if receiver.type == "identifier" else None
-        if made is not None and made.type == "new_expression":
-            return None  # a Map's, a URLSearchParams' or a Headers' `get`
-        looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
-        if not looks_http and "/" not in self._value(args[0], 0):
-            return None
-        if receiver_text in _OPTIONS_STYLE and args[0].type == "object":
-            http = self._config_call(args, "")  # `request.post({url, json: true})`
-            if http is not None:
-                http.method, http.method_node = verb.upper(), None
-            return http
-        style = "options" if receiver_text in _OPTIONS_STYLE else "axios"
-        return _Http(verb.upper(), args[0], style, verb, base or "", call)
-
-    def _with_method(self, http: _Http, options: Node | None) -> _Http:
-        http.method_node = self._pair_value(options, "method")
-        http.method = self._method_of(http, None)
-        return http
-
-    def _config_call(self, args: list[Node], verb: str) -> _Http | None:
-        if not args:
-            return None
-        call = args[0].parent.parent if args[0].parent is not None else None
-        if args[0].type != "object":
-            return _Http("GET", args[0], "config", verb, call=call)
-        url = self._pair_value(args[0], "url") or self._pair_value(args[0], "uri")
-        base = self._option(args[0], "baseURL") or self._option(args[0], "baseUrl")
-        http = _Http("GET", url, "config", verb, base, call)
-        http.method_node = self._pair_value(args[0], "method") or (
-            self._pair_value(args[0], "type") if verb == "ajax" else None
-        )
-        http.method = self._method_of(http, None)
-        return http
-
-    def _wrapper_call(self, call: Node, args: list[Node]) -> _Http | None:
-        """A call of one of the document's own functions that sends a request built from its
-        parameters (`js_wrappers`): the request, with this call's arguments in them."""
-        summary = summary_of(self, call)
-        if summary is None:
-            return None
-        if any(a.type == "spread_element" for a in args):
-            return None  # `request(...args)`: which argument is which is not written here
-        padded = [*args, *([None] * len(summary.params))]
-        index = summary.url_index
-        http = _Http(
-            "",
-            padded[index] if index is not None else None,
-            "wrapper",
-            call=call,
-            inner=summary.inner,
-            args=tuple(zip(summary.params, padded, strict=False)),
-            roles=summary.roles,
-        )
-        http.method = self._method_of(http, None)
-        return http
-
-    def _bind(self, http: _Http, bind: Bind | None) -> Bind:
-        """The values a wrapper call gives its wrapper's parameters (None: not passed)."""
-        return {
-            name: (self._value(arg, 0, bind) if arg is not None else None)
-            for name, arg in http.args
-            if name
-        }
-
-    def _method_of(self, http: _Http, bind: Bind | None) -> str:
-        """The method a request sends; "" where it comes from a value the code does not show."""
-        if http.inner is not None:
-            return self._method_of(http.inner, self._bind(http, bind))
-        if http.method_node is None:
-            return http.verb.upper() if http.style == "axios" else (http.method or "GET")
-        value = self._value(http.method_node, 0, bind)
-        return "" if value in (UNKNOWN, "") else value.upper()
-
-    def _url_of(self, http: _Http, bind: Bind | None) -> str:
-        if http.inner is not None:
-            return self._url_of(http.inner, self._bind(http, bind))
-        value = self._value(http.url, 0, bind) if http.url is not None else UNKNOWN
-        return join_base(http.base, value)
-
-    def _instance_base(self, receiver: Node) -> str | None:
-        """``const api = axios.create({baseURL})``: the base of ``api.get(path)``, else None."""
-        if receiver.type != "identifier":
-            return None
-        value = self._definition(receiver)
-        if value is None or value.type != "call_expression":
-            return None
-        if not self._callee_text(value).endswith(".create"):
-            return None
-        args = self._arguments(value)
-        return self._option(args[0], "baseURL") if args else ""
-
     def client_method(self, call: Node) -> tuple[str, str] | None:
-        function = child(call, "function")
+        function = self.callee(call)
         if function is None or function.type != "member_expression":
             return None
         receiver = self.text(child(function, "object")).split(".")[-1]

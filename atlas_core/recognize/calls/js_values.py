@@ -33,6 +33,9 @@ FUNCTIONS = frozenset(
 )
 PARAMETER_PARENTS = frozenset({"formal_parameters", "required_parameter", "optional_parameter"})
 CLASS_FIELDS = frozenset({"field_definition", "public_field_definition"})
+_CALLEE_WRAPPERS = frozenset(
+    {"await_expression", "parenthesized_expression", "non_null_expression"}
+)
 _NOTHING = frozenset({"null", "undefined"})
 # How many definitions of `this.name` are compared before giving up on one value.
 _MAX_FIELD_DEFINITIONS = 8
@@ -175,6 +178,15 @@ class JsValues(CallWalk):
             declares = parent.type == "variable_declarator" and is_field(ident, "name")
             if declares and self._within(node, self.scope_of(parent)):
                 return child(parent, "value")
+        if self.scope_of(node) is None:
+            return None
+        # A function runs after the module has set its constants, wherever they are written.
+        for ident in self.named_nodes(name, node.end_byte, len(self.data), _is_identifier):
+            parent = ident.parent
+            if parent is None or parent.type != "variable_declarator":
+                continue
+            if is_field(ident, "name") and self.scope_of(parent) is None:
+                return child(parent, "value")
         return None
 
     def is_use(self, node: Node) -> bool:
@@ -194,9 +206,16 @@ class JsValues(CallWalk):
             return []
         return [a for a in arguments.named_children if a.type != "comment"]
 
-    def _callee_text(self, call: Node) -> str:
+    def callee(self, call: Node) -> Node | None:
+        """What `call` calls; TypeScript's grammar reads ``await axios.get<T>(url)`` as a call
+        of ``await axios.get``."""
         function = child(call, "function") or child(call, "constructor")
-        return self.text(function)
+        while function is not None and function.type in _CALLEE_WRAPPERS:
+            function = function.named_children[0] if function.named_child_count else None
+        return function
+
+    def _callee_text(self, call: Node) -> str:
+        return self.text(self.callee(call))
 
     def _pair_value(self, obj: Node | None, key: str) -> Node | None:
         if obj is not None and obj.type == "identifier":

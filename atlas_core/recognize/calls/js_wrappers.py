@@ -20,7 +20,7 @@ from atlas_core.syntax import field as child
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from atlas_core.recognize.calls.javascript import JavaScriptCalls
+    from atlas_core.recognize.calls.js_requests import JsRequests
     from atlas_core.recognize.calls.walk import KeyContext
 
 MAX_WRAPPER_DEPTH = 4
@@ -40,7 +40,7 @@ class Summary:
     roles: dict[int, KeyContext] = field(default_factory=dict)  # parameter -> what its keys are
 
 
-def summary_of(reader: JavaScriptCalls, call: Node) -> Summary | None:
+def summary_of(reader: JsRequests, call: Node) -> Summary | None:
     """The summary of the wrapper `call` calls, if the document defines one."""
     definition = _definition_of(reader, call)
     if definition is None:
@@ -52,7 +52,7 @@ def summary_of(reader: JavaScriptCalls, call: Node) -> Summary | None:
     )
 
 
-def _summarise(reader: JavaScriptCalls, definition: Node) -> Summary | None:
+def _summarise(reader: JsRequests, definition: Node) -> Summary | None:
     active = reader.summarising
     if definition.id in active or len(active) >= MAX_WRAPPER_DEPTH:
         return None  # recursion, or a chain too deep to follow
@@ -63,7 +63,7 @@ def _summarise(reader: JavaScriptCalls, definition: Node) -> Summary | None:
         active.pop()
 
 
-def _read_summary(reader: JavaScriptCalls, definition: Node) -> Summary | None:
+def _read_summary(reader: JsRequests, definition: Node) -> Summary | None:
     params = _parameters(reader, definition)
     body = child(definition, "body")
     if body is None or not any(params):
@@ -96,7 +96,7 @@ def _read_summary(reader: JavaScriptCalls, definition: Node) -> Summary | None:
     return Summary(params, inner, url_index, roles)
 
 
-def _parameters(reader: JavaScriptCalls, definition: Node) -> tuple[str, ...]:
+def _parameters(reader: JsRequests, definition: Node) -> tuple[str, ...]:
     single = child(definition, "parameter")  # `p => ...`
     if single is not None:
         return (reader.text(single),)
@@ -113,11 +113,11 @@ def _parameters(reader: JavaScriptCalls, definition: Node) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _definition_of(reader: JavaScriptCalls, call: Node) -> Node | None:
+def _definition_of(reader: JsRequests, call: Node) -> Node | None:
     """The function `call` calls, when this document defines it: a function declaration or a
     function assigned to a name for `name(...)`; a method or function-valued field for
     `receiver.name(...)`, in the caller's own class first when the receiver is `this`."""
-    function = child(call, "function")
+    function = reader.callee(call)
     if function is None:
         return None
     if function.type == "identifier":
@@ -174,7 +174,7 @@ def _method(name: Node) -> Node | None:
     return None
 
 
-def in_forwarding_body(reader: JavaScriptCalls, call: Node, url: str) -> bool:
+def in_forwarding_body(reader: JsRequests, call: Node, url: str) -> bool:
     """Whether `call`, a request whose URL reads `url`, sits in a function that only forwards a
     path its callers pass: no endpoint of its own (the call sites are the calls)."""
     scope = next((a for a in ancestors(call) if a.type in FUNCTIONS), None)

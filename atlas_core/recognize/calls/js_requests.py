@@ -1,0 +1,191 @@
+"""Which JavaScript and TypeScript calls send requests: `fetch(url, init)`, axios verbs and
+configs, instances from `axios.create({baseURL})`, request, got, ky, AngularJS `$http`, jQuery
+`$.ajax`, and calls of the code's own wrapper functions (`js_wrappers`), with the method and URL
+each sends, read again under a wrapper caller's arguments (`Bind`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from atlas_core.recognize.calls.js_values import Bind, JsValues
+from atlas_core.recognize.calls.js_wrappers import summary_of
+from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, join_base
+from atlas_core.syntax import field as child
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from atlas_core.recognize.calls.walk import KeyContext
+
+_HTTP_RECEIVER = re.compile(r"(?i)axios|http|client|api|instance|request|agent|ky|got")
+# Libraries whose verb methods take (url, options) or (options): `got.post(url, {json})`,
+# `request.post({url, json}, cb)`.
+_OPTIONS_STYLE = frozenset({"ky", "got", "request", "rp", "requestPromise"})
+# Functions called with (config): `axios(config)`, AngularJS `$http(config)`, `request(options)`.
+_CONFIG_CALLS = frozenset(
+    {"axios", "$http", "request", "rp", "requestPromise", "$.ajax", "jQuery.ajax"}
+)
+# Functions called with (url, options), the options' keys named as `_OPTION_ROLES` names them.
+_URL_OPTIONS_CALLS = frozenset({"got", "ky"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
+
+
+@dataclass(slots=True)
+class Http:
+    """One request as the code writes it."""
+
+    method: str
+    url: Node | None
+    style: str  # "fetch", "axios" (verb call), "config" (axios(config)), "options" (ky, got),
+    # "wrapper" (a call of the code's own function that makes the request `inner`)
+    verb: str = ""
+    base: str = ""
+    call: Node | None = None
+    method_node: Node | None = None  # where the method is written, when not in the verb
+    inner: Http | None = None
+    args: tuple[tuple[str, Node | None], ...] = ()  # the wrapper's parameters and arguments
+    roles: dict[int, KeyContext] | None = None  # a wrapper's argument -> what its keys are
+
+
+class JsRequests(JsValues):
+    """The request a call sends, if it sends one."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.summarising: list[int] = []  # wrappers being summarised, innermost last
+
+    def use_context(self, use: Node) -> KeyContext | None:
+        """What the keys of the object a name holds become, read where the name is used."""
+        raise NotImplementedError
+
+    def http(self, call: Node) -> Http | None:
+        if call.type != "call_expression":
+            return None
+        if self.memo is None:
+            return self._read_http(call)
+        return self.memo.remember(("js-http", call.id), lambda: self._read_http(call))
+
+    def _read_http(self, call: Node) -> Http | None:
+        function = self.callee(call)
+        args = self._arguments(call)
+        if function is None:
+            return None
+        callee = self.text(function)
+        if callee in ("fetch", "window.fetch", "globalThis.fetch", "self.fetch"):
+            options = args[1] if len(args) > 1 else None
+            http = Http("GET", args[0] if args else None, "fetch", call=call)
+            return self._with_method(http, options)
+        if callee in _URL_OPTIONS_CALLS:
+            options = args[1] if len(args) > 1 else None
+            http = Http("GET", args[0] if args else None, "options", call=call)
+            return self._with_method(http, options)
+        wrapped = self._wrapper_call(call, args)
+        if wrapped is not None:
+            return wrapped
+        if callee in _CONFIG_CALLS or callee.endswith(".request"):
+            return self._config_call(args, "ajax" if "ajax" in callee else "")
+        if function.type != "member_expression":
+            return None
+        verb = self.text(child(function, "property"))
+        receiver = child(function, "object")
+        if verb not in HTTP_VERBS or receiver is None or not args:
+            return None
+        if any(a.type in _FUNCTION_VALUES for a in args):
+            return None  # `router.get(path, handler)`: a server route, not a request
+        receiver_text = self.text(receiver)
+        base = self._instance_base(receiver)
+        made = self._definition(receiver) if receiver.type == "identifier" else None
+        if made is not None and made.type == "new_expression":
+            return None  # a Map's, a URLSearchParams' or a Headers' `get`
+        looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
+        if not looks_http and "/" not in self._value(args[0], 0):
+            return None
+        if receiver_text in _OPTIONS_STYLE and args[0].type == "object":
+            http = self._config_call(args, "")  # `request.post({url, json: true})`
+            if http is not None:
+                http.method, http.method_node = verb.upper(), None
+            return http
+        style = "options" if receiver_text in _OPTIONS_STYLE else "axios"
+        return Http(verb.upper(), args[0], style, verb, base or "", call)
+
+    def _with_method(self, http: Http, options: Node | None) -> Http:
+        http.method_node = self._pair_value(options, "method")
+        http.method = self._method_of(http, None)
+        return http
+
+    def _config_call(self, args: list[Node], verb: str) -> Http | None:
+        if not args:
+            return None
+        call = args[0].parent.parent if args[0].parent is not None else None
+        if args[0].type != "object":
+            return Http("GET", args[0], "config", verb, call=call)
+        url = self._pair_value(args[0], "url") or self._pair_value(args[0], "uri")
+        base = self._option(args[0], "baseURL") or self._option(args[0], "baseUrl")
+        http = Http("GET", url, "config", verb, base, call)
+        http.method_node = self._pair_value(args[0], "method") or (
+            self._pair_value(args[0], "type") if verb == "ajax" else None
+        )
+        http.method = self._method_of(http, None)
+        return http
+
+    def _wrapper_call(self, call: Node, args: list[Node]) -> Http | None:
+        """A call of one of the document's own functions that sends a request built from its
+        parameters (`js_wrappers`): the request, with this call's arguments in them."""
+        summary = summary_of(self, call)
+        if summary is None:
+            return None
+        if any(a.type == "spread_element" for a in args):
+            return None  # `request(...args)`: which argument is which is not written here
+        padded = [*args, *([None] * len(summary.params))]
+        index = summary.url_index
+        http = Http(
+            "",
+            padded[index] if index is not None else None,
+            "wrapper",
+            call=call,
+            inner=summary.inner,
+            args=tuple(zip(summary.params, padded, strict=False)),
+            roles=summary.roles,
+        )
+        http.method = self._method_of(http, None)
+        return http
+
+    def _bind(self, http: Http, bind: Bind | None) -> Bind:
+        """The values a wrapper call gives its wrapper's parameters (None: not passed)."""
+        return {
+            name: (self._value(arg, 0, bind) if arg is not None else None)
+            for name, arg in http.args
+            if name
+        }
+
+    def _method_of(self, http: Http, bind: Bind | None) -> str:
+        """The method a request sends; "" where it comes from a value the code does not show."""
+        if http.inner is not None:
+            return self._method_of(http.inner, self._bind(http, bind))
+        if http.method_node is None:
+            return http.verb.upper() if http.style == "axios" else (http.method or "GET")
+        value = self._value(http.method_node, 0, bind)
+        return "" if value in (UNKNOWN, "") else value.upper()
+
+    def _url_of(self, http: Http, bind: Bind | None) -> str:
+        if http.inner is not None:
+            return self._url_of(http.inner, self._bind(http, bind))
+        value = self._value(http.url, 0, bind) if http.url is not None else UNKNOWN
+        return join_base(http.base, value)
+
+    def _instance_base(self, receiver: Node) -> str | None:
+        """``const api = axios.create({baseURL})``: the base of ``api.get(path)``, else None."""
+        if receiver.type == "call_expression":
+            value = receiver  # `axios.create({baseURL}).get(path)`
+        elif receiver.type == "identifier":
+            value = self._definition(receiver)
+        else:
+            return None
+        if value is None or value.type != "call_expression":
+            return None
+        if not self._callee_text(value).endswith(".create"):
+            return None
+        args = self._arguments(value)
+        return self._option(args[0], "baseURL") if args else ""

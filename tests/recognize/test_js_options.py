@@ -1,0 +1,134 @@
+"""JavaScript and TypeScript request shapes beyond fetch and axios verbs: option objects of
+request, got, ky, superagent, AngularJS `$http` and jQuery `$.ajax`; TypeScript type arguments,
+casts and optional chaining; class-field URLs; inline scripts of an HTML page; and input that
+must stay bounded."""
+
+from __future__ import annotations
+
+from atlas_core.recognize.calls.scan import Located, scan_calls
+from tests.recognize.cursor import read
+
+BASE = "https://acme.collibra.com/rest/2.0"
+
+
+def _rows(code: str, language: str = "javascript") -> set[tuple[int, str, str, str, str]]:
+    return {_row(item) for item in scan_calls(code, language)}
+
+
+def _row(item: Located) -> tuple[int, str, str, str, str]:
+    site = item.site
+    return item.line, site.role, site.method, site.url, site.name
+
+
+LIBRARIES = f"""\
+const url = "{BASE}/assets";
+const payload = {{ name: "n", domainId: "d" }};
+request({{ url, method: "POST", json: true, body: payload }}, (err, res) => done(err));
+request.post({{ url: "{BASE}/domains", json: {{ communityId: "c" }} }});
+got("{BASE}/roles", {{ method: "GET", searchParams: {{ userId: "u" }} }});
+got.post("{BASE}/communities", {{ json: {{ parentId: "p" }} }});
+ky.put("{BASE}/tags", {{ json: {{ label: "x" }} }});
+superagent.post("{BASE}/relations").set("Accept", "json").send({{ sourceId: "s" }}).query({{ dryRun: 1 }});
+$http({{ method: "DELETE", url: "{BASE}/assets/bulk", data: {{ ids: [] }} }});
+$http.get("{BASE}/statuses", {{ params: {{ offset: 0 }} }});
+$.ajax({{ url: "{BASE}/users", type: "GET", data: {{ firstName: "a" }} }});
+$.ajax({{ url: "{BASE}/users", type: "POST", data: {{ lastName: "b" }} }});
+axios.create({{ baseURL: "{BASE}" }}).get("/views", {{ params: {{ viewId: "v" }} }});
+"""
+
+
+def test_option_objects_of_the_common_libraries() -> None:
+    rows = _rows(LIBRARIES)
+    expected = {
+        (1, "body", "POST", f"{BASE}/assets", "name"),
+        (3, "body", "POST", f"{BASE}/domains", "communityId"),
+        (4, "query", "GET", f"{BASE}/roles", "userId"),
+        (5, "body", "POST", f"{BASE}/communities", "parentId"),
+        (6, "body", "PUT", f"{BASE}/tags", "label"),
+        (7, "body", "POST", f"{BASE}/relations", "sourceId"),
+        (7, "query", "POST", f"{BASE}/relations", "dryRun"),
+        (8, "endpoint", "DELETE", f"{BASE}/assets/bulk", ""),
+        (8, "body", "DELETE", f"{BASE}/assets/bulk", "ids"),
+        (9, "query", "GET", f"{BASE}/statuses", "offset"),
+        (10, "query", "GET", f"{BASE}/users", "firstName"),
+        (11, "body", "POST", f"{BASE}/users", "lastName"),
+        (12, "endpoint", "GET", f"{BASE}/views", ""),
+        (12, "query", "GET", f"{BASE}/views", "viewId"),
+    }
+    assert expected <= rows
+    shorthand_url = read(LIBRARIES, "javascript", "/assets")
+    assert shorthand_url is not None
+    assert (shorthand_url.method, shorthand_url.role) == ("POST", "endpoint")
+
+
+TYPED = f"""\
+interface Asset {{ id: string }}
+export class Catalog {{
+  private readonly assetsUrl: string = "{BASE}/assets";
+  constructor(private http: HttpClient, private client?: AxiosInstance) {{}}
+
+  async find(name: string): Promise<Asset[]> {{
+    const page = await axios.get<Asset[]>(this.assetsUrl, {{ params: {{ name }} }});
+    const again = (await this.client?.get<Asset[]>("/domains", {{ params: {{ limit: 5 }} }}))!;
+    return (await fetch(`${{BASE}}/roles` as string, {{ method: "POST" as const }})).json();
+  }}
+}}
+const BASE = "{BASE}";
+"""
+
+
+def test_type_arguments_casts_optional_chaining_and_class_fields() -> None:
+    rows = _rows(TYPED, "typescript")
+    assert (2, "endpoint", "GET", f"{BASE}/assets", "") in rows
+    assert (6, "query", "GET", f"{BASE}/assets", "name") in rows
+    assert (7, "query", "GET", "/domains", "limit") in rows
+    assert (8, "endpoint", "POST", f"{BASE}/roles", "") in rows
+
+
+PAGE = f"""\
+<!doctype html>
+<html><head><title>Assets</title>
+<script src="vendor.js"></script>
+<script type="text/template"><a href="/rest/2.0/assets/{{id}}">x</a></script>
+</head><body>
+<p>Calls <code>fetch("/rest/2.0/assets")</code> on load.</p>
+<script>
+  const API = "{BASE}";
+  async function load() {{
+    return fetch(API + "/communities?offset=0", {{ method: "GET" }});
+  }}
+</script>
+</body></html>
+"""
+
+
+def test_inline_scripts_of_an_html_page_are_javascript() -> None:
+    rows = _rows(PAGE, "html")
+    assert (9, "endpoint", "GET", f"{BASE}/communities", "") in rows
+    assert (9, "query", "GET", f"{BASE}/communities", "offset") in rows
+    assert {row[0] for row in rows} <= {7, 9}  # nothing from the template, the prose, the tags
+    hovered = read(PAGE, "html", "/communities")
+    assert hovered is not None
+    assert (hovered.method, hovered.role, hovered.url) == ("GET", "endpoint", f"{BASE}/communities")
+    assert _rows(PAGE.replace("<script>", "<script type='text/x-template'>"), "html") == set()
+
+
+def test_a_minified_bundle_and_a_long_file_of_wrapper_calls() -> None:
+    call = f'fetch("{BASE}/assets",{{method:"POST",body:JSON.stringify({{name:n}})}});'
+    wrapper = "function w(p,q){return axios.get(B+p,{params:q})}"
+    minified = "var B='" + BASE + "';" + (wrapper + call + 'w("/roles",{a:1});') * 40_000
+    assert scan_calls(minified, "javascript") == []  # one 5 MB line: generated code, skipped
+    lines = [f'get("/assets/{i}", {{ limit: {i} }});' for i in range(2_000)]
+    head = "const get = (p, q) => axios.get(BASE + p, { params: q });\n"
+    long_file = head + f"const BASE = '{BASE}';\n" + "\n".join(lines)
+    found = scan_calls(long_file, "javascript", budget_s=60)
+    endpoints = [item for item in found if item.site.role == "endpoint"]
+    assert len(endpoints) == 2_000
+    assert endpoints[-1].site.url == f"{BASE}/assets/1999"
+
+
+def test_the_verb_of_an_awaited_typed_call_names_its_endpoint() -> None:
+    code = f'async function f() {{ return await axios.get<Asset[]>("{BASE}/assets"); }}\n'
+    verb = read(code, "typescript", "get<")
+    assert verb is not None
+    assert (verb.method, verb.role, verb.url) == ("GET", "endpoint", f"{BASE}/assets")

@@ -1,0 +1,181 @@
+"""JavaScript and TypeScript calls through the code's own functions and methods: each call site of
+a wrapper reads as the request the wrapper sends, with the site's arguments in place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from atlas_core.engine import Engine
+from atlas_core.recognize.calls.scan import Located, scan_calls
+from tests.apicheck_bundle import build_apicheck_bundle
+from tests.recognize.cursor import read
+
+BASE = "https://acme.collibra.com/rest/2.0"
+
+CLIENT = f"""\
+class CatalogClient {{
+  constructor(token) {{
+    this.base = "{BASE}";
+    this.token = token;
+  }}
+
+  async request(method, path, body) {{
+    const res = await fetch(this.base + path, {{
+      method,
+      headers: {{ Authorization: `Bearer ${{this.token}}` }},
+      body: body ? JSON.stringify(body) : undefined,
+    }});
+    return res.json();
+  }}
+
+  list(path, query = {{}}) {{
+    return this.send("GET", path, query);
+  }}
+
+  send(verb, path, query) {{
+    return fetch(`${{this.base}}${{path}}?` + new URLSearchParams(query), {{ method: verb }});
+  }}
+
+  addAsset(name, domainId) {{
+    return this.request("POST", "/assets", {{ name, domainId, typeId: "t-1" }});
+  }}
+
+  findAssets(name) {{
+    const defaults = {{ limit: 10, nameMatchMode: "EXACT" }};
+    return this.list("/assets", {{ ...defaults, name }});
+  }}
+
+  anything(verb) {{
+    return this.request(verb, "/roles");
+  }}
+}}
+"""
+
+
+def _sites(code: str, language: str = "javascript") -> list[tuple[int, str, str, str, str]]:
+    return [_row(item) for item in scan_calls(code, language)]
+
+
+def _row(item: Located) -> tuple[int, str, str, str, str]:
+    site = item.site
+    return item.line, site.role, site.method, site.url, site.name
+
+
+def test_a_class_method_wrapper_is_read_at_its_call_site() -> None:
+    endpoint = read(CLIENT, "javascript", '"/assets", {')
+    assert endpoint is not None
+    assert (endpoint.method, endpoint.role, endpoint.url) == ("POST", "endpoint", f"{BASE}/assets")
+    body = read(CLIENT, "javascript", "domainId, typeId")
+    assert body is not None
+    assert (body.method, body.role, body.name, body.url) == (
+        "POST",
+        "body",
+        "domainId",
+        f"{BASE}/assets",
+    )
+    assert body.path_keys == ("name", "domainId", "typeId")
+
+
+def test_a_wrapper_of_a_wrapper_passes_query_keys_through_spreads() -> None:
+    limit = read(CLIENT, "javascript", "limit: 10")
+    assert limit is not None
+    assert (limit.method, limit.role, limit.name, limit.url) == (
+        "GET",
+        "query",
+        "limit",
+        f"{BASE}/assets",
+    )
+    endpoint = read(CLIENT, "javascript", '"/assets", {', occurrence=2)
+    assert endpoint is not None
+    assert (endpoint.method, endpoint.role) == ("GET", "endpoint")
+
+
+def test_a_method_from_a_parameter_with_no_literal_is_no_guess() -> None:
+    site = read(CLIENT, "javascript", '"/roles"')
+    assert site is not None
+    assert (site.method, site.role, site.url) == ("", "endpoint", f"{BASE}/roles")
+
+
+def test_the_wrappers_own_bodies_are_no_calls() -> None:
+    rows = _sites(CLIENT)
+    assert [r for r in rows if r[0] < 24] == []  # `request`, `list` and `send` forward paths
+    assert (24, "endpoint", "POST", f"{BASE}/assets", "") in rows
+
+
+ARROWS = f"""\
+import axios from "axios";
+
+const BASE = "{BASE}";
+const get = (p, params) => axios.get(BASE + p, {{ params }});
+const fetchRoles = (q) => get("/roles", q);
+
+export async function load(id) {{
+  await get(`/assets/${{id}}`);
+  await fetchRoles({{ userId: id }});
+  await get(lookupPath(id));
+}}
+"""
+
+
+def test_arrow_function_wrappers_and_their_wrappers() -> None:
+    rows = _sites(ARROWS)
+    assert (7, "endpoint", "GET", f"{BASE}/assets/{{}}", "") in rows
+    assert (4, "endpoint", "GET", f"{BASE}/roles", "") in rows
+    assert (8, "query", "GET", f"{BASE}/roles", "userId") in rows
+    # `get(lookupPath(id))`: a URL the code computes at run time gives nothing; nor does the
+    # wrapper's own body, whose path is all its caller's.
+    assert not [r for r in rows if r[0] in (3, 9)]
+
+
+RECURSIVE = """\
+function ping(path) { return pong(path); }
+function pong(path) { return ping(path); }
+function self(path, n) { return n > 0 ? self(path, n - 1) : fetch(API + path); }
+const API = "https://acme.collibra.com/rest/2.0";
+ping("/assets");
+self("/roles", 3);
+"""
+
+
+def test_recursive_and_mutually_recursive_wrappers_are_bounded() -> None:
+    rows = _sites(RECURSIVE)
+    assert not [r for r in rows if r[0] == 4]  # the ping/pong cycle makes no request
+    assert (5, "endpoint", "GET", f"{BASE}/roles", "") in rows
+
+
+def test_a_deep_chain_of_wrappers_stops_without_an_error() -> None:
+    chain = [f"function w0(p) {{ return fetch('{BASE}' + p); }}"]
+    chain += [f"function w{i}(p) {{ return w{i - 1}(p); }}" for i in range(1, 40)]
+    code = "\n".join([*chain, 'w39("/assets");', 'w2("/roles");', ""])
+    rows = _sites(code)
+    assert (41, "endpoint", "GET", f"{BASE}/roles", "") in rows
+    assert not [r for r in rows if r[0] == 40]  # past the depth the chain is not followed
+
+
+@pytest.fixture(scope="module")
+def checks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:
+        yield opened
+
+
+def test_a_misspelled_body_key_behind_a_helper_is_flagged(checks: Engine) -> None:
+    code = CLIENT.replace("domainId, typeId", "domainID, typeId")
+    found = checks.check_code(code, "javascript")
+    [unknown] = [f for f in found if f.check == "unknown-param"]
+    assert unknown.line == 24 and unknown.fixes[0] == "domainId"
+    assert code.splitlines()[24][unknown.start : unknown.end] == "domainID"
+    assert checks.check_code(CLIENT, "javascript") == []
+
+
+def test_a_helper_with_a_runtime_url_gives_nothing(checks: Engine) -> None:
+    code = (
+        "async function call(url, body) {\n"
+        "  return fetch(url, { method: 'POST', body: JSON.stringify(body) });\n"
+        "}\n"
+        "call(process.env.TARGET, { nmae: 'x' });\n"
+        "call(window.location.href + suffix, { nmae: 'x' });\n"
+    )
+    assert {item.site.url for item in scan_calls(code, "javascript")} <= {"{}"}
+    assert checks.check_code(code, "javascript") == []
