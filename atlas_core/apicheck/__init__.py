@@ -19,9 +19,17 @@ from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
     from atlas_core.apicheck.check import check_client_calls, check_located, check_request
+    from atlas_core.apicheck.evidence import merge_evidence
     from atlas_core.apicheck.findings import CHECKS
     from atlas_core.apicheck.matching import locate, operation_of_call
-    from atlas_core.apicheck.model import ApiModel, Operation, build_model, says_removed
+    from atlas_core.apicheck.model import (
+        ApiModel,
+        Disagreement,
+        Notice,
+        Operation,
+        build_model,
+        says_removed,
+    )
 
 _EXPORTS = {
     "CHECKS": "findings",
@@ -33,17 +41,23 @@ _EXPORTS = {
     "ApiModel": "model",
     "Operation": "model",
     "build_model": "model",
+    "merge_evidence": "evidence",
+    "Disagreement": "model",
+    "Notice": "model",
     "says_removed": "model",
 }
 __all__ = [
     "CHECKS",
     "ApiModel",
+    "Disagreement",
+    "Notice",
     "Operation",
     "build_model",
     "check_client_calls",
     "check_located",
     "check_request",
     "locate",
+    "merge_evidence",
     "operation_of_call",
     "says_removed",
 ]

@@ -4,6 +4,7 @@ method the path does not take, or a deprecated operation (with its replacement).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from atlas_core.apicheck.findings import (
     DEPRECATED,
@@ -15,8 +16,9 @@ from atlas_core.apicheck.findings import (
     Place,
     finding,
 )
-from atlas_core.apicheck.matching import COLLIBRA, locate, operation_of_call
+from atlas_core.apicheck.matching import COLLIBRA, SCHEME_HOST, locate, operation_of_call
 from atlas_core.apicheck.model import WILDCARD, ApiModel, Operation, segments_of
+from atlas_core.recognize import UNKNOWN
 from atlas_core.types import ApiFinding
 
 _ENDPOINT_TEXT = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S+)$")
@@ -29,7 +31,7 @@ def check_endpoint(
     `operation_of_call`)."""
     where = locate(model, url)
     if where is None:
-        return None, []
+        return None, _noticed(model, url, place)
     found = operation_of_call(model, method, where.segments, ids=ids)
     severity = ERROR if where.evidence == COLLIBRA else WARNING
     shown = "/" + "/".join(where.segments)
@@ -72,6 +74,30 @@ def check_endpoint(
     if op.deprecated:
         findings.append(deprecated_operation(op, place))
     return op, findings
+
+
+def _noticed(model: ApiModel, url: str, place: Place) -> list[ApiFinding]:
+    """Information on a call to an API no spec describes (``/rest/1.0``) when a docs page says
+    it is removed or blocked, naming that page; nothing otherwise."""
+    if not model.notices or not place.text:
+        return []
+    host = SCHEME_HOST.match(url)
+    path = url[host.end() :] if host else url
+    path = path.split("?", 1)[0]
+    if path.startswith(UNKNOWN):
+        path = path[len(UNKNOWN) :]
+    for notice in model.notices:
+        end = len(notice.prefix)
+        if path.startswith(notice.prefix) and path[end : end + 1] in ("", "/"):
+            message = f"{notice.prefix} is not an API the bundle's specs describe; {notice.page} says: {notice.text}"
+            return [
+                replace(
+                    finding(DEPRECATED, INFORMATION, message, place, None, target="path"),
+                    href=notice.url,
+                    rule=f"docs page {notice.page}",
+                )
+            ]
+    return []
 
 
 def deprecated_operation(op: Operation, place: Place) -> ApiFinding:

@@ -49,8 +49,34 @@ class Spec:
 
     publication: str
     title: str
-    file: str  # the spec's file name, e.g. dgc-rest.json
+    file: str  # the spec's file name, e.g. dgc-rest.json; a docs page's path for one it embeds
     base_path: str  # e.g. /rest/2.0
+    version: str = ""  # the spec's info.version
+    url: str = ""  # where a docs page that embeds the spec is published
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """One name on which a docs page's embedded spec and a spec file differ for an operation."""
+
+    operation: str  # "GET /assets"
+    name: str  # the parameter or property ("" for the operation itself)
+    page_says: str  # "query parameter", "absent", "required", "deprecated", "values A, B"
+    file_says: str
+    page: str  # the docs page (bundle mirror path)
+    url: str  # its web address
+    file: str  # the spec file
+    follows: str  # the source the checks follow: the page or the file
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A docs sentence saying an API no spec describes (``/rest/1.0``) is removed or blocked."""
+
+    prefix: str
+    page: str
+    url: str
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +101,9 @@ class Operation:
     spec: Spec | None = None
     bundle: str = ""
     operation_ids: tuple[str, ...] = ()  # as the spec and generated clients spell them
+    # Which source the definition follows when several define it, in words ("" for one spec
+    # file): "the spec embedded in api/x-reference.md (version 2.0), newer than dgc-rest.json".
+    source: str = ""
 
     @property
     def endpoint(self) -> str:
@@ -95,6 +124,10 @@ class ApiModel:
 
     specs: tuple[Spec, ...] = ()
     operations: list[Operation] = field(default_factory=list)
+    # Where a docs page's embedded spec and a spec file define an operation differently
+    # (`apicheck.evidence`), and docs notices that an API no spec describes is removed.
+    disagreements: tuple[Disagreement, ...] = ()
+    notices: tuple[Notice, ...] = ()
     _by_length: dict[int, list[Operation]] = field(default_factory=dict)
     _first: set[str] = field(default_factory=set)
     _answers: dict[tuple[Any, ...], Any] = field(default_factory=dict)
@@ -189,6 +222,7 @@ def build_model(
             title=str(s.get("title", "")),
             file=PurePosixPath(str(s.get("path", ""))).name,
             base_path=str(s.get("base_path", "") or ""),
+            version=str(s.get("version", "") or ""),
         )
         for s in manifest.get("sources", ())
         if isinstance(s, Mapping) and s.get("kind") == "openapi"

@@ -4,10 +4,11 @@ not be compared (another model, another format, an unreadable identifier table).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from atlas_core.changes.facts import KINDS, PLURALS, BundleFacts, Item, Side, read_facts
+from atlas_core.changes.sources import source_disagreements
 
 CHANGES = ("added", "removed", "changed")
 
@@ -29,6 +30,9 @@ class BundleDiff:
     api_compared: bool  # the identifier tables were read: endpoints ... deprecations are compared
     vectors_comparable: bool  # same model and format: search scores mean the same in both
     notes: tuple[str, ...]  # what could not be compared, and why
+    # Where the new bundle's docs pages and spec files define an operation differently
+    # (`sources.source_disagreements`); empty for bundles built before they were recorded.
+    disagreements: tuple[dict[str, str], ...] = ()
 
     def of(self, kind: str, change: str | None = None) -> list[Change]:
         return [c for c in self.changes if c.kind == kind and change in (None, c.change)]
@@ -45,7 +49,8 @@ class BundleDiff:
 
 def diff_bundles(old: Path, new: Path) -> BundleDiff:
     """Compare the bundles at `old` and `new`; BundleError when either is not a bundle."""
-    return compare(read_facts(old), read_facts(new))
+    found = compare(read_facts(old), read_facts(new))
+    return replace(found, disagreements=tuple(source_disagreements(new)))
 
 
 def compare(old: BundleFacts, new: BundleFacts) -> BundleDiff:

@@ -7,6 +7,7 @@ from typing import Any
 
 from atlas_core.changes.compare import CHANGES, BundleDiff, Change
 from atlas_core.changes.facts import KINDS, PLURALS, Side
+from atlas_core.changes.sources import disagreement_line
 
 MARKS = {"added": "+", "removed": "-", "changed": "~"}
 SUMMARY_ITEMS = 30  # changes a summary lists (an agent is told to run `atlas diff` for more)
@@ -48,6 +49,7 @@ def diff_json(diff: BundleDiff) -> dict[str, Any]:
         "total": len(diff.changes),
         "counts": diff.counts(),
         "changes": listed,
+        "disagreements": list(diff.disagreements),
     }
 
 
@@ -92,6 +94,9 @@ def diff_text(diff: BundleDiff, limit: int = 0) -> str:
     lines += [f"note: {note}" for note in diff.notes]
     if diff.vectors_comparable:
         lines.append("same model and format: search results are comparable")
+    if diff.disagreements:
+        lines.append(f"sources disagree ({len(diff.disagreements)}), in the new bundle:")
+        lines += [f"  {disagreement_line(d)}" for d in diff.disagreements]
     if not diff.changes:
         lines.append("no changes")
         return "\n".join(lines)

@@ -38,10 +38,13 @@ class ApiChecks:
         return load_once(self, "_api", self._lock, self._build_model)
 
     def _build_model(self) -> ApiModel:
-        from atlas_core.apicheck import ApiModel, build_model
+        from atlas_core.apicheck import ApiModel, build_model, merge_evidence
+        from atlas_core.identifiers import TABLE_DIR, read_api_evidence
 
         specs: list[Any] = []
         operations: list[Any] = []
+        disagreements: list[Any] = []
+        notices: list[Any] = []
         for _, part in self.bundles.documented:
             ids = part.identifiers()
 
@@ -54,10 +57,15 @@ class ApiChecks:
             found = build_model(
                 part.name, part.bundle.manifest, ids.endpoint_rows(), ids.schema_params, page_url
             )
+            # What the bundle's docs pages say beside its specs (none in bundles built before).
+            evidence = read_api_evidence(part.bundle.path / TABLE_DIR)
+            found = merge_evidence(part.name, *found, evidence)
+            disagreements.extend(found[2])
+            notices.extend(found[3])
             specs.extend(found[0])
             known = {(op.method, op.segments) for op in operations}
             operations.extend(op for op in found[1] if (op.method, op.segments) not in known)
-        return ApiModel(tuple(specs), operations)
+        return ApiModel(tuple(specs), operations, tuple(disagreements), tuple(notices))
 
     def operation(self, method: str, url: str) -> Operation | None:
         from atlas_core.apicheck import locate, operation_of_call

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         split_words,
         strip_path,
     )
+    from atlas_core.identifiers.store.api_evidence import read_api_evidence
     from atlas_core.identifiers.store.table import META_FILE, TABLE_DIR, RowMemo, read_npy
     from atlas_core.identifiers.store.table_reader import record_params
     from atlas_core.identifiers.store.verify import mention_problems, table_problems
@@ -66,6 +67,7 @@ _EXPORTS = {
     "table_problems": "store.verify",
     "mention_problems": "store.verify",
     "record_params": "store.table_reader",
+    "read_api_evidence": "store.api_evidence",
     "RowMemo": "store.table",
     "subject_keys": "lookup.subjects",
     "CallTarget": "lookup.call_target",
@@ -93,6 +95,7 @@ __all__ = [
     "one_per_subject",
     "path_key",
     "pick_definition",
+    "read_api_evidence",
     "read_npy",
     "record_params",
     "split_words",

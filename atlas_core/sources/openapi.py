@@ -41,6 +41,15 @@ def base_path(spec: dict[str, Any]) -> str:
     return ""
 
 
+def spec_date(info: dict[str, Any]) -> str:
+    """The date a spec says it was published (an ``x-date``-like info field), "" when none."""
+    for key in ("x-date", "x-release-date", "x-last-modified", "x-updated"):
+        value = info.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:40]
+    return ""
+
+
 def load_openapi(path: Path, url: str = "") -> tuple[list[Document], dict[str, Any]]:
     """The spec at `path` as reference pages; `url` is where it is published (a developer
     portal, or the spec file's own address: see `openapi_urls`), "" when the source names none."""
@@ -135,6 +144,9 @@ def load_openapi(path: Path, url: str = "") -> tuple[list[Document], dict[str, A
                     "spec": path.name,
                     "tag": tag,
                     "openapi": str(spec.get("openapi")),
+                    # What decides whether a docs page's embedded spec is newer (`api_evidence`).
+                    "version": version,
+                    "date": spec_date(info),
                     SECTION_URLS: _section_urls(page.positions, op_urls),
                 },
                 identifiers=tuple(

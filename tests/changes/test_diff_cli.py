@@ -87,7 +87,16 @@ def test_json_has_every_kind_and_change_and_the_details(teapot_1: Path, teapot_2
     out = atlas_diff(teapot_1, teapot_2, "--json")
     assert out.returncode == 0, out.stderr
     diff = json.loads(out.stdout)
-    assert set(diff) == {"old", "new", "comparable", "notes", "total", "counts", "changes"}
+    assert set(diff) == {
+        "old",
+        "new",
+        "comparable",
+        "notes",
+        "total",
+        "counts",
+        "changes",
+        "disagreements",
+    }
     assert diff["comparable"] == {"pages": True, "api": True, "vectors": True}
     assert diff["notes"] == []
     assert set(diff["counts"]) == set(diff["changes"]) == KINDS

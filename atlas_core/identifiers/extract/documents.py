@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from atlas_core.identifiers.extract.api_evidence import write_evidence
 from atlas_core.identifiers.extract.deprecations import entry_deprecation, extract_deprecations
 from atlas_core.identifiers.extract.document_scan import (
     DEFINITION_WEIGHT,
@@ -22,7 +23,13 @@ from atlas_core.identifiers.extract.document_scan import (
 )
 from atlas_core.identifiers.extract.pages import Found, extract_document
 from atlas_core.identifiers.spelling import compact
-from atlas_core.identifiers.store.table import OWNED_KINDS, RowMemo, write_table
+from atlas_core.identifiers.store.table import (
+    API_EVIDENCE_FILE,
+    OWNED_KINDS,
+    TABLE_DIR,
+    RowMemo,
+    write_table,
+)
 from atlas_core.types import Chunk, Deprecation, Document, IdentifierEntry
 
 __all__ = [
@@ -153,7 +160,7 @@ def write_identifier_table(
     anchors come from the documents themselves. `memo`: see `write_table`."""
     del chunks
     found, deprecations = extract_ranked(documents)
-    return write_table(
+    section = write_table(
         [f.entry for f in found],
         deprecations,
         out_dir,
@@ -161,3 +168,8 @@ def write_identifier_table(
         generated=[f.generated for f in found],
         memo=memo,
     )
+    # What the docs pages say about the API beside the specs; the API model reads it.
+    counts = write_evidence(documents, out_dir / TABLE_DIR, API_EVIDENCE_FILE)
+    section["files"] = sorted([*section.get("files", ()), f"{TABLE_DIR}/{API_EVIDENCE_FILE}"])
+    section["api_evidence"] = counts
+    return section

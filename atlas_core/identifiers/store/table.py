@@ -39,6 +39,8 @@ TABLE_DIR = "identifiers"
 META_FILE = "meta.json"
 RECORDS_FILE = "records.jsonl"
 DEPRECATIONS_FILE = "deprecations.json"
+# What the docs pages say about the API beside the specs (`extract.api_evidence`); optional.
+API_EVIDENCE_FILE = "api_evidence.json"
 # Sorted key families: keys_<family>.txt (one key a line) + rows_<family>.npy (int32 row ids).
 KEY_FAMILIES: tuple[str, ...] = ("search", "alias", "path", "template", "initials")
 # Per-row ranking facts (uint8); tables written before them lack both files and rank by row order.
