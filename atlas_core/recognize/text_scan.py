@@ -35,6 +35,10 @@ _LANGUAGE_ALIASES = {
     "md": "markdown",
     "mdx": "markdown",
     "gql": "graphql",
+    "golang": "go",
+    "ps1": "powershell",
+    "psm1": "powershell",
+    "pwsh": "powershell",
     "htm": "html",
 }
 _HASH_COMMENT = frozenset({"python", "shell", "yaml", "ruby", "perl", "toml", "r", "powershell"})

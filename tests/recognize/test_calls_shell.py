@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recognize.cursor import line_with, read
+from atlas_core.recognize.calls import call_at
+from atlas_core.recognize.calls.scan import scan_calls
+from tests.recognize.cursor import line_with, position_of, read
 
 SCRIPT = """\
 #!/usr/bin/env bash
@@ -143,3 +145,58 @@ def test_the_text_reader_for_other_languages(language: str, code: str, method: s
 def test_the_text_reader_skips_comments() -> None:
     assert read('// client.post("/rest/2.0/assets")', "kotlin", "assets") is None
     assert read('# RestClient.get("/rest/2.0/assets")', "ruby", "assets") is None
+
+
+TOOLS = """\
+#!/bin/sh
+HOST=https://acme.collibra.com
+TABLES="$HOST/rest/2.0/tables"
+ITEM="$HOST/rest/2.0/tables/$(cat id.txt)"
+curl -sf "$HOST/rest/2.0/tables?limit=5"
+curl -sSfL -u "$ADMIN:$PASSWD" "$TABLES" -X POST -d @table.json
+curl --fail -skLu "$ADMIN":"$PASSWD" --url "$HOST/rest/2.0/schemas"
+curl -G --data-urlencode schemaId=s1 -sS "$TABLES"
+wget -q -O- --method=DELETE --header 'Accept: application/json' "$HOST/rest/2.0/tables/1"
+wget --post-data='name=Orders&schemaId=s1' "$TABLES"
+http POST "$TABLES" name=Orders schemaId:='"s1"' limit==3
+http -a "$ADMIN:$PASSWD" "$HOST/rest/2.0/schemas" name==sales
+echo "see http docs" && curl "$ITEM"
+curl -sf "$1" -d '{"name": "x"}'
+"""
+
+
+@pytest.mark.parametrize(
+    ("needle", "expected"),
+    [
+        ("limit=5", ("GET", "query", "limit", "/rest/2.0/tables")),
+        ('"$TABLES" -X', ("POST", "endpoint", "", "/rest/2.0/tables")),
+        ("--url", ("GET", "endpoint", "", "/rest/2.0/schemas")),
+        ("schemaId=s1 -sS", ("GET", "query", "schemaId", "/rest/2.0/tables")),
+        ("Accept", ("DELETE", "header", "Accept", "/rest/2.0/tables/1")),
+        ("schemaId=s1'", ("POST", "body", "schemaId", "/rest/2.0/tables")),
+        ("name=Orders schemaId", ("POST", "body", "name", "/rest/2.0/tables")),
+        ("schemaId:=", ("POST", "body", "schemaId", "/rest/2.0/tables")),
+        ("limit==3", ("POST", "query", "limit", "/rest/2.0/tables")),
+        ("name==sales", ("GET", "query", "name", "/rest/2.0/schemas")),
+    ],
+)
+def test_curl_flags_wget_and_httpie(needle: str, expected: tuple[str, str, str, str]) -> None:
+    into = 3 if needle == "--url" else 1
+    line, column = position_of(TOOLS, needle, into=into)
+    if needle == "--url":
+        column = line_with(TOOLS, "--url").index("$HOST/rest/2.0/schemas")
+    site = call_at(TOOLS, "shellscript", line, column)
+    assert site is not None
+    method, role, name, path = expected
+    assert (site.method, site.role, site.name) == (method, role, name)
+    assert site.url == "https://acme.collibra.com" + path
+
+
+def test_the_scan_sees_every_command_and_no_unseen_url() -> None:
+    found = {(i.line, i.site.role, i.site.name) for i in scan_calls(TOOLS, "shell")}
+    endpoints = sorted(line for line, role, _ in found if role == "endpoint")
+    assert endpoints == [4, 5, 6, 7, 8, 9, 10, 11, 12]  # not line 13: "$1" is unseen
+    assert all(line != 13 for line, _, _ in found)
+    [item] = [i.site for i in scan_calls(TOOLS, "shell") if i.line == 12]
+    assert item.url == "https://acme.collibra.com/rest/2.0/tables/{}"
+    assert (10, "body", "schemaId") in found and (10, "query", "limit") in found

@@ -1,4 +1,5 @@
-"""curl command lines in shell scripts and markdown code blocks, read as text.
+"""HTTP command lines in shell scripts and markdown code blocks, read as text: curl here, wget
+and HTTPie through `shell_tools`.
 
 A command may span lines joined by a trailing backslash. Its words are split the way a shell
 splits them (quotes, escapes), each character remembering its line and column, so a key inside
@@ -9,8 +10,18 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
+from atlas_core.recognize.calls.curl_words import Command as _Command
+from atlas_core.recognize.calls.curl_words import Word as _Word
+from atlas_core.recognize.calls.curl_words import tail as _tail
+from atlas_core.recognize.calls.shell_tools import (
+    BODY_ITEM,
+    QUERY_ITEM,
+    item_key,
+    parse_httpie,
+    parse_wget,
+)
 from atlas_core.recognize.calls.site import (
     BODY,
     ENDPOINT,
@@ -26,7 +37,9 @@ from atlas_core.syntax import Document
 
 _MAX_LINES = 60  # of one command, either way from the cursor
 _MAX_CHARS = 20_000
-_TAKES_VALUE = frozenset("XHdufFoAebcTwxKEmrzDYy")
+# Short options that take a value (``-X POST``, ``-uuser:pw``); the others are switches, so in a
+# group (``-sSfL``, ``-skLu user:pw``) only the last letter may take the next word.
+_TAKES_VALUE = frozenset("XHduFoAebcTwxKEmrzDYyCUQtP")
 _LONG_WITH_VALUE = frozenset(
     {
         "request",
@@ -74,31 +87,19 @@ _DATA_LONG = frozenset(
     }
 )
 _SEPARATORS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>"})
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-
-
-@dataclass(slots=True)
-class _Word:
-    value: str = ""
-    at: list[tuple[int, int]] = field(default_factory=list)  # (line, column) of each character
-
-
-@dataclass(slots=True)
-class _Command:
-    method: str = ""
-    get: bool = False
-    head: bool = False
-    upload: bool = False
-    url: _Word | None = None
-    data: list[tuple[str, _Word]] = field(default_factory=list)  # (option, value)
-    headers: list[_Word] = field(default_factory=list)
-    method_word: _Word | None = None
-    curl: _Word | None = None
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
+# A line where an HTTP command may start.
+COMMAND_WORD = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|https?)(?=\s)")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|\d+)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*|\d)")
 
 
 def read_curl(document: Document, line: int, column: int, language: str) -> CallSite | None:
     first = next(
-        (n for n in range(line, max(line - _MAX_LINES, -1), -1) if "curl" in document.line(n)),
+        (
+            n
+            for n in range(line, max(line - _MAX_LINES, -1), -1)
+            if COMMAND_WORD.search(document.line(n))
+        ),
         None,
     )
     if first is None:
@@ -111,6 +112,8 @@ def read_curl(document: Document, line: int, column: int, language: str) -> Call
         return None
     method = command.method.upper() or _implied_method(command)
     url = _expand_shell_variables(command.url.value, document, first) if command.url else ""
+    if url and not url.replace(UNKNOWN, "").strip():
+        return None  # a URL the script does not show (``curl "$1"``)
     site = _Answer(method, tidy_url(url), line, column, language)
     if command.url is not None and site.on(command.url):
         return site.on_url(command.url)
@@ -120,6 +123,8 @@ def read_curl(document: Document, line: int, column: int, language: str) -> Call
             return site.make(ENDPOINT, "", *site.span(word, 0, len(word.value)))
     for option, word in command.data:
         if site.on(word):
+            if option in (QUERY_ITEM, BODY_ITEM):
+                return site.on_item(word, option, command)
             role = QUERY if command.get else BODY
             return site.on_data(word, role, option)
     for word in command.headers:
@@ -196,10 +201,27 @@ def _split(document: Document, first: int) -> tuple[list[_Word], int]:
     return words, number - 1
 
 
+def _tool(words: list[_Word], i: int) -> str:
+    """The HTTP tool `words[i]` runs (curl, wget, http, https), else "". HTTPie's ``http`` counts
+    only where a command starts: as a later word it is anything's argument."""
+    name = words[i].value.lstrip("$(`").rsplit("/", 1)[-1]
+    if name in ("curl", "wget"):
+        return name
+    if name in ("http", "https"):
+        starts = i == 0 or words[i - 1].value in _SEPARATORS or words[i].value.startswith("$(")
+        return name if starts else ""
+    return ""
+
+
 def _parse(words: list[_Word]) -> _Command | None:
-    start = next((i for i, w in enumerate(words) if w.value.rsplit("/", 1)[-1] == "curl"), None)
+    start = next((i for i in range(len(words)) if _tool(words, i)), None)
     if start is None:
         return None
+    tool = _tool(words, start)
+    if tool == "wget":
+        return parse_wget(words, start, _SEPARATORS)
+    if tool in ("http", "https"):
+        return parse_httpie(words, start, _SEPARATORS)
     command = _Command(curl=words[start])
     i = start + 1
     while i < len(words):
@@ -233,10 +255,6 @@ def _parse(words: list[_Word]) -> _Command | None:
     return command
 
 
-def _tail(word: _Word, start: int) -> _Word:
-    return _Word(word.value[start:], word.at[start:])
-
-
 def _option(command: _Command, name: str, arg: _Word | None) -> None:
     if arg is None:
         return
@@ -259,7 +277,12 @@ def _expand_shell_variables(url: str, document: Document, before: int, depth: in
         name = m.group(1) or m.group(2)
         if depth > 3 or (m.group(0).startswith("${") and m.group(0) != "${" + name + "}"):
             return UNKNOWN  # ${NAME:-default} and the like: whatever the environment says
+        if name.isdigit():
+            return UNKNOWN  # a function's or the script's argument
         assigned = _assignment(document, name, before)
+        assigned = _SUBSTITUTION.sub(UNKNOWN, assigned)  # a command's output
+        if "$(" in assigned or "`" in assigned:
+            return UNKNOWN
         return (
             _expand_shell_variables(assigned, document, before, depth + 1) if assigned else UNKNOWN
         )
@@ -320,6 +343,19 @@ class _Answer:
         if query is not None:
             return self.make(QUERY, word.value[query[0] : query[1]], *self.span(word, *query))
         return self.make(ENDPOINT, "", *self.span(word, 0, len(word.value)))
+
+    def on_item(self, word: _Word, option: str, command: _Command) -> CallSite | None:
+        """An HTTPie request item: its key, beside the keys of the items of the same kind."""
+        bounds = item_key(word)
+        if bounds is None or self.index(word) > bounds[1]:
+            return None
+        keys: dict[str, None] = {}
+        for other, mate in command.data:
+            found = item_key(mate) if other == option else None
+            if found is not None:
+                keys[mate.value[: found[1]]] = None
+        role = QUERY if option == QUERY_ITEM else BODY
+        return self.make(role, word.value[: bounds[1]], *self.span(word, *bounds), tuple(keys))
 
     def on_data(self, word: _Word, role: str, option: str) -> CallSite | None:
         index = self.index(word)

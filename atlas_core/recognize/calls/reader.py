@@ -12,6 +12,7 @@ from atlas_core.recognize.calls.markdown import block_language, fenced_block_at
 from atlas_core.recognize.calls.scan import Located, ScanCache, scan_calls
 from atlas_core.recognize.calls.site import CallSite
 from atlas_core.recognize.calls.text import read_text
+from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES, text_call_at
 from atlas_core.recognize.calls.tree_reader import reader_for
 from atlas_core.recognize.calls.windows import is_windowed, outline_of
 from atlas_core.recognize.text_scan import normalize_language
@@ -141,6 +142,8 @@ class CallReader:
             from atlas_core.recognize.calls.curl import read_curl
 
             return read_curl(document, line, column, language)
+        if language in TEXT_LANGUAGES:
+            return text_call_at(document, language, line, column)
         reader = reader_for(language)
         if reader is not None and has_grammar(language) and not line_is_blanked(document, line):
             parsed, tree = document, None

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, CallSite
+from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES, text_calls
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
 from atlas_core.recognize.calls.windows import is_windowed, outline_of, window
 from atlas_core.recognize.text_scan import normalize_language
@@ -58,8 +59,10 @@ _QUERY_KEY_BYTES = re.compile(rb"[?&]([A-Za-z_][\w.\-\[\]]*)=")  # the same, in 
 # runs to the next ``&``.
 _VALUE_AFTER = re.compile(r"""["'`]?\s*(?::|=>?)\s*(?:\[\s*)?(["'`])((?:(?!\1)[^\\\n]){0,200})\1""")
 _QUERY_VALUE = re.compile(r"=([^&#\"'`\s{}$]{0,200})")
-_CURL_WORD = re.compile(r"(?:^|[\s;|&(])curl\s")
+_CURL_WORD = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|https?)\s")  # HTTPie is http/https
 _CURL_URL = re.compile(r"""(?:https?://|/rest/|\$\{?\w+\}?/)[^\s'"\\]*""")
+# Other words worth asking about: a URL in a variable (``"$URL"``), an HTTPie item (``name=x``).
+_SHELL_WORD = re.compile(r"""(?:^|\s)["']?(\$\{?\w|[A-Za-z_][\w.\-\[\]]*(?:==|:=|=))""")
 _JSON_KEY = re.compile(r'"([^"\\\n]{1,200})"\s*:')
 
 
@@ -92,6 +95,8 @@ def scan_calls(
         return _scan_markdown(text, deadline, limit)
     if lang == "shell":
         return _scan_shell(Document(text), deadline, limit)
+    if lang in TEXT_LANGUAGES:
+        return _scan_text(Document(text), lang, deadline, limit)
     if lang == "html":
         from atlas_core.recognize.calls.js_html import script_text  # for HTML documents only
 
@@ -370,7 +375,7 @@ def _scan_shell(document: Document, deadline: float, limit: int) -> list[Located
 
     found: dict[tuple[int, int, int, str, str], Located] = {}
     text = document.text
-    if "curl" not in text:
+    if _CURL_WORD.search(text) is None:
         return []
     for line in range(document.line_count):
         if len(found) >= limit or time.monotonic() > deadline:
@@ -381,8 +386,19 @@ def _scan_shell(document: Document, deadline: float, limit: int) -> list[Located
         columns = [m.start() + 1 for m in _CURL_URL.finditer(content)]
         columns += [m.start(1) for m in _JSON_KEY.finditer(content)]
         columns += [m.start(1) for m in _QUERY_KEY.finditer(content)]
+        columns += [m.start(1) for m in _SHELL_WORD.finditer(content)]
         for column in columns:
             _keep(found, document, line, read_curl(document, line, column, "shell"))
+    return sorted(found.values(), key=lambda f: (f.line, f.site.start))
+
+
+def _scan_text(document: Document, language: str, deadline: float, limit: int) -> list[Located]:
+    """A document of a language read as text (Go, PowerShell): its reader lists the calls."""
+    found: dict[tuple[int, int, int, str, str], Located] = {}
+    for line, site in text_calls(document, language, deadline):
+        if len(found) >= limit:
+            break
+        _keep(found, document, line, site)
     return sorted(found.values(), key=lambda f: (f.line, f.site.start))
 
 

@@ -1,0 +1,264 @@
+"""Go's ``net/http`` calls, read as text: ``http.NewRequest("POST", url, body)`` (and
+``NewRequestWithContext``), ``http.Get/Post/PostForm/Head(url, ...)`` and the same methods of an
+``http.Client`` variable.
+
+The URL argument is rebuilt through ``+``, ``fmt.Sprintf`` and the names it reads, back to their
+``:=``/``=``/``var``/``const`` assignments (in the function, or at package level); a function
+parameter, a struct field or any other call is a value the reader cannot see (``{}``). A name
+reassigned with ``+=`` on the way is not followed: its value depends on the path taken.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+from atlas_core.recognize.calls.site import HTTP_VERBS, CallSite
+from atlas_core.recognize.calls.text_calls import UNKNOWN_PART, Lines, Part, url_sites
+from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
+from atlas_core.syntax import Document
+
+_CALL = re.compile(
+    r"\b([A-Za-z_]\w*)\.(NewRequestWithContext|NewRequest|Get|Post|PostForm|Head)\s*\("
+)
+_FIXED = {"Get": "GET", "Post": "POST", "PostForm": "POST", "Head": "HEAD"}
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_VERB = re.compile(r"%(?:\[\d+\])?[-+# 0]*\d*(?:\.\d+)?([a-zA-Z%])")
+_PASS_THROUGH = frozenset({"strings.TrimSuffix", "strings.TrimRight", "strings.TrimSpace"})
+_MAX_ARGS_CHARS = 8000
+_MAX_BACK_LINES = 3000  # how far up a name's assignment is looked for
+
+
+def go_calls(
+    document: Document, deadline: float, first: int, last: int
+) -> Iterator[tuple[int, CallSite]]:
+    reader = _GoReader(document.text)
+    lines = reader.lines
+    start, end = lines.offset(first), lines.offset(last) if last < document.line_count else None
+    for m in _CALL.finditer(reader.text, start, end if end is not None else len(reader.text)):
+        if time.monotonic() > deadline:
+            return
+        if reader.in_comment(m.start()):
+            continue
+        found = reader.request(m)
+        if found is not None:
+            method, parts = found
+            yield from url_sites(lines, method, parts, "go")
+
+
+class _GoReader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = Lines(text)
+
+    def in_comment(self, at: int) -> bool:
+        line, _ = self.lines.position(at)
+        before = self.text[self.lines.offset(line) : at]
+        cut = before.find("//")
+        return cut >= 0 and before.count('"', 0, cut) % 2 == 0
+
+    def request(self, m: re.Match[str]) -> tuple[str, list[Part]] | None:
+        receiver, function = m.group(1), m.group(2)
+        args = self.arguments(m.end() - 1)
+        if args is None:
+            return None
+        if receiver != "http" and not self.is_client(receiver, m.start()):
+            return None
+        if function.startswith("NewRequest"):
+            args = args[1:] if function == "NewRequestWithContext" else args
+            if len(args) < 2:
+                return None
+            method = self.method(*args[0])
+            url = args[1]
+        else:
+            if not args:
+                return None
+            method, url = _FIXED[function], args[0]
+        return method, self.value(*url, 0)
+
+    def is_client(self, name: str, at: int) -> bool:
+        """Whether `name` holds an ``http.Client`` (``&http.Client{...}``, ``http.DefaultClient``)."""
+        if name == "DefaultClient":
+            return True
+        found = self.definition(name, at)
+        if found is None:
+            return False
+        value = self.text[found[0] : found[1]]
+        return "http.Client" in value or "http.DefaultClient" in value
+
+    def method(self, start: int, end: int) -> str:
+        expr = self.text[start:end].strip()
+        if expr.startswith("http.Method"):
+            return expr.removeprefix("http.Method").upper()
+        value = "".join(p.text for p in self.value(start, end, 0))
+        return value.upper() if value.lower() in HTTP_VERBS else ""
+
+    # --- values --------------------------------------------------------------------------------
+
+    def value(self, start: int, end: int, depth: int) -> list[Part]:
+        text = self.text
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if depth > MAX_DEPTH or start >= end:
+            return [UNKNOWN_PART]
+        terms = self.split(start, end, "+")
+        if len(terms) > 1:
+            return [part for term in terms for part in self.value(*term, depth + 1)]
+        first, last = text[start], text[end - 1]
+        if first in '"`' and last == first and self.string_end(start) == end:
+            return [Part(text[start + 1 : end - 1], (start + 1, end - 1))]
+        if first == "(" and self.closing(start) == end - 1:
+            return self.value(start + 1, end - 1, depth + 1)
+        call = re.match(r"([A-Za-z_][\w.]*)\s*\(", text[start:end])
+        if call is not None and self.closing(start + call.end() - 1) == end - 1:
+            args = self.arguments(start + call.end() - 1) or []
+            if call.group(1) == "fmt.Sprintf" and args:
+                return self.sprintf(args, depth)
+            if call.group(1) in _PASS_THROUGH and args:
+                return self.value(*args[0], depth + 1)
+            return [UNKNOWN_PART]
+        if _IDENT.fullmatch(text, start, end):
+            found = self.definition(text[start:end], start)
+            return self.value(*found, depth + 1) if found is not None else [UNKNOWN_PART]
+        return [UNKNOWN_PART]
+
+    def sprintf(self, args: list[tuple[int, int]], depth: int) -> list[Part]:
+        form = self.value(*args[0], depth + 1)
+        if len(form) != 1 or form[0].span is None:
+            return [UNKNOWN_PART]
+        literal = form[0]
+        parts: list[Part] = []
+        rest = iter(args[1:])
+        position = 0
+        for m in _VERB.finditer(literal.text):
+            parts.append(Part(literal.text[position : m.start()], literal.span))
+            position = m.end()
+            if m.group(1) == "%":
+                parts.append(Part("%", literal.span))
+                continue
+            arg = next(rest, None)
+            parts.extend(self.value(*arg, depth + 1) if arg is not None else [UNKNOWN_PART])
+        parts.append(Part(literal.text[position:], literal.span))
+        return [p for p in parts if p.text]
+
+    def definition(self, name: str, at: int) -> tuple[int, int] | None:
+        """The expression last assigned to `name` above `at`: in the same function, or at
+        package level (column 0, or inside a ``const (``/``var (`` block)."""
+        assign = re.compile(
+            rf"^(\s*)(?:var\s+|const\s+)?{re.escape(name)}(?:\s+[\w.*\[\]]+)?\s*(?::=|=)(?!=)\s*"
+        )
+        grown = re.compile(rf"^\s*{re.escape(name)}\s*\+=")
+        parameter = re.compile(rf"[(,]\s*{re.escape(name)}\b")
+        line, _ = self.lines.position(at)
+        outside = False  # above the start of the function holding `at`
+        in_block = False
+        text = self.text
+        for number in range(line - 1, max(line - _MAX_BACK_LINES, -1), -1):
+            begin = self.lines.offset(number)
+            end = text.find("\n", begin)
+            content = text[begin : end if end >= 0 else len(text)]
+            if not outside and grown.match(content):
+                return None
+            if content.startswith("func"):
+                if not outside and parameter.search(content):
+                    return None  # a parameter: its value is the caller's
+                outside = True
+                continue
+            if content.rstrip() == ")":
+                in_block = True
+            elif re.match(r"^(?:const|var)\s*\(", content):
+                in_block = False
+            m = assign.match(content)
+            if m is None or (outside and m.group(1) and not in_block):
+                continue
+            value_start = begin + m.end()
+            return value_start, self.expression_end(value_start)
+        return None
+
+    # --- text ------------------------------------------------------------------------------
+
+    def string_end(self, at: int) -> int:
+        """The offset just past the string literal (or rune) starting at `at`."""
+        text, quote = self.text, self.text[at]
+        i = at + 1
+        while i < len(text):
+            ch = text[i]
+            if ch == quote:
+                return i + 1
+            if ch == "\\" and quote != "`":
+                i += 1
+            elif ch == "\n" and quote != "`":
+                return i
+            i += 1
+        return len(text)
+
+    def closing(self, at: int) -> int:
+        """The offset of the bracket closing the one at `at`, or -1."""
+        depth, i, text = 0, at, self.text
+        limit = min(len(text), at + _MAX_ARGS_CHARS)
+        while i < limit:
+            ch = text[i]
+            if ch in "\"`'":
+                i = self.string_end(i)
+                continue
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+                if depth == 0:
+                    return i
+            i += 1
+        return -1
+
+    def split(self, start: int, end: int, separator: str) -> list[tuple[int, int]]:
+        """`[start, end)` cut at `separator` outside brackets and strings."""
+        pieces, depth, i, last, text = [], 0, start, start, self.text
+        while i < end:
+            ch = text[i]
+            if ch in "\"`'":
+                i = self.string_end(i)
+                continue
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif ch == separator and depth == 0:
+                pieces.append((last, i))
+                last = i + 1
+            i += 1
+        pieces.append((last, end))
+        return pieces
+
+    def arguments(self, paren: int) -> list[tuple[int, int]] | None:
+        close = self.closing(paren)
+        if close < 0:
+            return None
+        if not self.text[paren + 1 : close].strip():
+            return []
+        return self.split(paren + 1, close, ",")
+
+    def expression_end(self, start: int) -> int:
+        """Where an expression starting at `start` ends: the end of its line, past brackets
+        and strings that stay open, and past a line ending in a binary operator."""
+        text, i, depth = self.text, start, 0
+        limit = min(len(text), start + _MAX_ARGS_CHARS)
+        while i < limit:
+            ch = text[i]
+            if ch in "\"`'":
+                i = self.string_end(i)
+                continue
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif (
+                depth <= 0
+                and (ch == "\n" or text.startswith("//", i))
+                and (ch == "/" or not text[start:i].rstrip().endswith(("+", ",")))
+            ):
+                return i
+            i += 1
+        return limit

@@ -1,0 +1,116 @@
+"""Go's net/http calls, read as text: the URL through `+`, `fmt.Sprintf` and assignments, the
+method of `http.NewRequest`, and nothing where the URL is a value the code does not show."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from atlas_core.engine import Engine
+from atlas_core.recognize.calls.scan import scan_calls
+from tests.apicheck_bundle import build_apicheck_bundle
+from tests.recognize.cursor import line_with, read
+
+BASE = "https://acme.collibra.com/rest/2.0"
+
+CLIENT = f"""\
+package catalog
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+const (
+	apiRoot = "{BASE}"
+	pageSize = 50
+)
+
+var httpClient = &http.Client{{}}
+
+func listTables(base string) {{
+	// http.Get(base + "/tables") is the old way
+	target := fmt.Sprintf("%s/tables?limit=%d&nameMatchMode=%s", base, pageSize, "EXACT")
+	req, _ := http.NewRequest(http.MethodGet, target, nil)
+	httpClient.Do(req)
+}}
+
+func createTable(name string) {{
+	payload := strings.NewReader(`{{"name": "x"}}`)
+	resp, _ := httpClient.Post(apiRoot+"/tables", "application/json", payload)
+	del, _ := http.NewRequestWithContext(ctx, "DELETE",
+		apiRoot+"/tables/"+name, nil)
+	_ = resp
+	_ = del
+}}
+
+func fromConfig(cfg Config) {{
+	http.Get(cfg.URL)
+}}
+"""
+
+
+def _sites(code: str) -> list[tuple[int, str, str, str, str]]:
+    return [
+        (i.line, i.site.method, i.site.url, i.site.role, i.site.name)
+        for i in scan_calls(code, "go")
+    ]
+
+
+def test_urls_through_sprintf_constants_and_concatenation() -> None:
+    lines = CLIENT.splitlines()
+    at = {text: n for n, text in enumerate(lines)}
+    sprintf = next(n for t, n in at.items() if "fmt.Sprintf" in t)
+    post = next(n for t, n in at.items() if "httpClient.Post" in t)
+    delete = next(n for t, n in at.items() if '"/tables/"' in t)
+    assert _sites(CLIENT) == [
+        (sprintf, "GET", "{}/tables", "endpoint", ""),
+        (sprintf, "GET", "{}/tables", "query", "limit"),
+        (sprintf, "GET", "{}/tables", "query", "nameMatchMode"),
+        (post, "POST", f"{BASE}/tables", "endpoint", ""),
+        (delete, "DELETE", f"{BASE}/tables/{{}}", "endpoint", ""),
+    ]
+    # A comment, a parameter's value and a struct field are nothing the reader can see.
+    assert read(CLIENT, "go", "old way") is None
+    assert scan_calls("package x\nfunc f(u string) { http.Get(u) }\n", "go") == []
+    shadowed = 'package x\nvar u = "/tables"\nfunc f(u string) {\n\thttp.Get(u)\n}\n'
+    assert scan_calls(shadowed, "go") == []
+
+
+def test_the_endpoint_is_where_its_path_is_written() -> None:
+    site = read(CLIENT, "golang", '+"/tables"', into=3)
+    assert site is not None
+    assert (site.method, site.role, site.url) == ("POST", "endpoint", f"{BASE}/tables")
+    assert line_with(CLIENT, '+"/tables"')[site.start : site.end] == "/tables"
+    key = read(CLIENT, "go", "nameMatchMode")
+    assert key is not None and (key.role, key.name) == ("query", "nameMatchMode")
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:
+        yield opened
+
+
+def test_checks_of_go_calls(engine: Engine) -> None:
+    code = (
+        "package x\n"
+        f'const base = "{BASE}"\n'
+        "func get(id string) {\n"
+        '\tu := fmt.Sprintf("%s/asset/%s", base, id)\n'
+        '\treq, _ := http.NewRequest("GET", u, nil)\n'
+        '\thttp.Get(base + "/assets?nameMatchMode=EXACTLY")\n'
+        '\thttp.Get(base + "/assets?nameMatchMode=EXACT")\n'
+        "}\n"
+    )
+    found = engine.check_code(code, "go")
+    assert [(f.line, f.check) for f in found] == [(3, "unknown-endpoint"), (5, "bad-value")]
+
+
+def test_long_and_broken_files_stay_bounded() -> None:
+    many = "package x\n" + 'func f() { http.Get("/rest/2.0/assets") }\n' * 100_000
+    assert 0 < len(scan_calls(many, "go")) <= 5000
+    for junk in ("http.NewRequest(" * 5000, 'http.Get("' + "x" * 100_000, "\x00" * 1000):
+        assert scan_calls(junk, "go") == []
