@@ -171,11 +171,13 @@ def test_a_misspelled_body_key_behind_a_helper_is_flagged(checks: Engine) -> Non
 
 def test_a_helper_with_a_runtime_url_gives_nothing(checks: Engine) -> None:
     code = (
+        f'const BASE = "{BASE}";\n'
         "async function call(url, body) {\n"
         "  return fetch(url, { method: 'POST', body: JSON.stringify(body) });\n"
         "}\n"
         "call(process.env.TARGET, { nmae: 'x' });\n"
         "call(window.location.href + suffix, { nmae: 'x' });\n"
+        "call(BASE + '/assets', { name: 'x', domainId: 'd', typeId: 't', statu: 'x' });\n"
     )
-    assert {item.site.url for item in scan_calls(code, "javascript")} <= {"{}"}
-    assert checks.check_code(code, "javascript") == []
+    found = checks.check_code(code, "javascript")
+    assert {(f.line, f.check) for f in found} == {(6, "unknown-param")}
