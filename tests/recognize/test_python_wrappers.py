@@ -211,10 +211,12 @@ def test_generated_internals_call_api() -> None:
     code = (
         "class AssetApi:\n"
         "    def find_assets_with_http_info(self, **kwargs):\n"
+        "        header_params = {}\n"
+        "        header_params['Accept'] = 'application/json'\n"
         "        return self.api_client.call_api(\n"
         "            '/assets/{assetId}', 'GET', path_params, query_params, header_params)\n"
     )
-    assert (3, "endpoint", "GET", "/assets/{assetId}", "") in _sites(code)
+    assert _sites(code) == [(5, "endpoint", "GET", "/assets/{assetId}", "")]
 
 
 # --- bad input -------------------------------------------------------------------------------

@@ -251,7 +251,8 @@ class PythonCalls(PythonHttp):
             index = next((i for i, a in enumerate(self._positional(call)) if a == argument), -1)
             role = http.positional_roles.get(index)
             return KeyContext(role, http) if role else None
-        if http is not None:
+        if http is not None and self._callee_name(call) != "call_api":
+            # A generated client's `call_api` takes path, query and header maps by position.
             return KeyContext(BODY, http) if argument != http.url else None
         operation = self.sdk_operation(call)
         return KeyContext(BODY, operation=operation) if operation else None

@@ -77,6 +77,8 @@ class PythonHttp(PythonWrappers):
         http = self._direct(call)
         if http is None or index < 0 or index >= len(args := self._positional(call)):
             return None
+        if self._callee_name(call) == "call_api":
+            return None  # path, query and header maps by position: no one role
         if args[index] in (http.url, http.method_node):
             return None
         return QUERY if http.method == "GET" else BODY
