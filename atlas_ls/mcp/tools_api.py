@@ -1,8 +1,9 @@
-"""The request check for agents: one API request judged against the bundle's specs before the
-agent writes it, with the findings the language server shows as diagnostics in client code.
+"""The API checks for agents: one request judged against the bundle's specs before the agent
+writes it (`check_api_call`), or the client code it wrote, every call in it (`check_code`), with
+the findings the language server shows as diagnostics.
 
-A thin adapter over `Engine.check_request` and `Engine.api_operation`: it refuses input no
-request could be, bounds what it returns and renders the findings as text.
+Thin adapters over `Engine.check_request`, `Engine.api_operation` and `Engine.check_code`: they
+refuse input no request or code could be, bound what they return and render the findings as text.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import parse_qsl
 
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from atlas_core.engine import find_terms
 from atlas_core.errors import QueryError
 from atlas_core.identifiers import HTTP_METHODS
+from atlas_core.recognize import normalize_language, scan_calls
 from atlas_ls.mcp._sdk import CallToolResult, Context, text_result
 from atlas_ls.mcp.context import app_of, tool_errors
 from atlas_ls.mcp.models import ApiCheckResult, RequestFinding
@@ -37,7 +40,7 @@ _BLOCKING = ("error", "warning")
 # Characters no method, path or key of a real request holds (tabs and line breaks included).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
-Params = Annotated[dict[str, Any] | None, Field(description="query parameters")]
+Params = dict[str, Any] | None  # the query parameters
 Body = Annotated[
     dict[str, Any] | list[Any] | None,
     Field(description="JSON body (a list for bulk calls)"),
@@ -50,14 +53,12 @@ async def check_api_call(
     method: Annotated[str, Field(description="e.g. 'GET'")],
     path: Annotated[
         str,
-        Field(description="'/assets', '/rest/2.0/assets/{id}' or a URL"),
+        Field(description="'/assets/{id}' or a URL"),
     ],
     params: Params = None,
     body: Body = None,
 ) -> Annotated[CallToolResult, ApiCheckResult]:
-    """Check a Collibra REST request before you write it (endpoint, method, params,
-    body keys, values, deprecation); findings carry fixes and doc links.
-    """
+    """Check a Collibra REST request before you write it; findings carry fixes and doc links."""
     verb, query = _checked(method, path, params, body)
     engine = await app_of(ctx).engine()
     findings, endpoint, checks_keys = await anyio.to_thread.run_sync(
@@ -166,6 +167,144 @@ def _render(method: str, path: str, result: ApiCheckResult) -> str:
         if f.fixes:
             lines.append("  fixes: " + ", ".join(f.fixes))
         lines.append(f"  rule: {f.rule}  {f.href}".rstrip())
+    if result.note:
+        lines.append(f"[{result.note}]")
+    return "\n".join(lines)
+
+
+# The languages whose calls the readers see (an id the editors send, folded: "py", "ts", "sh").
+CODE_LANGUAGES = (
+    "python",
+    "javascript",
+    "typescript",
+    "java",
+    "groovy",
+    "shell",
+    "markdown",
+    "html",
+)
+MAX_CODE_CHARS = (
+    200_000  # a snippet or a file an agent wrote; a whole project is checked file by file
+)
+MAX_CODE_FINDINGS = 100
+
+
+class CodeFinding(BaseModel):
+    """One problem check_code found in a call of the code."""
+
+    line: int = Field(description="1-based")
+    column: int = Field(description="1-based, where the text to fix starts")
+    check: str
+    severity: str
+    message: str
+    fixes: list[str] = Field(description="replacements for the text at line:column, best first")
+    endpoint: str = Field(description="the operation the call matched; '' when none")
+    href: str
+    rule: str
+
+
+class CodeCheckResult(BaseModel):
+    ok: bool = Field(description="no error or warning")
+    calls: int = Field(description="API call sites read in the code")
+    findings: list[CodeFinding]
+    note: str = ""
+
+
+@tool_errors
+async def check_code(
+    ctx: Context,
+    code: str,
+    language: str,
+) -> Annotated[CallToolResult, CodeCheckResult]:
+    """Check every Collibra API call in code you wrote."""
+    lang = normalize_language(language)
+    if lang not in CODE_LANGUAGES:
+        raise QueryError(
+            f"language {language[:40]!r} is not one whose calls Atlas reads",
+            hint=f"pass one of {', '.join(CODE_LANGUAGES)}",
+        )
+    if len(code) > MAX_CODE_CHARS:
+        raise QueryError(
+            f"code is {len(code):,} characters, more than the {MAX_CODE_CHARS:,} checked",
+            hint="check one file or function at a time",
+        )
+    engine = await app_of(ctx).engine()
+    calls, findings = await anyio.to_thread.run_sync(
+        functools.partial(_check_code, engine, code, lang)
+    )
+    notes = []
+    if not calls:
+        notes.append("no API call was recognised in the code, so nothing was checked")
+    if len(findings) > MAX_CODE_FINDINGS:
+        notes.append(
+            f"{len(findings) - MAX_CODE_FINDINGS} more findings not shown; fix these first"
+        )
+    result = CodeCheckResult(
+        ok=not any(f.severity in _BLOCKING for f in findings),
+        calls=calls,
+        findings=findings[:MAX_CODE_FINDINGS],
+        note="; ".join(notes),
+    )
+    return text_result(_render_code(result), result.model_dump())
+
+
+def _check_code(engine: Engine, code: str, language: str) -> tuple[int, list[CodeFinding]]:
+    """The calls read and the findings, as the editor shows them: the API checks' and the
+    deprecated names the calls use."""
+    sites = scan_calls(code, language)
+    lines = code.split("\n")
+    found = [
+        CodeFinding(
+            line=f.line + 1,
+            column=f.start + 1,
+            check=f.check,
+            severity=f.severity,
+            message=f.message,
+            fixes=list(f.fixes[:MAX_FIXES]),
+            endpoint=f.endpoint,
+            href=f.href,
+            rule=f.rule,
+        )
+        for f in engine.check_code(code, language, sites=sites)
+    ]
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    for term in find_terms(engine.deprecated_terms(), code, language, sites):
+        line = max(0, sum(1 for s in starts if s <= term.start) - 1)
+        dep = term.deprecation
+        message = f"'{term.text}' is deprecated in the Collibra docs"
+        if dep.replacement:
+            message += f"; use '{dep.replacement}' instead"
+        found.append(
+            CodeFinding(
+                line=line + 1,
+                column=term.start - starts[line] + 1,
+                check="deprecated",
+                severity="information",
+                message=message,
+                fixes=[term.fix] if term.fix else [],
+                endpoint="",
+                href=dep.url,
+                rule=f"docs page {dep.file}" if dep.file else "",
+            )
+        )
+    found.sort(key=lambda f: (f.line, f.column))
+    return len({(s.line, s.site.method, s.site.url) for s in sites}), found
+
+
+def _render_code(result: CodeCheckResult) -> str:
+    count = len(result.findings)
+    verdict = "ok" if result.ok else "not ok"
+    lines = [
+        f"{result.calls} call sites read: {verdict}, {count} finding{'s' if count != 1 else ''}"
+    ]
+    for f in result.findings:
+        lines.append(f"- line {f.line}:{f.column} {f.severity} {f.check}: {f.message}")
+        if f.fixes:
+            lines.append("  fixes: " + ", ".join(f.fixes))
+        if f.rule or f.href:
+            lines.append(f"  rule: {f.rule}  {f.href}".rstrip())
     if result.note:
         lines.append(f"[{result.note}]")
     return "\n".join(lines)

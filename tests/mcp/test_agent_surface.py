@@ -38,7 +38,7 @@ def test_tools_list_is_compact_and_describes_every_tool(client: McpClient) -> No
     listed = client.run(lambda s: s.list_tools())
     wire = listed.model_dump_json(by_alias=True, exclude_none=True)
     assert len(wire) <= TOOLS_LIST_LIMIT, len(wire)
-    assert len(listed.tools) == len(TEXT_BUDGETS) == 11
+    assert len(listed.tools) == len(TEXT_BUDGETS) == 12
     by_name = {t.name: t for t in listed.tools}
     for tool in listed.tools:
         assert len(tool.description) > 40 and tool.title
@@ -63,6 +63,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_code", {"query": "groovy script", "top_k": 2}),
     ("lookup_identifier", {"identifier": "nameMatchMode"}),
     ("check_api_call", {"method": "GET", "path": "/assets", "params": {"nameMatchMode": "X"}}),
+    ("check_code", {"code": "requests.get(BASE + '/asset')", "language": "python"}),
     ("get_bundle_info", {}),
     ("list_publications", {}),
     ("list_files", {"publication": "rest-core"}),
@@ -279,7 +280,7 @@ def test_the_benchmark_reports_the_costs_on_the_demo_bundle(demo_bundle: Path) -
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     figures = json.loads(proc.stdout)
-    assert figures["tools"] == 11 and len(figures["queries"]) == 20
+    assert figures["tools"] == 12 and len(figures["queries"]) == 20
     assert 0 < figures["tools_list_tokens"] < figures["tools_list_chars"] <= TOOLS_LIST_LIMIT
     assert 0 < figures["search_docs_median_tokens"] < figures["search_docs_median_chars"]
     assert figures["search_docs_median_chars"] <= SEARCH_MEDIAN_LIMIT

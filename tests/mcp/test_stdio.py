@@ -20,6 +20,7 @@ RAG = {
     "search_code",
     "lookup_identifier",
     "check_api_call",
+    "check_code",
     "get_chunk",
     "get_bundle_info",
 }
