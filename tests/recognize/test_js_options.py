@@ -132,3 +132,28 @@ def test_the_verb_of_an_awaited_typed_call_names_its_endpoint() -> None:
     verb = read(code, "typescript", "get<")
     assert verb is not None
     assert (verb.method, verb.role, verb.url) == ("GET", "endpoint", f"{BASE}/assets")
+
+
+SHAPES = """\
+const config = require("./config.json");
+async function owners(kind, id) {
+  const path = kind === "group" ? `/userGroups/${id}` : `/users/${id}`;
+  return apiFetch(path);
+}
+async function apiFetch(path, body) {
+  const init = { method: body ? "POST" : "GET", body: body && JSON.stringify(body) };
+  return fetch(API + path, init);
+}
+const API = "https://acme.collibra.com/rest/2.0";
+axios.get(`${config.apiUrl}communities`, { params: { offset: 0 } });
+axios.get("https://cors-proxy.example.org/https://acme.collibra.com/rest/2.0/statuses");
+"""
+
+
+def test_ternary_paths_a_base_with_its_slash_and_a_cors_proxy() -> None:
+    rows = _rows(SHAPES)
+    assert (2, "endpoint", "GET", f"{BASE}/userGroups/{{}}", "") in rows
+    assert (2, "endpoint", "GET", f"{BASE}/users/{{}}", "") in rows
+    assert (10, "endpoint", "GET", "{}/communities", "") in rows
+    assert (10, "query", "GET", "{}/communities", "offset") in rows
+    assert (11, "endpoint", "GET", f"{BASE}/statuses", "") in rows

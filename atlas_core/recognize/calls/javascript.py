@@ -238,6 +238,8 @@ class JavaScriptCalls(JsRequests):
         kind = parent.type
         if kind in ("binary_expression", "parenthesized_expression", "template_string"):
             return parent
+        if kind == "ternary_expression" and not is_field(node, "condition"):
+            return parent  # `kind === "group" ? `/userGroups/${id}` : `/users/${id}``
         if kind in _TYPED and parent.named_children[0].id == node.id:
             return parent  # `url as string`, `url!`
         if kind == "template_substitution" and parent.parent is not None:

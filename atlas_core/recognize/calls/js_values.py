@@ -56,6 +56,8 @@ class JsValues(CallWalk):
                     parts.append(self._value(inner, depth + 1, bind))
                 elif part.type in ("string_fragment", "escape_sequence"):
                     parts.append(self.text(part))
+            if len(parts) > 1 and parts[0] == UNKNOWN and parts[1][:1].isalpha():
+                parts.insert(1, "/")  # `${config.apiUrl}assets`: the base ends in its slash
             return "".join(parts)
         if kind in ("parenthesized_expression", "as_expression", "non_null_expression"):
             first = node.named_children[0] if node.named_child_count else None
@@ -91,6 +93,9 @@ class JsValues(CallWalk):
         not; else the value both branches agree on."""
         condition = child(node, "condition")
         yes, no = child(node, "consequence"), child(node, "alternative")
+        for branch in (yes, no):
+            if branch is not None and branch.start_byte <= self.offset < branch.end_byte:
+                return self._value(branch, depth + 1, bind)  # the URL the cursor is in
         if condition is not None and condition.type == "identifier" and bind is not None:
             name = self.text(condition)
             if name in bind and self._definition(condition) is None:

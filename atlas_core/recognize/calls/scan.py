@@ -50,6 +50,8 @@ _QUERIES = {
     "groovy": "(string_literal) @s (map_item key: (identifier) @s)",
 }
 _QUERY_CACHE: dict[str, Any] = {}  # compiled queries by language
+# `${config.apiUrl}communities`: a base URL (ending in its slash) and a path with none.
+_BASE_FIRST = re.compile(rb"`\$\{[^}]*\}[A-Za-z]")
 _KEY_PARENTS = frozenset({"pair", "subscript", "map_item"})
 _CONTENT = frozenset({"string_content", "string_fragment", "multiline_string_fragment"})
 _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
@@ -327,7 +329,9 @@ def _probes(document: Document, node: Node) -> list[int]:
     if is_key:
         return [start]
     data = document.data
-    if data.find(b"/", node.start_byte, node.end_byte) < 0:
+    if data.find(b"/", node.start_byte, node.end_byte) < 0 and not _BASE_FIRST.match(
+        data, node.start_byte, node.end_byte
+    ):
         return []
     keys = _QUERY_KEY_BYTES.finditer(data, node.start_byte, node.end_byte)
     return [start, *(m.start(1) for m in keys)]

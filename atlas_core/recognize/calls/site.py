@@ -57,12 +57,16 @@ class CallSite:
 # --- URLs ------------------------------------------------------------------------------------
 
 _UNKNOWN_RUN = re.compile(r"(?:\{\})+")
+_PROXIED = re.compile(r"^https?://[^/]+/+(https?://)")
 
 
 def tidy_url(url: str) -> str:
     """The endpoint without its query string, one ``{}`` for each run of unknown parts, no doubled
     slash after the host."""
     url = _UNKNOWN_RUN.sub(UNKNOWN, re.split(r"[?#]", url, maxsplit=1)[0])
+    proxied = _PROXIED.search(url)
+    if proxied is not None:
+        url = url[proxied.start(1) :]  # `https://cors-proxy.example/https://host/rest/2.0/...`
     scheme, sep, rest = url.partition("://")
     if sep:
         return scheme + sep + re.sub(r"/{2,}", "/", rest)
