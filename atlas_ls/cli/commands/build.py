@@ -188,13 +188,15 @@ def redacted_line(counts: dict[str, int]) -> str:
 
 
 def bundle_arg(given: Path | None) -> Path:
-    """The bundle folder a command acts on: the one given, else the installed bundle; a folder
-    that holds no bundle at all is one line, not a list of missing files."""
+    """The bundle folder a command acts on: the one given, else the installed bundle; a path
+    that holds no bundle at all (no folder, an empty one) is one line, not a list of missing
+    files."""
     from atlas_core.config import installed_bundle_dir
     from atlas_core.errors import BundleError
 
     bundle = given if given is not None else installed_bundle_dir()
-    if not (bundle / "manifest.json").is_file():
+    # A folder with files but no good manifest is a damaged bundle: verify names what is wrong.
+    if not bundle.is_dir() or not any(bundle.iterdir()):
         hint = (
             "pass the folder of a bundle (it holds manifest.json)"
             if given is not None
@@ -292,6 +294,9 @@ def run_info(args: argparse.Namespace) -> int:
         )
         lines += [f"  {disagreement_line(d)}" for d in data["disagreements"]]
     print("\n".join(lines))
+    from atlas_ls.cli.hints import note_demo
+
+    note_demo(bundle.is_demo)
     return 0
 
 

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from atlas_core.search import clip
 from atlas_core.types import SEARCH_MODES
+from atlas_ls.cli.hints import note_demo
 
 # Chosen so each mode shows its strength: a paraphrase with no shared keywords (vector), exact API
 # terms (keyword), and a plain question (hybrid). All are answered by the demo docs.
@@ -114,4 +115,6 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"  {line}", file=out)
     if backend:
         print(f"  (queries embedded on {backend})", file=out)
+    out.flush()
+    note_demo(True)
     return 0

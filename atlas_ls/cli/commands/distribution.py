@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,7 +120,7 @@ def run_download(args: argparse.Namespace) -> int:
 
     source = release_source(args.settings)
     root = _install_root(args.output, args.mirror)
-    with removed_on_failure(root):
+    with removed_on_failure(root), offline_hint():
         report = download_release(
             source.repo,
             tag=args.tag,
@@ -139,6 +141,19 @@ def run_download(args: argparse.Namespace) -> int:
     if not args.mirror and (note := _served_instead(root, args.settings)):
         print(note)
     return 0
+
+
+@contextlib.contextmanager
+def offline_hint() -> Iterator[None]:
+    """A download that fails for the network also names the routes that need none."""
+    from atlas_core.errors import NetworkError
+    from atlas_ls.cli.hints import OFFLINE_ROUTE
+
+    try:
+        yield
+    except NetworkError as exc:
+        exc.hint = f"{exc.hint}; {OFFLINE_ROUTE}" if exc.hint else OFFLINE_ROUTE
+        raise
 
 
 def _print_swap(root: Path, installed: Path, backup: Path | None) -> None:

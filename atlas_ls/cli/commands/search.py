@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.search import clip
+from atlas_ls.cli.hints import note_demo
 
 SEARCH_MODES = ("hybrid", "vector", "keyword")
 DEFAULT_TOP_K = 10
@@ -174,19 +175,25 @@ def run_search(args: argparse.Namespace) -> int:
         hits = engine.search(
             query, mode=args.mode, top_k=args.top_k, filters=filters, rerank=args.rerank
         )
+        demo = engine.serves_demo()
+    _print_hits(args, query, hits)
+    note_demo(demo)
+    return 0
+
+
+def _print_hits(args: argparse.Namespace, query: str, hits: list[Any]) -> None:
     if args.json:
         _print_json([hit_json(h) for h in hits])
-        return 0
+        return
     if not hits:
         print(f"no results for {query!r} ({args.mode})", file=sys.stderr)
-        return 0
+        return
     for hit in hits:
         where = f"{hit.file}:{hit.line_start}" if hit.line_start else hit.file
         tag = f"[{hit.bundle}] " if hit.bundle else ""
         print(f"{hit.rank:>2}. {tag}{hit.heading or hit.title}  ({hit.score:.3f})")
         print(f"    {where}" + (f"  {hit.url}" if hit.url else ""))
         print(f"    {clip(hit.snippet, 200)}")
-    return 0
 
 
 def run_lookup(args: argparse.Namespace) -> int:
@@ -195,13 +202,20 @@ def run_lookup(args: argparse.Namespace) -> int:
     with _open(args) as engine:
         context = DescribeContext(limit=args.limit, definitions=0)  # the candidates alone
         candidates = engine.describe(args.identifier, context).candidates
+        demo = engine.serves_demo()
+    _print_candidates(args, candidates)
+    note_demo(demo)
+    return 0
+
+
+def _print_candidates(args: argparse.Namespace, candidates: list[Any]) -> None:
     if args.json:
         _print_json([candidate_json(c) for c in candidates])
-        return 0
+        return
     if not candidates:
         print(f"{args.identifier!r}: not documented in this bundle", file=sys.stderr)
         print(f"hint: try `atlas search {shlex.quote(args.identifier)}`", file=sys.stderr)
-        return 0
+        return
     for i, c in enumerate(candidates, start=1):
         tag = f"[{c.bundle}] " if c.bundle else ""
         flag = (
@@ -218,21 +232,21 @@ def run_lookup(args: argparse.Namespace) -> int:
             shown = ", ".join(f"{p.file}:{p.line}" for p in c.also[:MAX_ALSO_SHOWN])
             more = len(c.also) - MAX_ALSO_SHOWN
             print(f"    also documented in: {shown}" + (f" and {more} more" if more > 0 else ""))
-    return 0
 
 
 def run_symbols(args: argparse.Namespace) -> int:
     with _open(args) as engine:
         symbols = engine.symbols(args.query, limit=args.limit)
+        demo = engine.serves_demo()
     if args.json:
         _print_json([asdict(s) for s in symbols])
-        return 0
-    if not symbols:
+    elif not symbols:
         print(f"no symbols match {args.query!r}", file=sys.stderr)
-        return 0
-    width = min(60, max(len(s.name) for s in symbols))
-    for s in symbols:
-        print(f"{s.name:<{width}}  {s.kind:<9} {s.file}:{s.line}")
+    else:
+        width = min(60, max(len(s.name) for s in symbols))
+        for s in symbols:
+            print(f"{s.name:<{width}}  {s.kind:<9} {s.file}:{s.line}")
+    note_demo(demo)
     return 0
 
 
