@@ -120,6 +120,15 @@ def test_the_helpers_own_bodies_and_kwargs_dicts_are_no_calls() -> None:
     assert [s for s in _sites(HELPERS) if s[0] in body_lines] == []
 
 
+def test_a_helper_with_its_own_path_after_a_base_parameter_is_a_call() -> None:
+    code = (
+        "import requests\n"
+        "def views(base, query):\n"
+        '    return requests.get(base + "/rest/2.0/views", params=query)\n'
+    )
+    assert (2, "endpoint", "GET", "{}/rest/2.0/views", "") in _sites(code)
+
+
 def test_a_method_only_a_parameter_gives_stays_unknown() -> None:
     code = (
         "import requests\n"
@@ -216,7 +225,7 @@ def test_generated_internals_call_api() -> None:
         "        return self.api_client.call_api(\n"
         "            '/assets/{assetId}', 'GET', path_params, query_params, header_params)\n"
     )
-    assert _sites(code) == [(5, "endpoint", "GET", "/assets/{assetId}", "")]
+    assert _sites(code) == [(5, "endpoint", "GET", "{}/assets/{assetId}", "")]
 
 
 # --- bad input -------------------------------------------------------------------------------

@@ -113,8 +113,11 @@ class PythonHttp(PythonWrappers):
             if not looks_http and (url is None or "/" not in self._value(url, 0, {})):
                 return None
             return SentRequest(name.upper(), url, self._client_base(receiver))
-        if name == "call_api" and len(args) > 1:  # a generated client's internals
-            return SentRequest(self._method_literal(args[1]), args[0], method_node=args[1])
+        if name == "call_api" and len(args) > 1:
+            # A generated client's internals: the path is relative to a base the client is
+            # configured with at runtime, which may be another API's.
+            method = self._method_literal(args[1])
+            return SentRequest(method, args[0], UNKNOWN, method_node=args[1])
         method_node = args[0] if args else kwargs.get("method")
         method = self._method_literal(method_node)
         if method or (name == "request" and receiver is not None):

@@ -176,11 +176,10 @@ class PythonWrappers(PythonNames):
         params = self._params(scope)
         bind = {p.name: mark(i) for i, p in enumerate(params) if not p.rest}
         sent = self.direct_template(call, bind)
-        head = _MARK.split(sent[0], maxsplit=1) if sent is not None else []
-        if len(head) < 2:
+        if sent is None or not has_marks(sent[0]):
             return False
-        prefix = _HOST.sub("", head[0].replace(UNKNOWN, ""))
-        return _BASE_ONLY.fullmatch(prefix) is not None
+        literal = _HOST.sub("", _MARK.sub("", sent[0]).replace(UNKNOWN, ""))
+        return _BASE_ONLY.fullmatch(literal) is not None
 
     def _arguments(
         self, call: Node, summary: Summary, leading: int, bind: dict[str, str]
