@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         CallSite,
     )
     from atlas_core.recognize.calls.windows import probe_window
+    from atlas_core.recognize.generated import looks_generated
     from atlas_core.recognize.registry import MAX_LINE_WINDOW
     from atlas_core.recognize.text_scan import string_at, string_spans
     from atlas_core.recognize.typed import (
@@ -91,6 +92,7 @@ __all__ = [
     "is_code_occurrence",
     "is_key_site",
     "load_plugins",
+    "looks_generated",
     "normalize_language",
     "open_brackets",
     "open_paren",
@@ -120,6 +122,7 @@ _EXPORTS = {
     "string_at": "text_scan",
     "HTTP": "calls.site",
     "probe_window": "calls.windows",
+    "looks_generated": "generated",
     "string_spans": "text_scan",
     # Where the cursor is in a call being typed: only completion and signature help read it.
     **dict.fromkeys(

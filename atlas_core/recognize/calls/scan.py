@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
-from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, QUERY, CallSite
+from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, OPERATION, QUERY, SDK, CallSite
 from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES, text_calls
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
 from atlas_core.recognize.calls.windows import is_windowed, outline_of, window
@@ -49,6 +49,19 @@ _QUERIES = {
     "java": "(string_literal) @s",
     "groovy": "(string_literal) @s (map_item key: (identifier) @s)",
 }
+# Generated-client calls (`api.find_assets(name_match_mode=...)`, `assetsApi.findAssets(...)`):
+# a method called on a client names the operation, and in Python its keyword arguments are the
+# operation's parameters. Only generated-client answers are kept from these captures (`@k`), and
+# only where the receiver reads as a client (`_CLIENT_RECEIVER`), so ordinary method calls cost a
+# regex, not a read.
+_SDK_QUERIES = {
+    "python": "(call function: (attribute attribute: (identifier) @k))"
+    " (keyword_argument name: (identifier) @k)",
+    "javascript": "(call_expression function: (member_expression property: (property_identifier) @k))",
+    "typescript": "(call_expression function: (member_expression property: (property_identifier) @k))",
+    "java": "(method_invocation name: (identifier) @k)",
+}
+_CLIENT_RECEIVER = re.compile(rb"(?i)(?:api|client|service)(?:_instance)?\s*(?:\(\s*\))?\s*[.]\s*$")
 _QUERY_CACHE: dict[str, Any] = {}  # compiled queries by language
 # `${config.apiUrl}communities`: a base URL (ending in its slash) and a path with none.
 _BASE_FIRST = re.compile(rb"`\$\{[^}]*\}[A-Za-z]")
@@ -215,19 +228,39 @@ def _read_block(
     reader = reader_for(language)
     assert reader is not None  # only languages of TREE_LANGUAGES come here
     query = _query(language)
-    captured = [c for node in nodes for c in QueryCursor(query).captures(node).get("s", [])]
-    captured.sort(key=lambda n: n.start_byte)
+    captured: list[tuple[Node, bool]] = []
+    for node in nodes:
+        captures = QueryCursor(query).captures(node)
+        captured += [(c, False) for c in captures.get("s", [])]
+        captured += [(c, True) for c in captures.get("k", []) if _on_client(document, c)]
+    captured.sort(key=lambda c: c[0].start_byte)
     out: list[Located] = []
-    for node in captured:
+    for node, sdk in captured:
         if len(found) >= limit or time.monotonic() > deadline:
             return None
-        for offset in _probes(document, node):
+        for offset in [node.start_byte] if sdk else _probes(document, node):
             line, _ = document.position(offset)
             site = reader(document, root, language, line, offset, memo=memo).read()
-            item = _keep(found, document, line, site)
+            item = _keep(found, document, line, site, sdk=sdk)
             if item is not None:
                 out.append(item)
     return out
+
+
+def _on_client(document: Document, node: Node) -> bool:
+    """Whether a captured method or keyword name is in a call on a generated client: the text
+    just before the method name (or the call a keyword is in) ends in ``api.``, ``client.``,
+    ``Service.``, ``api().``."""
+    call = node.parent
+    if call is not None and call.type == "keyword_argument":
+        call = call.parent.parent if call.parent is not None else None  # arguments -> call
+        function = call.child_by_field_name("function") if call is not None else None
+        name = function.child_by_field_name("attribute") if function is not None else None
+        if name is None:
+            return False
+        node = name
+    start = max(0, node.start_byte - 80)
+    return bool(_CLIENT_RECEIVER.search(document.data, start, node.start_byte))
 
 
 def _query(language: str) -> Any:
@@ -237,7 +270,8 @@ def _query(language: str) -> Any:
 
         grammar = load_language(language)
         assert grammar is not None  # the callers return early without one
-        query = _QUERY_CACHE[language] = Query(grammar, _QUERIES[language])
+        source = _QUERIES[language] + " " + _SDK_QUERIES.get(language, "")
+        query = _QUERY_CACHE[language] = Query(grammar, source)
     return query
 
 
@@ -342,14 +376,17 @@ def _keep(
     document: Document,
     line: int,
     site: CallSite | None,
+    *,
+    sdk: bool = False,
 ) -> Located | None:
-    """Record a site the reader answered, when it is a real HTTP call's and new."""
-    if (
-        site is None
-        or site.loose
-        or site.client != HTTP
-        or site.role not in (ENDPOINT, QUERY, BODY)
-    ):
+    """Record a site the reader answered, when it is a real HTTP call's (or, for a `sdk`
+    capture, a generated client's operation or parameter) and new."""
+    if site is None or site.loose:
+        return None
+    if sdk:
+        if site.client != SDK or not site.operation or site.role not in (OPERATION, QUERY, BODY):
+            return None
+    elif site.client != HTTP or site.role not in (ENDPOINT, QUERY, BODY):
         return None
     key = (line, site.start, site.end, site.role, site.name)
     if key in found:

@@ -46,8 +46,9 @@ class KeyContext:
 class CallWalk(TreeReader):
     """The walk; subclasses supply the hooks below the line."""
 
-    # A generated client's receiver: `assetApi`, `client`, `catalog_service`.
-    CLIENT_RECEIVER = re.compile(r"(?i)(?:api|client|service)$")
+    # A generated client's receiver: `assetApi`, `client`, `catalog_service`, and the
+    # `api_instance` every OpenAPI Generator example names it.
+    CLIENT_RECEIVER = re.compile(r"(?i)(?:api|client|service)(?:_instance)?$")
     # A string that is no call's URL may still be a path worth reading on its own.
     LOOSE_STRINGS = True
 
