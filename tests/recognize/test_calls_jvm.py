@@ -3,6 +3,8 @@ RestTemplate, and Groovy's URL connections."""
 
 from __future__ import annotations
 
+from atlas_core.engine import Engine
+from atlas_core.recognize.calls.scan import scan_calls
 from tests.recognize.cursor import line_with, read
 
 JAVA = """\
@@ -127,3 +129,149 @@ def test_groovy_named_arguments_of_a_client_call() -> None:
 
 def test_groovy_comments_are_no_calls() -> None:
     assert read(GROOVY, "groovy", "business item") is None
+
+
+# --- URLs built in variables, helper methods, more HTTP libraries ---------------------------
+
+HELPERS = """\
+public class TableClient {
+    private static final String SCHEMAS = "/schemas";
+    private final String root;
+    private final RestTemplate rest = new RestTemplate();
+
+    public TableClient() {
+        this.root = "https://acme.collibra.com/rest/2.0";
+    }
+
+    private ResponseEntity<String> send(String url, HttpMethod verb, String body) {
+        return rest.exchange(url, verb, new HttpEntity<>(body), String.class);
+    }
+
+    private String read(String path) {
+        return rest.getForObject(root + path, String.class);
+    }
+
+    private String readTwice(String path) {
+        return read(path);
+    }
+
+    private String spin(String path) {
+        return spin(path + "/more");
+    }
+
+    public void sync(String id, int offset, Settings settings) {
+        String url = root + "/tables?offset=" + offset;
+        send(url, HttpMethod.GET, null);
+        send(root + "/tables/" + id, HttpMethod.DELETE, null);
+        read("/table/" + id);
+        readTwice(SCHEMAS);
+        spin("/tables");
+        read(settings.tablesPath());
+        HttpGet get = new HttpGet(String.format("%s/columns/%s", root, id));
+        StringBuilder sb = new StringBuilder(root);
+        sb.append("/columns/").append(id);
+        HttpDelete delete = new HttpDelete(sb.toString());
+        String listing = UriComponentsBuilder.fromHttpUrl(root).path("/columns").queryParam("name", id).toUriString();
+        rest.getForObject(listing, String.class);
+        client.target(root).path("schemas").path(id).request().get();
+    }
+}
+"""
+
+
+def _scanned(code: str, language: str = "java") -> list[tuple[int, str, str, str, str]]:
+    return [
+        (i.line, i.site.method, i.site.url, i.site.role, i.site.name)
+        for i in scan_calls(code, language)
+    ]
+
+
+def test_urls_through_variables_helpers_and_builders() -> None:
+    root = "https://acme.collibra.com/rest/2.0"
+    line = {n: i for i, n in enumerate(HELPERS.splitlines())}
+    at = {
+        needle: next(i for t, i in line.items() if needle in t)
+        for needle in (
+            '"/schemas"',
+            '"/tables?offset="',
+            '"/tables/"',
+            '"/table/"',
+            "String.format",
+            '"/columns/")',
+            "fromHttpUrl",
+            'path("schemas")',
+        )
+    }
+    assert _scanned(HELPERS) == [
+        (at['"/schemas"'], "GET", f"{root}/schemas", "endpoint", ""),
+        (at['"/tables?offset="'], "GET", f"{root}/tables", "endpoint", ""),
+        (at['"/tables?offset="'], "GET", f"{root}/tables", "query", "offset"),
+        (at['"/tables/"'], "DELETE", f"{root}/tables/{{}}", "endpoint", ""),
+        (at['"/table/"'], "GET", f"{root}/table/{{}}", "endpoint", ""),
+        (at["String.format"], "GET", f"{root}/columns/{{}}", "endpoint", ""),
+        (at['"/columns/")'], "DELETE", f"{root}/columns/{{}}", "endpoint", ""),
+        (at["fromHttpUrl"], "GET", f"{root}/columns", "endpoint", ""),
+        (at['path("schemas")'], "GET", f"{root}/schemas/{{}}", "endpoint", ""),
+    ]
+    # The recursive `spin` and the settings' path are nothing the reader can see.
+    assert read(HELPERS, "java", '"/tables");', into=2) is None
+
+
+GROOVY_HELPER = """\
+def host = "https://acme.collibra.com/rest/2.0"
+
+def call(String path, String verb) {
+    def conn = new URL("${host}${path}").openConnection()
+    conn.setRequestMethod(verb)
+    return conn
+}
+
+call("/tables", "POST")
+def tableUrl = "${host}/tables/" +
+    "${tableId}"
+new URL(tableUrl).openConnection()
+"""
+
+
+def test_groovy_helpers_and_gstrings_across_lines() -> None:
+    site = read(GROOVY_HELPER, "groovy", '"/tables"', into=2)
+    assert site is not None
+    assert (site.url, site.role) == ("https://acme.collibra.com/rest/2.0/tables", "endpoint")
+    across = read(GROOVY_HELPER, "groovy", "/tables/", into=2)
+    assert across is not None
+    assert (across.method, across.url) == ("GET", "https://acme.collibra.com/rest/2.0/tables/{}")
+
+
+def test_mutually_recursive_wrappers_and_a_long_file_stay_bounded() -> None:
+    ping_pong = (
+        "class A {\n"
+        '  String ping(String p) { return pong(p + "/a"); }\n'
+        '  String pong(String p) { return ping(p + "/b"); }\n'
+        '  void run() { ping("/rest/2.0/tables"); rest.getForObject("/rest/2.0/x", S.class); }\n'
+        "}\n"
+    )
+    assert [s[1:3] for s in _scanned(ping_pong)] == [("GET", "/rest/2.0/x")]
+    body = '    void m{n}() {{ read("/rest/2.0/tables/{n}"); }}\n'
+    long = HELPERS.replace(
+        "public void sync", "".join(body.format(n=n) for n in range(6000)) + "public void sync"
+    )
+    assert 0 < len(scan_calls(long, "java")) <= 5000  # each through the helper, to the limit
+
+
+def test_a_helper_call_site_is_checked_where_its_path_is_written(engine: Engine) -> None:
+    code = (
+        "class Sync {\n"
+        '    private final String base = "https://acme.collibra.com/rest/2.0";\n'
+        "    private String read(String path) {\n"
+        "        return rest.getForObject(base + path, String.class);\n"
+        "    }\n"
+        "    void run(String id, Settings settings) {\n"
+        '        read("/asset/" + id);\n'
+        '        read("/assets");\n'
+        "        read(settings.path());\n"
+        "    }\n"
+        "}\n"
+    )
+    found = engine.check_code(code, "java")
+    assert [(f.line, f.check) for f in found] == [(6, "unknown-endpoint")]
+    assert code.splitlines()[6][found[0].start : found[0].end] == "/asset/"

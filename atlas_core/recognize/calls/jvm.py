@@ -7,9 +7,21 @@ request builders, Spring's `RestTemplate` verbs and `WebClient` chains, and Groo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.jvm_chain import BUILDER_STARTS as _BUILDER_STARTS
+from atlas_core.recognize.calls.jvm_chain import CHAIN_ENDS as _CHAIN_ENDS
+from atlas_core.recognize.calls.jvm_chain import URL_LINKS as _URL_LINKS
+from atlas_core.recognize.calls.jvm_chain import (
+    URL_PARTS,
+    builder_uses,
+    chain_top,
+    chain_value,
+    request_http,
+)
+from atlas_core.recognize.calls.jvm_chain import Chain as _Chain
+from atlas_core.recognize.calls.jvm_helpers import APACHE_REQUESTS, helper_http
+from atlas_core.recognize.calls.jvm_helpers import Http as _Http
 from atlas_core.recognize.calls.site import (
     BUILDER,
     HEADER,
@@ -26,32 +38,37 @@ from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from tree_sitter import Node
 
 _STRINGS = frozenset({"string_literal", "character_literal"})
 _STRING_PARTS = frozenset({"string_fragment", "multiline_string_fragment", "escape_sequence"})
-# Links of a request chain that take its URL: java.net.http (`uri`, `newBuilder(uri)`), OkHttp
-# (`new Request.Builder().url(..)`).
-_URL_LINKS = frozenset({"uri", "newBuilder", "url"})
-_HTTP_BUILDERS = frozenset({"Request.Builder", "okhttp3.Request.Builder"})
-_BUILDER_STARTS = frozenset({"builder", "newBuilder"})
-_CHAIN_ENDS = frozenset({"build", "retrieve", "exchange", "bodyToMono", "block", "send"})
 _URL_WRAPPERS = frozenset({"create", "valueOf", "toString", "fromUriString", "format"})
 _REST_TEMPLATE = re.compile(r"^(get|post|put|patch|delete|head|options)(?:For\w+)?$")
+# Methods of HTTP libraries' clients, never a generated client's operation (JAX-RS's
+# `client.target(url)`, OkHttp's `client.newCall(request)`, java.net.http's `client.send`).
+_TRANSPORT = frozenset(
+    {"target", "request", "exchange", "execute", "newCall", "send", "sendAsync", "retrieve"}
+)
+_FORMAT_VERB = re.compile(r"%(?:\d+\$)?[-#+ 0,(]*\d*(?:\.\d+)?[a-zA-Z%]")
 _GSTRING = re.compile(r"\$\{([^{}]*)\}|\$([A-Za-z_][A-Za-z0-9_.]*)")
 _SCOPES = frozenset(
     {"method_declaration", "constructor_declaration", "lambda_expression", "closure"}
 )
 
 
-@dataclass(slots=True)
-class _Http:
-    method: str
-    url: Node | None
-
-
 class JavaCalls(CallWalk):
     CLIENT_RECEIVER = re.compile(r"(?:api|Api|API|client|Client|service|Service)$")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # What each of the code's own methods sends (`jvm_helpers`), shared by a scan's reads.
+        memo = self.memo
+        self.helper_memo: dict[tuple[int, int], _Http | None] = (
+            memo.remember(("jvm-helpers", 0), dict) if memo is not None else {}
+        )
+        self._bindings: dict[int, Node] = {}  # call-site arguments of the URL being rebuilt
 
     def read(self) -> CallSite | None:
         node = self.node_at(self.offset)
@@ -141,7 +158,10 @@ class JavaCalls(CallWalk):
                 child(call, "type")
             ) in ("URI", "URL")
             if call.type == "method_invocation":
-                wraps = self.text(child(call, "name")) in _URL_WRAPPERS
+                name = self.text(child(call, "name"))
+                if name in URL_PARTS and parent.named_children[0].id == node.id:
+                    return chain_top(self, call)
+                wraps = name in _URL_WRAPPERS
             if not wraps or parent.named_children[0].id != node.id:
                 return None
             return call
@@ -150,17 +170,30 @@ class JavaCalls(CallWalk):
     def url_in_call(self, root: Node, parent: Node) -> tuple[bool, _Http | None]:
         if parent.type == "argument_list" and parent.parent is not None:
             call = parent.parent
-            if call.type != "method_invocation" or parent.named_children[0].id != root.id:
+            index = next(i for i, a in enumerate(parent.named_children) if a.id == root.id)
+            if call.type == "object_creation_expression":
+                verb = APACHE_REQUESTS.get(self.text(child(call, "type")).rsplit(".", 1)[-1])
+                return True, _Http(verb, root) if verb and index == 0 else None
+            if call.type != "method_invocation":
                 return True, None
             name = self.text(child(call, "name"))
-            if name in _URL_LINKS:
+            if index == 0 and name == "append":
+                for use in builder_uses(self, call):
+                    found = self.url_call(self.url_root(use), 1)
+                    if isinstance(found, _Http):
+                        return True, found
+                return True, None
+            if index == 0 and name in _URL_LINKS:
                 return True, _Chain(self, call).http()
-            return True, self.http(call)
+            direct = self.http(call) if index == 0 else None
+            return True, direct or helper_http(self, call, index)
         if parent.type == "method_invocation" and is_field(root, "object"):
             # new URL(...).openConnection(), as a Groovy or plain Java script writes it
-            if self.text(child(parent, "name")) == "openConnection":
-                return True, _Http(self._connection_method(parent), root)
-            return True, None
+            name = self.text(child(parent, "name"))
+            if name == "openConnection":
+                method, method_node = self._connection_method(parent)
+                return True, _Http(method, root, method_node=method_node)
+            return True, request_http(self, root)  # JAX-RS: target(..).request().get()
         return False, None
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
@@ -169,11 +202,13 @@ class JavaCalls(CallWalk):
         name = child(parent, "name") or child(parent, "left")
         return self.declared_uses(self.text(name), parent) if name is not None else []
 
-    def _connection_method(self, open_call: Node) -> str:
+    def _connection_method(self, open_call: Node) -> tuple[str, Node | None]:
+        """The method ``setRequestMethod`` gives a connection, or the expression it is given
+        when it is not literal (a helper's parameter, maybe)."""
         holder = open_call.parent
         name = child(holder, "name") if holder is not None else None
         if holder is None or holder.type != "variable_declarator" or name is None:
-            return "GET"
+            return "GET", None
         for use in self.declared_uses(self.text(name), holder):
             invocation = use.parent
             if invocation is None or invocation.type != "method_invocation":
@@ -181,8 +216,12 @@ class JavaCalls(CallWalk):
             if self.text(child(invocation, "name")) == "setRequestMethod":
                 args = child(invocation, "arguments")
                 if args is not None and args.named_child_count:
-                    return self._value(args.named_children[0], 0).upper()
-        return "GET"
+                    given = args.named_children[0]
+                    method = self._value(given, 0)
+                    if method.lower() in HTTP_VERBS:
+                        return method.upper(), None
+                    return "", given
+        return "GET", None
 
     def http(self, call: Node) -> _Http | None:
         """Spring's RestTemplate: ``getForObject(url, ...)``, ``exchange(url, HttpMethod.X, ...)``."""
@@ -195,12 +234,21 @@ class JavaCalls(CallWalk):
         if verb and verb.group(1) in HTTP_VERBS:
             return _Http(verb.group(1).upper(), first)
         if name == "exchange" and args is not None and args.named_child_count > 1:
-            method = self.text(args.named_children[1]).rsplit(".", 1)[-1]
-            return _Http(method.upper() if method.lower() in HTTP_VERBS else "", first)
+            second = args.named_children[1]
+            method = self.text(second).rsplit(".", 1)[-1]
+            if method.lower() in HTTP_VERBS:
+                return _Http(method.upper(), first)
+            return _Http("", first, method_node=second)  # a helper's parameter, maybe
         return None
 
     def call_url(self, http: _Http) -> str:
-        return self._value(http.url, 0) if http.url is not None else UNKNOWN
+        if http.url is None:
+            return UNKNOWN
+        saved, self._bindings = self._bindings, http.bindings
+        try:
+            return self._value(http.url, 0)
+        finally:
+            self._bindings = saved
 
     def is_leftmost(self, root: Node, node: Node) -> bool:
         first = root
@@ -210,6 +258,9 @@ class JavaCalls(CallWalk):
         ):
             first = first.named_children[0]
         return first.start_byte == node.start_byte
+
+    def is_transport_method(self, name: str) -> bool:
+        return name in HTTP_VERBS or name in _TRANSPORT
 
     def client_method(self, call: Node) -> tuple[str, str] | None:
         receiver = child(call, "object")
@@ -240,13 +291,26 @@ class JavaCalls(CallWalk):
             )
         if kind in ("identifier", "field_access"):
             return self._value(self._definition(node), depth + 1)
+        if kind == "method_invocation":
+            built = chain_value(self, node, depth)
+            if built is not None:
+                return built
         if kind in ("method_invocation", "object_creation_expression"):
             args = child(node, "arguments")
             name = self.text(child(node, "name")) if kind == "method_invocation" else "new"
             if args is not None and args.named_child_count and name in _URL_WRAPPERS | {"new"}:
                 value = self._value(args.named_children[0], depth + 1)
-                return re.sub(r"%[sd]", UNKNOWN, value) if name == "format" else value
+                if name != "format":
+                    return value
+                rest = iter(args.named_children[1:])
+                return _FORMAT_VERB.sub(lambda m: self._format_arg(m, rest, depth), value)
         return UNKNOWN
+
+    def _format_arg(self, m: re.Match[str], rest: Iterator[Node], depth: int) -> str:
+        if m.group(0) == "%%":
+            return "%"
+        arg = next(rest, None)
+        return self._value(arg, depth + 1) if arg is not None else UNKNOWN
 
     def _gstring_part(self, m: re.Match[str], at: Node, depth: int) -> str:
         name = (m.group(1) or m.group(2) or "").strip()
@@ -268,8 +332,11 @@ class JavaCalls(CallWalk):
             parent = ident.parent
             if parent is None:
                 continue
-            if parent.type == "formal_parameter" and self.scope_of(parent) == scope:
-                return None  # a parameter: its value is the caller's
+            function = parent.parent.parent if parent.parent is not None else None
+            if parent.type == "formal_parameter" and function is not None:
+                if any(a.id == function.id for a in ancestors(at)):
+                    return self._bindings.get(parent.id)  # a parameter: the caller's value
+                continue
             if parent.type == "variable_declarator" and is_field(ident, "name"):
                 home = self.scope_of(parent)
                 if home is None or home == scope:
@@ -322,99 +389,6 @@ class JavaCalls(CallWalk):
 
 class GroovyCalls(JavaCalls):
     """Groovy reads as Java here; the grammar differs only in what `parse_source` joins."""
-
-
-class _Chain:
-    """A fluent chain of method calls around one invocation: its links, what it starts from (a
-    request builder, `HttpRequest.newBuilder()`, a `WebClient` verb) and where its result goes."""
-
-    def __init__(self, reader: JavaCalls, invocation: Node) -> None:
-        self.reader = reader
-        self.top = invocation
-        while self.top.parent is not None and self.top.parent.type == "method_invocation":
-            if not is_field(self.top, "object"):
-                break
-            self.top = self.top.parent
-        self.links: list[Node] = []  # innermost first
-        node: Node | None = self.top
-        while node is not None and node.type == "method_invocation":
-            self.links.insert(0, node)
-            node = child(node, "object")
-        self.start = node  # what the innermost call is made on
-        self.request_class = self._request_class()
-
-    def names(self) -> list[str]:
-        return [self.reader.text(child(link, "name")) for link in self.links]
-
-    def _request_class(self) -> str:
-        reader = self.reader
-        names = self.names()
-        if self.start is None or not names:
-            return ""
-        start = self.start
-        if start.type == "identifier" and names[0] in _BUILDER_STARTS:
-            name = reader.text(start)
-            return name if name != "HttpRequest" else ""
-        if start.type == "object_creation_expression":
-            kind = reader.text(child(start, "type"))
-            if kind in _HTTP_BUILDERS:
-                return ""  # an HTTP client's request, not a generated client's
-            return kind.removesuffix(".Builder") if kind.endswith(".Builder") else ""
-        if start.type == "identifier":
-            value = reader._definition(start)
-            if value is not None and value.type == "method_invocation":
-                return _Chain(reader, value).request_class
-        return ""
-
-    def setters(self) -> tuple[str, ...]:
-        return tuple(n for n in self.names() if n not in _BUILDER_STARTS | _CHAIN_ENDS)
-
-    def operation(self) -> str:
-        """The client method the built request is passed to, directly or through a variable."""
-        reader = self.reader
-        target: Node | None = self.top
-        for _ in range(3):
-            parent = target.parent if target is not None else None
-            if parent is None:
-                return ""
-            if parent.type == "argument_list" and parent.parent is not None:
-                return reader.sdk_operation(parent.parent)
-            if parent.type == "variable_declarator":
-                name = child(parent, "name")
-                uses = reader.declared_uses(reader.text(name), parent) if name is not None else []
-                target = uses[0] if uses else None
-                continue
-            return ""
-        return ""
-
-    def http(self) -> _Http | None:
-        """``HttpRequest.newBuilder(uri?).uri(..).POST(..)`` or ``webClient.post().uri(..)``."""
-        reader = self.reader
-        names = self.names()
-        url: Node | None = None
-        method = ""
-        for link, name in zip(self.links, names, strict=True):
-            args = child(link, "arguments")
-            first = args.named_children[0] if args is not None and args.named_child_count else None
-            if name in _URL_LINKS and first is not None:
-                url = first
-            elif (name.lower() in HTTP_VERBS and name.isupper()) or (
-                name in HTTP_VERBS and link is not self.links[-1]
-            ):
-                method = name.upper()
-            elif name == "method" and first is not None:
-                method = reader._value(first, 0).rsplit(".", 1)[-1].upper()
-        start = self.start
-        is_http = start is not None and (
-            reader.text(start) == "HttpRequest"
-            or (
-                start.type == "object_creation_expression"
-                and reader.text(child(start, "type")) in _HTTP_BUILDERS
-            )
-        )
-        if not is_http and not (method and url is not None):
-            return None
-        return _Http(method or "GET", url)
 
 
 def _is_identifier(node: Node) -> bool:

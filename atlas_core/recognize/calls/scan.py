@@ -363,12 +363,24 @@ def _probes(document: Document, node: Node) -> list[int]:
     if is_key:
         return [start]
     data = document.data
-    if data.find(b"/", node.start_byte, node.end_byte) < 0 and not _BASE_FIRST.match(
-        data, node.start_byte, node.end_byte
+    if (
+        data.find(b"/", node.start_byte, node.end_byte) < 0
+        and not _BASE_FIRST.match(data, node.start_byte, node.end_byte)
+        and not _is_segment(document, node)
     ):
         return []
     keys = _QUERY_KEY_BYTES.finditer(data, node.start_byte, node.end_byte)
     return [start, *(m.start(1) for m in keys)]
+
+
+def _is_segment(document: Document, node: Node) -> bool:
+    """A path segment written without a slash: JAX-RS's ``target(base).path("assets")``."""
+    arguments = node.parent
+    call = arguments.parent if arguments is not None else None
+    if call is None or call.type != "method_invocation":
+        return False
+    name = call.child_by_field_name("name")
+    return name is not None and document.data[name.start_byte : name.end_byte] == b"path"
 
 
 def _keep(
