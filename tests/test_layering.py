@@ -1,6 +1,6 @@
 """The packages of `atlas_core` sit in ranked layers, and every import respects them.
 
-`LAYERS` below is the one written form of the order (the README's architecture section draws it).
+`LAYERS` below is the one written form of the order (docs/architecture.md draws it).
 A package imports only packages of its own layer or of a layer below, never in a cycle, and only
 through their public face: `atlas_core.<package>` itself and a name its `__init__` lists in
 `__all__`, never `atlas_core.<package>.<module>`. The hosts (`atlas_ls`) sit above every layer and
@@ -251,8 +251,8 @@ def test_every_package_of_atlas_core_has_a_layer() -> None:
     assert sorted(names - set(RANK)) == []
 
 
-def test_the_readme_draws_the_layers_in_this_order() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_architecture_page_draws_the_layers_in_this_order() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     start = text.index("<!-- layers -->")
     drawing = text[start : text.index("<!-- /layers -->", start)]
     rows = [line for line in drawing.splitlines() if "|" in line and not line.startswith("|-")]

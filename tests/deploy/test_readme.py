@@ -1,4 +1,4 @@
-"""The README's "Running a shared endpoint" section: every command it shows is one the code
+"""The deployment page (docs/deployment.md, "Running a shared endpoint"): every command it shows is one the code
 accepts (the real argument parsers for atlas and atlas-mcp) and every file it names exists."""
 
 from __future__ import annotations
@@ -10,14 +10,11 @@ from atlas_ls.cli import _build_parser
 from atlas_ls.mcp.__main__ import build_parser
 from tests.deploy.conftest import ROOT
 
-SECTION = "## Running a shared endpoint"
+PAGE = ROOT / "docs" / "deployment.md"
 
 
 def section() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index(SECTION)
-    end = readme.index("\n## ", start + len(SECTION))
-    return readme[start:end]
+    return PAGE.read_text(encoding="utf-8")
 
 
 def shell_lines() -> list[list[str]]:

@@ -10,7 +10,11 @@ from pathlib import Path
 from atlas_core.console.installation import INSTALL_COMMAND
 
 ROOT = Path(__file__).resolve().parents[2]
-READMES = [ROOT / "README.md", *sorted((ROOT / "editors").glob("*/README.md"))]
+READMES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "editors").glob("*/README.md")),
+]
 # Every way a README could tell a user to install a Python package, in a code span.
 INSTALL = re.compile(
     r"`((?:uv tool install|uv tool upgrade|uv pip install|pipx install|pip install)\b[^`]*)`"

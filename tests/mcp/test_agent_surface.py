@@ -216,8 +216,8 @@ def test_file_tools_stay_within_their_budget(fs_client: McpClient, big_mirror: P
     assert f"start_line={data['line_end'] + 1})" in text
 
 
-def test_readme_documents_each_budget() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_mcp_page_documents_each_budget() -> None:
+    readme = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
     section = readme.split("**Answer budgets.**", 1)[1].split("\n\n", 1)[0]
     documented = {
         name: int(value.replace(",", ""))
