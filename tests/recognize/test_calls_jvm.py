@@ -259,6 +259,20 @@ def test_mutually_recursive_wrappers_and_a_long_file_stay_bounded() -> None:
     assert len(scan_calls(long, "java", budget_s=600)) == 5000
 
 
+def test_generated_clients_with_http_info_and_jax_rs_targets() -> None:
+    code = (
+        "class S {\n"
+        "  void run() {\n"
+        "    var page = tablesApi.findTablesWithHttpInfo(0, 10);\n"
+        '    client.target("https://h/rest/2.0").path("tables").request().get();\n'
+        "  }\n"
+        "}\n"
+    )
+    site = read(code, "java", "findTablesWithHttpInfo")
+    assert site is not None and (site.role, site.operation) == ("operation", "findTables")
+    assert read(code, "java", "target") is None  # JAX-RS's client, not a generated one
+
+
 def test_a_helper_call_site_is_checked_where_its_path_is_written(engine: Engine) -> None:
     code = (
         "class Sync {\n"

@@ -259,6 +259,10 @@ class JavaCalls(CallWalk):
             first = first.named_children[0]
         return first.start_byte == node.start_byte
 
+    def sdk_operation(self, call: Node) -> str:
+        # OpenAPI Generator's Java clients add `fooWithHttpInfo` beside each operation `foo`.
+        return super().sdk_operation(call).removesuffix("WithHttpInfo")
+
     def is_transport_method(self, name: str) -> bool:
         return name in HTTP_VERBS or name in _TRANSPORT
 
