@@ -45,7 +45,7 @@ def check_key(
     where = "query parameter" if role == QUERY else "request body property"
     target = f"{'params' if role == QUERY else 'body'}.{name}"
     if param is None:
-        if not _NAME.match(name):
+        if not _NAME.match(name) or (role == QUERY and _list_form(name) in known):
             return []
         near = _near(name, [p.name for p in allowed])
         message = f"'{name}' is not a {where} of {op.endpoint}"
@@ -97,6 +97,13 @@ def check_required(
 
 
 _NAME = re.compile(r"^[A-Za-z_$][\w$.\-\[\]]{0,199}$")
+
+
+def _list_form(name: str) -> str:
+    """The singular id filter a list-of-ids query name stands for (``typeIds`` -> ``typeId``), or
+    "". Newer API versions take such lists where an older spec lists only the one id; a rewrite to
+    the singular would break working code, so the list form is never reported as unknown."""
+    return name[:-1] if name.endswith(("Ids", "_ids")) else ""
 
 
 def _allowed(op: Operation, role: str) -> tuple[Param, ...] | None:
