@@ -15,6 +15,7 @@ A bundle without the file gets the model it always had.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -46,8 +47,12 @@ def merge_evidence(
     for d in evidence.get("definitions", ()):
         _define(bundle, d, ops, all_specs)
     model = ApiModel(tuple(all_specs), list(ops.values()))
+    paging: dict[str, Param] = {}
     for use in list(evidence.get("uses", ()))[:MAX_USES]:
-        _use(bundle, model, use, ops)
+        added = _use(bundle, model, use, ops)
+        if _PAGING_PAGE.search(str(use.get("page", ""))):
+            paging.update((p.name, p) for p in added)
+    _page_everywhere(paging, ops)
     disagreements = [_disagreement(d) for d in evidence.get("disagreements", ())]
     notices = [
         Notice(
@@ -149,17 +154,39 @@ def _union(new: tuple[Param, ...], old: tuple[Param, ...]) -> tuple[Param, ...]:
     return new + tuple(p for p in old if (p.location, p.name) not in have)
 
 
+# A page about pagination shows its parameters on one operation as an example of all of them.
+_PAGING_PAGE = re.compile(r"(?i)paginat")
+_PAGED = frozenset({"offset", "limit"})
+
+
+def _page_everywhere(
+    paging: dict[str, Param], ops: dict[tuple[str, tuple[str, ...]], Operation]
+) -> None:
+    """A query parameter a pagination page shows in use (``countLimit`` on ``GET /assets``) is a
+    parameter of every operation paged by offset and limit: the page describes the paging, and
+    the one call it shows is its example."""
+    if not paging:
+        return
+    for key, op in list(ops.items()):
+        names = {p.name for p in op.params if p.location == QUERY}
+        if names >= _PAGED:
+            extra = tuple(p for name, p in paging.items() if name not in names)
+            if extra:
+                ops[key] = replace(op, params=op.params + extra)
+
+
 def _use(
     bundle: str,
     model: ApiModel,
     use: Mapping[str, Any],
     ops: dict[tuple[str, tuple[str, ...]], Operation],
-) -> None:
+) -> tuple[Param, ...]:
+    """Apply one call the docs show; the query parameters it adds to a documented operation."""
     method, target = str(use.get("method", "")).upper(), str(use.get("target", ""))
     page, url = str(use.get("page", "")), str(use.get("url", ""))
     where = locate(model, target) if method and target else None
     if where is None:
-        return
+        return ()
     found = operation_of_call(model, method, where.segments)
     op = found.operation
     shown = f"shown in use on {page}" + (f" ({url})" if url else "")
@@ -177,7 +204,7 @@ def _use(
                 bundle=bundle,
                 source=f"a call {shown}",
             )
-        return
+        return ()
     key = (op.method, op.segments)
     current = ops.get(key, op)
     query = _shown(use.get("query"), QUERY, current.params, shown)
@@ -186,6 +213,7 @@ def _use(
         body = body + _shown(use.get("body"), BODY, body, shown)
     if query or body is not current.body:
         ops[key] = replace(current, params=current.params + query, body=body)
+    return query
 
 
 def _shown(names: Any, location: str, have: tuple[Param, ...], shown: str) -> tuple[Param, ...]:
