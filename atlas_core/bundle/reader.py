@@ -10,11 +10,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas_core.bundle.manifest import CHUNKS, MIRROR, MODEL, REPAIR_HINT, VECTORS, read_manifest
+from atlas_core.bundle.manifest import (
+    CHUNKS,
+    MIRROR,
+    MODEL,
+    REPAIR_HINT,
+    VECTORS,
+    read_manifest,
+    sha256_file,
+)
 from atlas_core.bundle.verify import first_problem_error, structural_problems
 from atlas_core.errors import BundleError
 from atlas_core.safeio import safe_relpath
@@ -131,6 +139,23 @@ class Bundle:
                 path=str(path),
             )
         return path
+
+    def changed(self, relpaths: Iterable[str]) -> list[str]:
+        """Those of the listed `relpaths` whose bytes no longer hash to the manifest's sha256 (a
+        file altered in place at the same size passes `open`, which checks sizes and headers
+        only). Reads each file whole: callers hash what they are about to load, once."""
+        changed = []
+        for rel in relpaths:
+            entry = self.files.get(rel)
+            if entry is None:
+                continue
+            try:
+                digest = sha256_file(self.file(rel))
+            except OSError:
+                digest = ""
+            if digest != entry["sha256"]:
+                changed.append(rel)
+        return changed
 
     def array(self, relpath: str) -> np.ndarray:
         """A read-only memory map of a listed `.npy`, checked against its manifest dtype and shape."""

@@ -119,12 +119,26 @@ class Engine:
         rerank: bool = False,
         scope: str = "all",
         snippets: bool = True,
+        fallback: bool = False,
     ) -> list[Hit]:
         """Ranked passages for a question or an identifier; at most `MAX_TOP_K`. `scope` keeps
         the documentation ("docs"), the team's own code ("project", see `atlas index`) or both.
         Without `snippets` each hit's snippet is left empty, for a caller that shows the
-        passage itself (cutting a snippet was four fifths of a keyword search's time)."""
-        return self._search(query, mode, top_k, filters, rerank, scope, snippets)
+        passage itself (cutting a snippet was four fifths of a keyword search's time).
+
+        A search list whose files changed since the build is off (see `search_off`): hybrid
+        answers from the other list; keyword or vector alone raises the BundleError naming the
+        file, or with `fallback` answers from the other list (a host then says so)."""
+        return self._search(query, mode, top_k, filters, rerank, scope, snippets, fallback)
+
+    def search_off(self) -> dict[str, str]:
+        """The search lists ("keyword", "vector") found off so far, each with the line naming
+        the file that changed since the build, for a host to show beside its answers."""
+        off: dict[str, str] = {}
+        for part in self._parts:
+            for mode, error in part.off().items():
+                off.setdefault(mode, error.message)
+        return off
 
     def reranker(self) -> Reranker:
         return self._search.reranker()

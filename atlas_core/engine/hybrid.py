@@ -39,6 +39,22 @@ _WORD = re.compile(r"\w+")
 Found = list[tuple[float, int, int]]  # (score, bundle index, row), best first
 
 
+def intact_mode(part: OpenBundle, mode: str, fallback: bool) -> str:
+    """`mode` narrowed to the search lists of `part` whose files are intact: hybrid answers from
+    the list left when one is off; a single list that is off raises the error naming its file,
+    or with `fallback` (a host that answers with a note) gives way to the other list."""
+    wanted = ("keyword", "vector") if mode == "hybrid" else (mode,)
+    left = [m for m in wanted if part.intact(m)]
+    if len(left) == len(wanted):
+        return mode
+    if left:
+        return left[0]
+    other = "vector" if mode == "keyword" else "keyword"
+    if fallback and mode != "hybrid" and part.intact(other):
+        return other
+    raise part.off()[wanted[0]]
+
+
 class HybridSearch:
     """Ranked passages over the open bundles, with the settings they rank by."""
 
@@ -60,6 +76,7 @@ class HybridSearch:
         rerank: bool,
         scope: str,
         snippets: bool,
+        fallback: bool = False,
     ) -> list[Hit]:
         text = clean_query(query)
         mode = check_mode(mode)
@@ -71,7 +88,8 @@ class HybridSearch:
         for index, part in enumerate(self.bundles.parts):
             if scope != "all" and part.scope != scope:
                 continue
-            for row, score in self._search_bundle(part, text, mode, depth, filters):
+            found_in = self._search_bundle(part, text, mode, depth, filters, fallback)
+            for row, score in found_in:
                 found.append((score, index, row))
         found.sort(key=lambda item: (-item[0], item[1], item[2]))
         if rerank and found:
@@ -108,7 +126,13 @@ class HybridSearch:
         return self.bundles.tag(hit, part)
 
     def _search_bundle(
-        self, part: OpenBundle, text: str, mode: str, k: int, filters: SearchFilters
+        self,
+        part: OpenBundle,
+        text: str,
+        mode: str,
+        k: int,
+        filters: SearchFilters,
+        fallback: bool,
     ) -> list[tuple[int, float]]:
         """(row, score) of one bundle's best chunks, diversified by file."""
         from atlas_core.search import Ranked, fuse
@@ -119,6 +143,7 @@ class HybridSearch:
         mask = table.mask(filters)
         if mask is not None and not mask.any():
             return []
+        mode = intact_mode(part, mode, fallback)
         s = self.settings
         depth = max(s.candidates, 3 * k)
         model = part.ranking()[0] if mode == "hybrid" and s.learned else None

@@ -34,6 +34,9 @@ GONE_HINT = (
     "install the bundle again (`atlas download`, or `atlas restore` from a backup) or point the "
     "server at an existing one; a server watching the path loads a new bundle there by itself"
 )
+# The files each search list reads, by prefix: one changed since the build turns its list off and
+# the other keeps answering.
+SEARCH_FILES = {"keyword": "keyword/", "vector": "vectors.npy"}
 
 
 def load_once(
@@ -83,6 +86,7 @@ class OpenBundle:
     _ids: IdentifierIndex | None = None
     _ranking: tuple[RankingModel | None, str] | None = None
     _rank_context: RankContext | None = None
+    _off: dict[str, BundleError] = field(default_factory=dict)  # search list -> why it is off
 
     @functools.cached_property
     def scope(self) -> str:
@@ -130,7 +134,7 @@ class OpenBundle:
         return table
 
     def keyword(self) -> KeywordIndex:
-        return self._load("_keyword", "keyword index", self._read_keyword)
+        return self._load("_keyword", "keyword index", lambda: self._confirmed("keyword"))
 
     def _read_keyword(self) -> KeywordIndex:
         from atlas_core.search import KeywordIndex
@@ -144,9 +148,53 @@ class OpenBundle:
         return KeywordIndex.open(self.bundle)
 
     def dense(self) -> DenseIndex:
-        from atlas_core.search import DenseIndex
+        return self._load("_dense", "vectors", lambda: self._confirmed("vector"))
 
-        return self._load("_dense", "vectors", lambda: DenseIndex.open(self.bundle))
+    def _confirmed(self, mode: str) -> Any:
+        """The index of the search list `mode`, loaded once its files hash to the manifest's
+        digests. A file changed in place at the same size passes `Bundle.open` and would answer
+        garbage or nothing; it is found here, on first use (in the background for a server:
+        `Engine.prepare_vector_search`), reported once, and the list stays off."""
+        off = self._off.get(mode)
+        if off is None:
+            prefix = SEARCH_FILES[mode]
+            changed = self.bundle.changed(r for r in self.bundle.files if r.startswith(prefix))
+            if not changed and mode == "keyword":
+                return self._read_keyword()
+            if not changed:
+                from atlas_core.search import DenseIndex  # not for keyword search: see test_engine
+
+                return DenseIndex.open(self.bundle)
+            from atlas_core.bundle import REPAIR_HINT
+
+            path = Path(self.bundle.path) / changed[0]
+            other = "vector" if mode == "keyword" else "keyword"
+            off = BundleError(
+                f"{path}: changed since the bundle was built (its bytes no longer match "
+                f"manifest.json); {mode} search is off for bundle {self.name}, {other} search "
+                "still answers",
+                hint=f"search with `--mode {other}` meanwhile; {REPAIR_HINT}",
+                path=str(path),
+            )
+            log.info("%s", off.message)  # hosts say it beside their answers: `search_off`
+            self._off[mode] = off
+        raise off
+
+    def intact(self, mode: str) -> bool:
+        """Whether the search list `mode` ("keyword" or "vector") answers: its index loads (here,
+        if not yet), False when its files were changed since the build. Other failures raise."""
+        try:
+            self.keyword() if mode == "keyword" else self.dense()
+        except BundleError:
+            if mode not in self._off:
+                raise
+            return False
+        return True
+
+    def off(self) -> dict[str, BundleError]:
+        """The search lists found off so far (their files changed since the build), each with
+        the error that names the file."""
+        return dict(self._off)
 
     def embedder(self) -> Any:
         return self._load("_embedder", "embedding model", self._read_embedder)

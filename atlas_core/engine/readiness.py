@@ -71,18 +71,27 @@ class Preparation:
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
+        # Loading the vectors hashes them (see `OpenBundle.dense`): on a thread, so this returns
+        # at once even for a large matrix.
+        for target, name in (
+            (self._convert, "atlas-vectors-load"),
+            (self._load_rankings, "atlas-ranking"),
+        ):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            self._threads.append(thread)
+            thread.start()
+
+    def _convert(self) -> None:
         for part in self.parts:
             try:
-                part.dense().start_conversion()
-            except (AtlasError, OSError) as exc:
+                if part.intact("vector"):  # else reported once, by `OpenBundle.dense`
+                    part.dense().start_conversion()
+            except (AtlasError, OSError) as exc:  # the search that needs them reports it
                 log.warning("bundle %s: vectors not converted ahead: %s", part.name, exc)
-        thread = threading.Thread(target=self._load_rankings, name="atlas-ranking", daemon=True)
-        self._threads.append(thread)
-        thread.start()
 
     def wait(self, timeout: float | None) -> None:
         while self._threads:
-            self._threads.pop().join(timeout)
+            self._threads.pop(0).join(timeout)  # the vectors' first: then their conversion runs
         for part in self.parts:
             if part._dense is not None:
                 part._dense.wait_converted(timeout)

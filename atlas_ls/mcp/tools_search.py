@@ -138,7 +138,7 @@ async def _search(
     await report_progress(ctx, 0, 1, f"{mode} search")
     # The hits show the passages themselves (cut to max_chars), not the engine's snippets.
     search = functools.partial(
-        engine.search, query, mode, top_k, filters, scope=scope, snippets=False
+        engine.search, query, mode, top_k, filters, scope=scope, snippets=False, fallback=True
     )
     # A keyword search takes a millisecond or two even at 100,000 chunks: it runs here, since
     # handing it to a worker thread cost more than the search itself (and, with many requests at
@@ -146,6 +146,8 @@ async def _search(
     # goes to a thread, so the event loop keeps answering meanwhile.
     found = search() if mode == "keyword" else await anyio.to_thread.run_sync(search)
     hits = [_hit(engine.chunk(hit.chunk_id), hit, max_chars) for hit in found]
+    for off, why in engine.search_off().items():  # answered from the search list left
+        notes.append(f"{why}; mode={off!r} answers from the other list until it is repaired")
     await report_progress(ctx, 1, 1, f"{len(hits)} results")
     await warn_injection(ctx, [f"{h.file}:{h.line_start}" for h in hits if h.injection_flags])
     if not hits:

@@ -176,7 +176,11 @@ def run_search(args: argparse.Namespace) -> int:
             query, mode=args.mode, top_k=args.top_k, filters=filters, rerank=args.rerank
         )
         demo = engine.serves_demo()
+        off = engine.search_off()  # a hybrid search answered from the list left
     _print_hits(args, query, hits)
+    for mode, why in off.items():
+        print(f"note: {why}", file=sys.stderr)
+        print(f"hint: `--mode {mode}` is refused until the bundle is repaired", file=sys.stderr)
     note_demo(demo)
     return 0
 
