@@ -1,7 +1,9 @@
-"""The README's "Getting the Collibra docs" path, run as written in a fresh HOME: at most four
-commands from `git clone` to an answer from the downloaded bundle, and then a hover in an editor
-(the language server as an editor starts it, with nothing configured), with the release server on
-127.0.0.1 standing in for GitHub through ATLAS_RELEASE_API."""
+"""The README's newcomer path, run as written in a fresh HOME, section by section: "Install" and
+"Getting the Collibra docs" are at most four commands from `git clone` to an answer from the
+downloaded bundle, and then a hover in an editor (the language server as an editor starts it, with
+nothing configured), with the release server on 127.0.0.1 standing in for GitHub through
+ATLAS_RELEASE_API; "Quick start" answers from the demo docs and says so; the offline route installs
+a release archive copied by hand."""
 
 from __future__ import annotations
 
@@ -14,21 +16,33 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from atlas_core.demo import BUNDLE_PREFIX
 from atlas_core.distribution.source import DEFAULT_RELEASE_REPO
 from tests.lsp_support import hover_text, open_document, position_of, start_client, stop_client
 from tests.release_server import ReleaseServer
 
 ROOT = Path(__file__).resolve().parents[2]
-SECTION = "## Getting the Collibra docs"
 
 
-def readme_commands() -> list[str]:
+def readme_commands(section: str) -> list[str]:
+    """The command lines of the first code block under the README heading `section`."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```\n(.*?)```", section, re.S)
-    assert block, f"{SECTION} has no command block"
+    body = re.split(r"\n##+ ", text.split(f"\n{section}\n", 1)[1], maxsplit=1)[0]
+    block = re.search(r"```\n(.*?)```", body, re.S)
+    assert block, f"{section} has no command block"
     return [line.strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+def run_atlas(line: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """One README line as the installed `atlas` runs it: this environment's package, same argv."""
+    argv = shlex.split(line, comments=True)
+    assert argv[0] == "atlas", line
+    return subprocess.run(
+        [sys.executable, "-m", "atlas_ls.cli", *argv[1:]],
+        capture_output=True, text=True, timeout=300, env=env, cwd=cwd,
+    )  # fmt: skip
 
 
 def fresh_home_env(home: Path, api_url: str) -> dict[str, str]:
@@ -44,7 +58,7 @@ def fresh_home_env(home: Path, api_url: str) -> dict[str, str]:
 def test_readme_path_from_clone_to_an_answer(
     server: ReleaseServer, archives: dict[str, bytes], tmp_path: Path
 ) -> None:
-    commands = readme_commands()
+    commands = readme_commands("## Install") + readme_commands("## Getting the Collibra docs")
     assert len(commands) <= 4, commands
     clone, install, *atlas_commands = commands
     # The clone is the repository the bundles are released from.
@@ -63,12 +77,7 @@ def test_readme_path_from_clone_to_an_answer(
     env = fresh_home_env(home, server.api_url)
     outputs = []
     for line in atlas_commands:
-        argv = shlex.split(line)
-        assert argv[0] == "atlas"
-        result = subprocess.run(
-            [sys.executable, "-m", "atlas_ls.cli", *argv[1:]],
-            capture_output=True, text=True, timeout=300, env=env, cwd=home,
-        )  # fmt: skip
+        result = run_atlas(line, env, home)
         assert result.returncode == 0, f"{line}: {result.stderr}"
         outputs.append(result.stdout)
 
@@ -96,3 +105,43 @@ async def _hover(home: Path, env: dict[str, str]) -> str | None:
         return await hover_text(client, uri, position_of(text, "/assets", delta=2))
     finally:
         await stop_client(client)
+
+
+# It builds the demo with the real embedding model in the fresh HOME (about 30 s on 2 cores), so
+# the quick suite leaves it to .ci/run.
+@pytest.mark.stress
+def test_readme_quick_start_answers_from_the_demo_and_says_so(tmp_path: Path) -> None:
+    commands = readme_commands("## Quick start")
+    assert commands[0] == "atlas demo" and len(commands) <= 4, commands
+    home = tmp_path / "home"
+    home.mkdir()
+    env = fresh_home_env(home, "http://127.0.0.1:9/api")  # nothing is downloaded here
+    for line in commands:
+        result = run_atlas(line, env, home)
+        assert result.returncode == 0, f"{line}: {result.stderr}"
+        assert "Traceback" not in result.stderr and result.stdout.strip(), line
+        # Every answer names the demo docs it came from (on stdout or, after it, on stderr).
+        assert "demo" in (result.stdout + result.stderr).lower(), line
+    # The demo was built once into the fresh HOME's cache, and nothing was installed.
+    assert list((home / ".cache" / "atlas").glob(f"{BUNDLE_PREFIX}*"))
+    assert not (home / ".local" / "share" / "atlas" / "current").exists()
+
+
+def test_readme_offline_route_installs_an_archive_copied_by_hand(
+    archives: dict[str, bytes], tmp_path: Path
+) -> None:
+    (line,) = readme_commands("### Offline: install an archive by hand")
+    argv = shlex.split(line)
+    assert argv[:2] == ["atlas", "install"], line
+    home = tmp_path / "home"
+    home.mkdir()
+    archive = home / argv[2]
+    archive.write_bytes(archives["v2"])
+    digest = hashlib.sha256(archives["v2"]).hexdigest()
+    Path(f"{archive}.sha256").write_text(f"{digest}  {archive.name}\n", encoding="utf-8")
+    env = fresh_home_env(home, "http://127.0.0.1:9/api")  # no network: nothing may be fetched
+    result = run_atlas(line, env, home)
+    assert result.returncode == 0, result.stderr
+    assert (home / ".local" / "share" / "atlas" / "current" / "manifest.json").is_file()
+    answer = run_atlas('atlas search "find assets"', env, home)
+    assert answer.returncode == 0 and "Assets v2" in answer.stdout, answer.stderr
