@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
+from atlas_core.recognize.calls.request_lines import request_line_sites
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, OPERATION, QUERY, SDK, CallSite
 from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES, text_calls
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
@@ -74,6 +75,7 @@ _QUERY_KEY_BYTES = re.compile(rb"[?&]([A-Za-z_][\w.\-\[\]]*)=")  # the same, in 
 # runs to the next ``&``.
 _VALUE_AFTER = re.compile(r"""["'`]?\s*(?::|=>?)\s*(?:\[\s*)?(["'`])((?:(?!\1)[^\\\n]){0,200})\1""")
 _QUERY_VALUE = re.compile(r"=([^&#\"'`\s{}$]{0,200})")
+_TABLE_ROW = re.compile(r"^\s*\||\s\|\s")
 _CURL_WORD = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|https?)\s")  # HTTPie is http/https
 _CURL_URL = re.compile(r"""(?:https?://|/rest/|\$\{?\w+\}?/)[^\s'"\\]*""")
 # Other words worth asking about: a URL in a variable (``"$URL"``), an HTTPie item (``name=x``).
@@ -110,6 +112,8 @@ def scan_calls(
         return _scan_markdown(text, deadline, limit)
     if lang == "shell":
         return _scan_shell(Document(text), deadline, limit)
+    if lang == "http":  # a REST client's .http file: one request line per request
+        return _request_lines(list(enumerate(text.split("\n"))), lang, deadline, limit)
     if lang in TEXT_LANGUAGES:
         return _scan_text(Document(text), lang, deadline, limit)
     if lang == "html":
@@ -462,6 +466,7 @@ def _continues(document: Document, line: int) -> bool:
 
 def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
     found: list[Located] = []
+    code_lines: set[int] = set()  # lines of code blocks a code reader read
     for info, body_start, body_end in fenced_blocks(text):
         body = text[body_start:body_end]
         language = block_language(info, body)
@@ -469,8 +474,34 @@ def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
         if not language or len(body) > MAX_BLOCK_CHARS or remaining <= 0:
             continue
         first = text.count("\n", 0, body_start)
+        code_lines.update(range(first, first + body.count("\n") + 1))
         for item in scan_calls(body, language, budget_s=remaining, limit=limit - len(found)):
             found.append(
                 Located(item.line + first, item.site, item.value, item.value_start, item.value_end)
             )
+    # Request lines in prose and blocks no code reader took (``GET /rest/2.0/assets``); a table
+    # row (``| **POST** /assets | Add an asset |``) lists an endpoint, it sends nothing.
+    lines = text.split("\n")
+    taken = [
+        (n, lines[n])
+        for n in range(len(lines))
+        if n not in code_lines and not _TABLE_ROW.search(lines[n])
+    ]
+    found += _request_lines(taken, "markdown", deadline, limit - len(found))
+    found.sort(key=lambda f: (f.line, f.site.start))
     return found
+
+
+def _request_lines(
+    lines: list[tuple[int, str]], language: str, deadline: float, limit: int
+) -> list[Located]:
+    """The sites of raw request lines (`request_lines`), each line given with its number."""
+    found: dict[tuple[int, int, int, str, str], Located] = {}
+    for number, content in lines:
+        if len(found) >= limit or time.monotonic() > deadline:
+            break
+        for site in request_line_sites(content, language):
+            key = (number, site.start, site.end, site.role, site.name)
+            if key not in found:
+                found[key] = _with_value(content, number, site)
+    return list(found.values())

@@ -1,0 +1,50 @@
+"""Raw request lines (`GET /rest/2.0/assets?name=x`) in markdown prose and REST-client `.http`
+files are read as calls and checked; table rows listing endpoints and prose about GET requests
+are not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from atlas_core.engine import Engine
+from atlas_core.recognize import ENDPOINT, QUERY, scan_calls
+from tests.apicheck_bundle import build_apicheck_bundle
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:
+        yield opened
+
+
+def _read(text: str, language: str) -> list[tuple[int, str, str, str, str]]:
+    return [
+        (i.line, i.site.role, i.site.method, i.site.url, i.site.name)
+        for i in scan_calls(text, language)
+    ]
+
+
+def test_request_lines_in_prose_are_calls_and_tables_are_not() -> None:
+    text = (
+        "# Notes\n"
+        "Then `GET /rest/2.0/assets?name=x&limit=5` lists them. GET requests are cheap.\n"
+        "| **POST** /rest/2.0/assets | Add an asset |\n"
+        "Please use POST /rest/2.0/communities/removalJobs.\n"
+    )
+    found = _read(text, "markdown")
+    assert (1, ENDPOINT, "GET", "/rest/2.0/assets", "") in found
+    assert (1, QUERY, "GET", "/rest/2.0/assets", "limit") in found
+    assert (3, ENDPOINT, "POST", "/rest/2.0/communities/removalJobs", "") in found  # no "."
+    assert not [f for f in found if f[0] == 2]  # a table row lists, it sends nothing
+
+
+def test_an_http_file_is_checked(engine: Engine) -> None:
+    text = (
+        "### find\nGET https://acme.collibra.com/rest/2.0/asset?name=x\nAccept: application/json\n"
+    )
+    [found] = engine.check_code(text, "http")
+    assert found.check == "unknown-endpoint" and found.line == 1
+    ok = "GET https://acme.collibra.com/rest/2.0/assets?name=x\n"
+    assert engine.check_code(ok, "http") == []
