@@ -203,13 +203,13 @@ def test_javascript_typescript_curl_groovy_and_java(engine: Engine) -> None:
     assert _checks(engine.check_code(java, "java")) == [(1, "unknown-endpoint")]
 
 
-def test_markdown_checks_code_blocks_only(engine: Engine) -> None:
+def test_markdown_checks_code_blocks_and_request_lines_not_other_prose(engine: Engine) -> None:
     text = (
-        "# Notes\n\nCall GET /rest/2.0/asset to list them.\n\n"
+        "# Notes\n\nCall GET /rest/2.0/asset to list them; the asset pages say more.\n\n"
         f"```python\nimport requests\nrequests.get('{BASE}/asset')\n```\n"
     )
-    [found] = engine.check_code(text, "markdown")
-    assert found.line == 6 and found.check == "unknown-endpoint"
+    found = engine.check_code(text, "markdown")
+    assert [(f.line, f.check) for f in found] == [(2, "unknown-endpoint"), (6, "unknown-endpoint")]
 
 
 @pytest.mark.parametrize(
