@@ -33,6 +33,9 @@ class Cursor:
     line: int
     resolution: Resolution
     target: CallTarget | None = None  # the call the cursor is in, when it decided
+    # The call the cursor is in, on a key its operation does not document (`documented` says
+    # what it does document there): the name alone must not speak for another operation.
+    undocumented: CallTarget | None = None
 
 
 def code_point_position(
@@ -69,9 +72,12 @@ async def cursor_at(ls: AtlasLanguageServer, uri: str, pos: types.Position) -> C
         return None
     line, column = where
     target = await call_target_at(ls, engine, snap, line, column)
-    if target is not None:
+    if target is not None and (target.param is not None or target.site.role == ENDPOINT):
         return Cursor(engine, snap, line, call_resolution(target), target)
     resolution = resolve_at(engine, snap, line, column, ls.recognizers)
+    if target is not None:
+        resolution = resolution or call_resolution(target)
+        return Cursor(engine, snap, line, resolution, undocumented=target)
     if resolution is None:
         return None
     return Cursor(engine, snap, line, resolution)
@@ -81,7 +87,8 @@ async def call_target_at(
     ls: AtlasLanguageServer, engine: Engine, snap: Snapshot, line: int, column: int
 ) -> CallTarget | None:
     """The documented operation of the call the cursor is in, when the cursor is on its
-    endpoint or on a parameter the operation documents; None otherwise (the name decides)."""
+    endpoint, on a parameter the operation documents, or on a key of its query or body that it
+    does not (`documented` lists what it does take there); None otherwise (the name decides)."""
     site = await ls.calls.site_at(snap, line, column)
     # A client method's name is an operation name, which the name lookup resolves as well.
     if site is None or site.role == OPERATION or (site.role != ENDPOINT and not site.name):
@@ -91,8 +98,8 @@ async def call_target_at(
     target = engine.resolve_call(site, define=False)
     if target is None:
         return None
-    if target.param is None and site.role != ENDPOINT:
-        return None  # a key the operation does not document means whatever its name means
+    if target.param is None and site.role != ENDPOINT and not target.documented:
+        return None  # the operation documents nothing there: the key means what its name means
     return target
 
 

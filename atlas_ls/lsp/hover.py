@@ -13,7 +13,8 @@ from atlas_core.engine import DescribeContext
 from atlas_core.identifiers import pick_definition, subject_keys
 from atlas_core.types import Candidate, Definition, Param, Usage
 from atlas_ls.lsp import handlers
-from atlas_ls.lsp.cursor import client_range, cursor_at
+from atlas_ls.lsp.cursor import client_range, code_point_position, cursor_at
+from atlas_ls.lsp.hover_keys import undocumented_markdown, value_markdown, value_target_at
 from atlas_ls.lsp.resolve import file_uri, mirror_file
 
 if TYPE_CHECKING:
@@ -364,6 +365,9 @@ def markup_kind(ls: AtlasLanguageServer) -> types.MarkupKind:
 def register(server: AtlasLanguageServer) -> None:
     @handlers.request(server, types.TEXT_DOCUMENT_HOVER, "hover")
     async def on_hover(ls: AtlasLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        of_value = await _value_hover(ls, params)
+        if of_value is not None:
+            return of_value
         cursor = await cursor_at(ls, params.text_document.uri, params.position)
         if cursor is None:
             return None
@@ -374,6 +378,8 @@ def register(server: AtlasLanguageServer) -> None:
         target = cursor.target
         if target is not None and target.param is not None:
             value = call_parameter_markdown(cursor.engine, target)
+        elif cursor.undocumented is not None:
+            value = undocumented_markdown(cursor.engine, cursor.undocumented)
         else:
             context = DescribeContext(resolution=cursor.resolution, usages=MAX_USES + 1)
             described = cursor.engine.describe(rec.identifier, context)
@@ -384,3 +390,25 @@ def register(server: AtlasLanguageServer) -> None:
             ),
             range=hover_range,
         )
+
+
+async def _value_hover(ls: AtlasLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    """The hover of a literal value of a documented enum parameter in a call: the parameter with
+    every value it takes; None anywhere else."""
+    engine = await ls.engine()
+    snap = await ls.snapshot(params.text_document.uri) if engine is not None else None
+    if engine is None or snap is None:
+        return None
+    where = code_point_position(snap, params.position, ls.position_encoding)
+    if where is None:
+        return None
+    line, column = where
+    found = await value_target_at(ls, engine, snap, line, column)
+    if found is None:
+        return None
+    target, written, start = found
+    text = value_markdown(target, written) + "\n\n" + call_parameter_markdown(engine, target)
+    return types.Hover(
+        contents=types.MarkupContent(kind=markup_kind(ls), value=text + demo_footer(engine)),
+        range=client_range(snap, line, start, start + len(written), ls.position_encoding),
+    )

@@ -409,7 +409,8 @@ async def test_positions_past_the_end(client: LanguageClient, workdir: Path) -> 
 
 
 async def test_five_megabyte_files(client: LanguageClient, workdir: Path) -> None:
-    line = "value = api.findAssets(name='customer', kind='Term')\n"
+    # A deprecated endpoint on each line: a diagnostic per line, were they not bounded.
+    line = "value = api.findAssets(name='customer'); get(base + '/rest/1.0/vocabulary/' + v)\n"
     text = line * (5 * 1024 * 1024 // len(line) + 1)
     assert len(text) > 5 * 1024 * 1024
     uri = _uri(workdir, "huge.py")
@@ -447,7 +448,7 @@ async def test_features_never_load_the_embedding_model(client: LanguageClient) -
 
 
 async def test_close_clears_diagnostics(client: LanguageClient, workdir: Path) -> None:
-    text = "x = 'Glossary'\n"
+    text = "requests.post(URL, json={'kind': 'Glossary'})\n"
     uri = _uri(workdir, "closing.py")
     client.diagnostics.pop(uri, None)
     open_document(client, uri, text, "python")

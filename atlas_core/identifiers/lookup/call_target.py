@@ -85,6 +85,9 @@ class CallTarget:
     written: str = ""
     schema: str = ""
     definition: Definition | None = None  # the table's row for `param`, when it has one
+    # Where the cursor is on a key the operation does not document: the names it documents in
+    # the same place (its query parameters, its body's properties), closest to the key first.
+    documented: tuple[str, ...] = ()
 
     @property
     def method(self) -> str:
@@ -128,15 +131,18 @@ def target_of_call(
     snake = site.client == SDK and "_" in (site.operation or site.name)
     operations.sort(key=lambda cand: _snake_page(cand) != snake)
     param, schema = None, ""
+    documented: tuple[str, ...] = ()
     if site.role not in (ENDPOINT, OPERATION) and site.name:
         param, schema = parameter_of(lookup, operations, site)
+        if param is None and not site.nested:
+            documented = names_in_place(lookup, operations, site)
     best = _best_page(operations, param)
     pages = _other_pages(best, operations)
     definition = None
     if param is not None and definitions is not None:
         definition = definition_of(definitions, param, schema, best)
     written = site.name if param else ""
-    return CallTarget(site, best, pages, param, written, schema, definition)
+    return CallTarget(site, best, pages, param, written, schema, definition, documented)
 
 
 # --- operations ----------------------------------------------------------------------------------
@@ -288,6 +294,33 @@ def parameter_of(
     if found is not None:
         return found, schema
     return None, ""
+
+
+MAX_DOCUMENTED = 40
+
+
+def names_in_place(lookup: Lookup, operations: list[Candidate], site: CallSite) -> tuple[str, ...]:
+    """The names the operation documents where `site` writes its key (query parameters for a
+    key of ``params``, the body's properties for one of ``json``), closest to the key first;
+    () where it documents none there, so nothing can be said of the key."""
+    locations = _ROLE_LOCATIONS.get(site.role)
+    if locations is None:
+        return ()
+    names = [
+        p.name for c in operations for p in c.params if _named_field(p) and p.location in locations
+    ]
+    if site.role == BODY:
+        names += [p.name for p in _request_properties(lookup, operations)[1]]
+    if site.client != SDK:  # a plain HTTP call writes the wire names, not a client's snake_case
+        spelled = {compact(n) for n in names if "_" not in n}
+        names = [n for n in names if "_" not in n or compact(n) not in spelled]
+    names = list(dict.fromkeys(names))
+    if not names:
+        return ()
+    from rapidfuzz import fuzz, process
+
+    ranked = process.extract(site.name, names, scorer=fuzz.WRatio, limit=MAX_DOCUMENTED)
+    return tuple(name for name, _, _ in ranked)
 
 
 def _named_field(param: Param) -> bool:
