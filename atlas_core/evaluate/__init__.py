@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atlas_core import lazy_exports
-from atlas_core.evaluate.golden import GoldenCase, load_golden
+from atlas_core.evaluate.golden import GoldenCase, load_golden, select_split
 from atlas_core.evaluate.metrics import METRICS, case_metrics, first_relevant_rank
 from atlas_core.evaluate.runner import (
     CaseResult,
@@ -18,6 +18,7 @@ from atlas_core.evaluate.runner import (
     evaluate,
     expand_modes,
     format_table,
+    primary_hit,
     run_case,
     summarize,
     to_json,
@@ -53,8 +54,10 @@ __all__ = [
     "metric_drops",
     "pair_modes",
     "parse_run",
+    "primary_hit",
     "run_case",
     "save_run",
+    "select_split",
     "summarize",
     "to_json",
     "write_report",

@@ -4,12 +4,15 @@
     {"identifier": "findAssets", "expected_file": "rest-core/assets-api.md"}
 
 Other keys are ignored except "class" or "category", which name the case's group for the
-per-group tables. A bad line is refused naming the file and line.
+per-group tables; "split" (train, dev, test, ...), which names the frozen part of the set the case
+belongs to, for the per-split figures and `--split`; and "primary" on an identifier case, the one
+page hover should show first, for primary@1. A bad line is refused naming the file and line.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +29,11 @@ class GoldenCase:
     # What the case tests, for a per-group table: the line's "class" (identifier classes such as
     # path, parameter, type) or "category" (question kinds); the kind when it names neither.
     group: str = ""
+    split: str = ""  # the frozen part of the set ("train", "dev", "test"); "" when unsplit
+    primary: str = ""  # the page an identifier's first result should be; "" when not judged
+
+
+_SPLIT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,19}")
 
 
 def load_golden(path: str | Path) -> list[GoldenCase]:
@@ -78,7 +86,33 @@ def load_golden(path: str | Path) -> list[GoldenCase]:
         case_id = str(obj.get("id") or f"line{number}")
         group = obj.get("class") or obj.get("category") or ""
         group = group.strip()[:40] if isinstance(group, str) else ""
-        cases.append(GoldenCase(case_id, text, tuple(expected), kind, number, group))
+        split = obj.get("split", "")
+        if not isinstance(split, str) or (split and not _SPLIT_NAME.fullmatch(split)):
+            raise ConfigError(
+                f'{where}: "split" must be a short lower-case name such as train, dev or test',
+                path=str(path),
+            )
+        primary = obj.get("primary", "")
+        if not isinstance(primary, str) or (primary and primary not in expected):
+            raise ConfigError(
+                f'{where}: "primary" must be one of the case\'s expected files',
+                path=str(path),
+            )
+        cases.append(
+            GoldenCase(case_id, text, tuple(expected), kind, number, group, split, primary)
+        )
     if not cases:
         raise ConfigError(f"golden file {path} holds no cases", path=str(path))
     return cases
+
+
+def select_split(cases: list[GoldenCase], split: str) -> list[GoldenCase]:
+    """Only the cases of one split; a ConfigError naming the splits the set has when none match."""
+    chosen = [case for case in cases if case.split == split]
+    if not chosen:
+        present = sorted({case.split for case in cases if case.split})
+        raise ConfigError(
+            f"no case of the golden set is in split {split!r}",
+            hint=f"its splits: {', '.join(present)}" if present else 'no line carries "split"',
+        )
+    return chosen

@@ -124,6 +124,7 @@ def render_report(
 <table><tr><th>mode</th>{head}</tr>{summary_rows}</table>
 <h2>Charts</h2><div class="charts">{"".join(charts)}</div>
 {_group_table(reports)}
+{_split_table(reports)}
 {_comparison_section(comparison) if comparison is not None else ""}
 <h2>Rank of the first relevant file, per case</h2>
 <table><tr><th>id</th><th>kind</th><th>query</th><th>expected</th>{mode_heads}</tr>
@@ -150,6 +151,32 @@ def _group_table(reports: dict[str, ModeReport]) -> str:
     head = "".join(f"<th>{m}</th>" for m in METRICS)
     return (
         "<h2>Per group</h2>\n<table><tr><th>group</th><th>mode</th><th>cases</th>"
+        f"{head}</tr>{''.join(rows)}</table>"
+    )
+
+
+def _split_table(reports: dict[str, ModeReport]) -> str:
+    """Every mode's figures over all cases and per frozen split, with primary@1 where cases name
+    hover's page; nothing when the set has neither splits nor primary pages."""
+    first = next(iter(reports.values()), None)
+    if first is None or (not first.by_split() and "primary@1" not in first.metrics()):
+        return ""
+    names = (*METRICS, "primary@1") if "primary@1" in first.metrics() else METRICS
+    rows: list[str] = []
+    for mode, report in reports.items():
+        splits = {"all": {**report.metrics(), "count": len(report.results)}, **report.by_split()}
+        for name, row in splits.items():
+            cells = "".join(
+                f'<td class="num">{row[m]:.3f}</td>' if m in row else '<td class="num">-</td>'
+                for m in names
+            )
+            rows.append(
+                f"<tr><td>{html.escape(name)}</td><td>{html.escape(mode)}</td>"
+                f'<td class="num">{int(row["count"])}</td>{cells}</tr>'
+            )
+    head = "".join(f"<th>{m}</th>" for m in names)
+    return (
+        "<h2>Per split</h2>\n<table><tr><th>split</th><th>mode</th><th>cases</th>"
         f"{head}</tr>{''.join(rows)}</table>"
     )
 

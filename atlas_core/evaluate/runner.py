@@ -17,6 +17,8 @@ from atlas_core.evaluate.golden import GoldenCase
 from atlas_core.evaluate.metrics import METRICS, case_metrics, first_relevant_rank
 from atlas_core.types import SEARCH_MODES
 
+SPLIT_ORDER: tuple[str, ...] = ("train", "dev", "test")
+
 
 @dataclass(slots=True)
 class CaseResult:
@@ -46,11 +48,24 @@ class ModeReport:
             name: {**summarize(results), "count": len(results)} for name, results in groups.items()
         }
 
+    def by_split(self) -> dict[str, dict[str, float]]:
+        """The metrics of each frozen split (train, dev, test first, then any other name), with
+        each split's case count; empty when no case names a split."""
+        splits: dict[str, list[CaseResult]] = {}
+        for result in self.results:
+            if result.case.split:
+                splits.setdefault(result.case.split, []).append(result)
+        order = sorted(splits, key=lambda s: (SPLIT_ORDER.index(s) if s in SPLIT_ORDER else 3, s))
+        return {name: {**summarize(splits[name]), "count": len(splits[name])} for name in order}
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = dict(self.metrics())
         out["top_k"] = self.top_k
         out["count"] = len(self.results)
         out["by_group"] = self.by_group()
+        by_split = self.by_split()
+        if by_split:
+            out["by_split"] = by_split
         out["cases"] = [
             {
                 "id": r.case.id,
@@ -61,6 +76,12 @@ class ModeReport:
                 "rank": r.rank,
                 "latency_ms": round(r.latency_ms, 3),
                 "top_files": _distinct(r.files)[:3],
+                **({"split": r.case.split} if r.case.split else {}),
+                **(
+                    {"primary": r.case.primary, "primary_hit": primary_hit(r)}
+                    if r.case.primary
+                    else {}
+                ),
                 # per-case figures let `--compare` recompute a saved run on any subset of cases
                 "metrics": {
                     k: round(v, 6) for k, v in case_metrics(r.files, r.case.expected).items()
@@ -86,7 +107,15 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
+def primary_hit(result: CaseResult) -> bool:
+    """Whether the first result is the case's primary page (hover's page), not merely a page
+    that also defines the name."""
+    return bool(result.case.primary) and result.files[:1] == [result.case.primary]
+
+
 def summarize(results: Sequence[CaseResult]) -> dict[str, float]:
+    """The mean metrics and latency percentiles; with "primary@1" and "primary_cases" when some
+    cases name a primary page (the rate is over those cases only)."""
     if not results:
         return {**dict.fromkeys(METRICS, 0.0), "p50_ms": 0.0, "p95_ms": 0.0}
     totals = dict.fromkeys(METRICS, 0.0)
@@ -97,6 +126,10 @@ def summarize(results: Sequence[CaseResult]) -> dict[str, float]:
     latencies = [r.latency_ms for r in results]
     out["p50_ms"] = round(_percentile(latencies, 0.50), 3)
     out["p95_ms"] = round(_percentile(latencies, 0.95), 3)
+    judged = [r for r in results if r.case.primary]
+    if judged:
+        out["primary@1"] = round(sum(primary_hit(r) for r in judged) / len(judged), 4)
+        out["primary_cases"] = len(judged)
     return out
 
 
@@ -167,6 +200,7 @@ def format_table(reports: dict[str, ModeReport]) -> str:
                     continue
                 cells = " ".join(f"{row[m]:>9.3f}" for m in METRICS)
                 lines.append(f"{group:<16} {mode:<8} {int(row['count']):>5} {cells}")
+    lines += _split_lines(reports)
     missed: dict[str, list[str]] = {}
     for mode, report in reports.items():
         for result in report.results:
@@ -182,3 +216,23 @@ def format_table(reports: dict[str, ModeReport]) -> str:
         if len(missed) > 40:
             lines.append(f"  ... and {len(missed) - 40} more (use --json for every case)")
     return "\n".join(lines)
+
+
+def _split_lines(reports: dict[str, ModeReport]) -> list[str]:
+    """Each mode's figures over all cases and per split, with primary@1 where cases name a
+    primary page; nothing when no case names a split or a primary."""
+    first = next(iter(reports.values()), None)
+    if first is None:
+        return []
+    splits = first.by_split()
+    with_primary = "primary@1" in first.metrics()
+    if not splits and not with_primary:
+        return []
+    names = (*METRICS, "primary@1") if with_primary else METRICS
+    lines = ["", f"{'split':<16} {'mode':<8} {'cases':>5} " + " ".join(f"{m:>9}" for m in names)]
+    for mode, report in reports.items():
+        rows = {"all": {**report.metrics(), "count": len(report.results)}, **report.by_split()}
+        for split, row in rows.items():
+            cells = " ".join(f"{row[m]:>9.3f}" if m in row else f"{'-':>9}" for m in names)
+            lines.append(f"{split:<16} {mode:<8} {int(row['count']):>5} {cells}")
+    return lines

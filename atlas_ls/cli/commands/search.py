@@ -83,6 +83,12 @@ def register(sub: Any) -> None:
     )
     evaluate.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, metavar="K")
     evaluate.add_argument("--prefer", choices=("apple", "nvidia", "cpu"), help="embedding backend")
+    evaluate.add_argument(
+        "--split",
+        metavar="NAME",
+        help='only the cases whose "split" is NAME (train, dev, test); default: all, each '
+        "split reported beside the overall",
+    )
     evaluate.add_argument("--json", action="store_true", help="print one JSON object keyed by mode")
     evaluate.add_argument("--report", type=Path, metavar="HTML", help="write an HTML report")
     evaluate.add_argument(
@@ -265,6 +271,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
             hint="e.g. --compare previous.json --max-drop 0.02",
         )
     cases = load_golden(args.golden)
+    if args.split:
+        from atlas_core.evaluate import select_split
+
+        cases = select_split(cases, args.split)
     modes = expand_modes(args.mode)
     previous = None
     if args.compare:
