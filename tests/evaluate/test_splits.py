@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ GOLDEN = [
 ]  # fmt: skip
 
 
-def write(path: Path, lines: list[object]) -> Path:
+def write(path: Path, lines: Sequence[object]) -> Path:
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     return path
 
