@@ -10,6 +10,11 @@ of that it leaves out what a repository holds but nobody asks about:
 - hidden folders (but `.github/`, `.gitlab/`, `.circleci/`) and hidden files, and files whose
   names say they hold credentials (`credentials`: `.env`, keys, `.netrc`, Terraform state, ...);
 - lock files, minified bundles and source maps;
+- generated code nobody searches by hand (`generated_reason`): protocol buffer and gRPC stubs by
+  name (``*_pb2.py``, ``*.pb.go``, ...), and generated API models: a file that opens with a code
+  generator's header (`looks_generated`) in a ``models``/``model`` folder or named ``model_*``.
+  A generated client's operations (``api/``) stay in: they are what a team looks up. A ``!``
+  line in ``.atlasignore`` (or ``.gitignore``) that names such a file takes it back in;
 - binary files (a NUL byte in the first 8 KiB) and files over `max_bytes`.
 
 Each skipped file is counted under its reason, so the build summary can say how many were left
@@ -19,11 +24,13 @@ out and why; the first few of each are named.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from atlas_core.errors import SourceError
+from atlas_core.recognize import looks_generated
 from atlas_core.safeio import display_path, is_utf8_name, unusable_name
 from atlas_core.sources.credentials import CREDENTIALS_NAME, hidden_folder_reason, looks_secret
 from atlas_core.sources.ignore_rules import (
@@ -60,6 +67,11 @@ _LOCK_TEXT = """
 """
 LOCK_FILES = frozenset(_LOCK_TEXT.split())
 _GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".bundle.js", ".pyc", ".class", ".o")
+# Generated code left out by default (see the module docstring); a `!` ignore line re-includes it.
+GENERATED_STUBS = "generated protocol buffer or gRPC stub (a ! line in .atlasignore takes it in)"
+GENERATED_MODEL = "generated API model (a ! line in .atlasignore takes it in)"
+_STUB_NAMES = re.compile(r"(?:_pb2(?:_grpc)?\.pyi?|\.pb\.go|\.pb\.(?:cc|h)|_pb\.(?:js|d\.ts))$")
+MODEL_FOLDERS = frozenset({"models", "model"})
 # Files that hold credentials, not code, are never read: see `credentials` (names, hidden folders
 # and the content gate that `code` applies when it reads a file).
 
@@ -135,8 +147,8 @@ def walk_repository(
             path=display_path(root),
         )
     listing = CodeListing()
-    for path, rel in _walk(root, listing):
-        _consider(path, rel, listing, max_bytes)
+    for path, rel, taken_back in _walk(root, listing):
+        _consider(path, rel, listing, max_bytes, generated=not taken_back)
         if len(listing.files) > max_files:
             raise SourceError(
                 f"code source {display_path(root)}: more than {max_files:,} files to index",
@@ -150,11 +162,15 @@ def walk_repository(
     return listing
 
 
-def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
+def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str, bool]]:
+    """(file, relative path, whether a `!` ignore line names it) of every file the rules keep."""
     top = _rules_in(root, "", IgnoreRules(), listing)
-    stack: list[tuple[Path, str, IgnoreRules, int]] = [] if top is None else [(root, "", top, 0)]
+    # The last item: a `!` line took this folder back in (and so generated files in it).
+    stack: list[tuple[Path, str, IgnoreRules, int, bool]] = (
+        [] if top is None else [(root, "", top, 0, False)]
+    )
     while stack:
-        folder, base, rules, depth = stack.pop()
+        folder, base, rules, depth, taken = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
@@ -176,7 +192,7 @@ def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
                     listing.skip("vendored or generated folder", shown + "/")
                 elif hidden := hidden_folder_reason(entry.name):  # .aws, .ssh, .kube, ...
                     listing.skip(hidden, shown + "/")
-                elif rules.ignored(rel, is_dir=True):
+                elif (decided := rules.decided_by(rel, is_dir=True)) and not decided[1].negated:
                     listing.skip("ignored (.gitignore or .atlasignore)", shown + "/")
                 elif depth + 1 >= MAX_DEPTH:
                     listing.skip(f"deeper than {MAX_DEPTH} folders", shown + "/")
@@ -184,14 +200,15 @@ def _walk(root: Path, listing: CodeListing) -> Iterator[tuple[Path, str]]:
                     child = Path(entry.path)
                     inner = _rules_in(child, rel, rules, listing)
                     if inner is not None:
-                        stack.append((child, rel, inner, depth + 1))
+                        stack.append((child, rel, inner, depth + 1, taken or bool(decided)))
             elif entry.is_file(follow_symlinks=False):
                 if entry.name in IGNORE_FILES:
                     continue
-                if rules.ignored(rel, is_dir=False):
+                decided = rules.decided_by(rel, is_dir=False)
+                if decided is not None and not decided[1].negated:
                     listing.skip("ignored (.gitignore or .atlasignore)", shown)
                 else:
-                    yield Path(entry.path), rel
+                    yield Path(entry.path), rel, taken or decided is not None
             else:
                 listing.skip("not a regular file", shown)
 
@@ -232,7 +249,25 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
-def _consider(path: Path, rel: str, listing: CodeListing, max_bytes: int) -> None:
+def generated_reason(rel: str, head: bytes) -> str | None:
+    """Why the file at `rel`, opening with `head`, is generated code left out by default, or
+    None: stubs by name, API models by a generator's header where models live."""
+    folders, _, name = rel.rpartition("/")
+    if _STUB_NAMES.search(name):
+        return GENERATED_STUBS
+    in_models = any(part in MODEL_FOLDERS for part in folders.split("/")) or name.startswith(
+        "model_"
+    )
+    if in_models and looks_generated(head.decode("utf-8", "replace")):
+        return GENERATED_MODEL
+    return None
+
+
+def _consider(
+    path: Path, rel: str, listing: CodeListing, max_bytes: int, *, generated: bool = True
+) -> None:
+    """Keep the file at `rel` or skip it with the reason; `generated`: leave generated code out
+    (False for a file a `!` ignore line takes back in)."""
     name = path.name
     if name in LOCK_FILES:
         listing.skip("lock file", rel)
@@ -263,5 +298,8 @@ def _consider(path: Path, rel: str, listing: CodeListing, max_bytes: int) -> Non
     bundled = language in ("javascript", "typescript", "tsx") or name.endswith(".css")
     if bundled and any(len(line) > _MINIFIED_LINE for line in head.splitlines()[:-1]):
         listing.skip("minified, compiled or source map", rel)
+        return
+    if generated and (why := generated_reason(rel, head)):
+        listing.skip(why, rel)
         return
     listing.files.append(CodeFile(path, rel, language, size))
