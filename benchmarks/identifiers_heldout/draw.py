@@ -316,7 +316,7 @@ def main() -> int:
     elif target.read_text(encoding="utf-8") != text:
         print("cases.jsonl differs from the drawn set", file=sys.stderr)
         return 1
-    counts = Counter(f"{c['source'].split(':')[0]}/{c['class']}" for c in cases)
+    counts = Counter(f"{str(c['source']).split(':')[0]}/{c['class']}" for c in cases)
     splits = Counter(str(c["split"]) for c in cases)
     print(len(cases), dict(splits), dict(sorted(counts.items())))
     return 0
