@@ -38,3 +38,40 @@ def test_a_constant_read_by_two_calls_is_reported_once(engine: Engine) -> None:
     assert [(f.line, f.check, f.fixes) for f in found] == [
         (0, "unknown-endpoint", (f"{BASE}/assets",))
     ]
+
+
+BODIES = f"""import requests
+
+BASE = "{BASE}"
+
+
+def built(domain):
+    body = {{"name": "x", "domainId": domain}}
+    return requests.post(BASE + "/assets", json=body)
+
+
+def filled(domain):
+    payload = {{}}
+    payload["name"] = "x"
+    payload["domainId"] = domain
+    return requests.post(BASE + "/assets", json=payload)
+
+
+def updated(domain, extra):
+    body = {{"name": "x", "domainId": domain}}
+    body.update(extra)
+    return requests.post(BASE + "/assets", json=body)
+
+
+def passed(domain):
+    body = {{"name": "x", "domainId": domain}}
+    decorate(body)
+    return requests.post(BASE + "/assets", json=body)
+"""
+
+
+def test_required_keys_of_a_body_built_in_a_variable(engine: Engine) -> None:
+    """A body assigned whole in the same scope, or filled key by key, is checked like a literal
+    in the call; one that anything else could add keys to is not judged."""
+    found = [(f.line, f.check) for f in engine.check_code(BODIES, "python")]
+    assert found == [(6, "missing-required"), (12, "missing-required")]

@@ -76,7 +76,8 @@ def test_unknown_query_parameter_and_bad_enum_value(engine: Engine) -> None:
     assert "START, END, ANYWHERE, EXACT" in value.message
 
 
-def test_missing_required_only_where_the_whole_literal_is_in_the_call(engine: Engine) -> None:
+def test_missing_required_only_where_the_whole_literal_is_in_view(engine: Engine) -> None:
+    # In the call, or assigned to a name the same scope only sends (issue 29); not with a spread.
     code = (
         "import requests\n"
         f'requests.post("{BASE}/assets", json={{"name": "n", "domainId": d}})\n'
@@ -85,8 +86,9 @@ def test_missing_required_only_where_the_whole_literal_is_in_the_call(engine: En
         f'requests.post("{BASE}/assets", json={{"name": "n", **extra}})\n'
     )
     found = engine.check_code(code, "python")
-    assert _checks(found) == [(1, "missing-required")]
+    assert _checks(found) == [(1, "missing-required"), (2, "missing-required")]
     assert "'typeId'" in found[0].message and "'name'" not in found[0].message
+    assert "'domainId', 'typeId'" in found[1].message
 
 
 def test_nested_maps_and_free_form_values_are_not_checked_as_keys(engine: Engine) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.held_keys import held_whole
 from atlas_core.recognize.calls.python_http import PythonHttp, SentRequest
 from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES
 from atlas_core.recognize.calls.site import (
@@ -119,7 +120,7 @@ class PythonCalls(PythonHttp):
             and not context.nested
             and all(p.type in ("pair", "comment") for p in dictionary.named_children)
             and len(keys) == sum(p.type == "pair" for p in dictionary.named_children)
-        )
+        ) or (not context.nested and held_whole(self, dictionary))
         return context, keys, complete
 
     def _on_subscript_key(self, subscript: Node, key: Node) -> CallSite | None:
@@ -133,7 +134,14 @@ class PythonCalls(PythonHttp):
         if context is None:
             return None
         keys = self._var_keys(self.text(target), assignment)
-        return self._key_site(context, self.literal(key), key, keys)
+        held = self._definition_before(self.text(target), assignment)
+        complete = (
+            not context.nested
+            and held is not None
+            and held.type == "dictionary"
+            and held_whole(self, held)
+        )
+        return self._key_site(context, self.literal(key), key, keys, complete=complete)
 
     def _on_keyword(self, keyword: Node) -> CallSite | None:
         call = keyword.parent.parent if keyword.parent else None
