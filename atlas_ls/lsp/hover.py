@@ -365,12 +365,12 @@ def markup_kind(ls: AtlasLanguageServer) -> types.MarkupKind:
 def register(server: AtlasLanguageServer) -> None:
     @handlers.request(server, types.TEXT_DOCUMENT_HOVER, "hover")
     async def on_hover(ls: AtlasLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        of_value = await _value_hover(ls, params)
-        if of_value is not None:
-            return of_value
         cursor = await cursor_at(ls, params.text_document.uri, params.position)
-        if cursor is None:
-            return None
+        if cursor is None or (cursor.target is None and cursor.undocumented is None):
+            # Not a call's key or endpoint: perhaps the literal value of one of its keys.
+            of_value = await _value_hover(ls, params)
+            if of_value is not None or cursor is None:
+                return of_value
         rec = cursor.resolution.recognition
         hover_range = client_range(
             cursor.snapshot, cursor.line, rec.start, rec.end, ls.position_encoding

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from atlas_ls.lsp.server import AtlasLanguageServer
 
 MAX_CLOSEST = 3
+WINDOW = 512  # characters of the line read on each side of the cursor for a value
 MAX_LISTED = 12
 _PLACES = {"query": "query parameter", "body": "request body property", "path": "path parameter"}
 _PLACES["header"] = "header"
@@ -64,11 +65,13 @@ async def value_target_at(
     column it starts at; None elsewhere (the key must be one the call reader sees in a call the
     docs document)."""
     text = snap.lines[line] if 0 <= line < len(snap.lines) else ""
-    m = _KEY_BEFORE_VALUE.search(text[:column])
+    # A key and its value fit in this much of the line: a 5 MB minified line costs no more.
+    begin = max(0, column - WINDOW)
+    m = _KEY_BEFORE_VALUE.search(text, begin, column)
     if m is None:
         return None
     quote = m.group(3)
-    close = text.find(quote, column)
+    close = text.find(quote, column, column + WINDOW)
     if close < 0:
         return None
     value = m.group(4) + text[column:close]
