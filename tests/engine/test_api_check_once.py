@@ -75,3 +75,31 @@ def test_required_keys_of_a_body_built_in_a_variable(engine: Engine) -> None:
     in the call; one that anything else could add keys to is not judged."""
     found = [(f.line, f.check) for f in engine.check_code(BODIES, "python")]
     assert found == [(6, "missing-required"), (12, "missing-required")]
+
+
+SCRIPT = f"""const BASE = "{BASE}";
+async function built(domainId) {{
+  const body = {{ name: "x", domainId }};
+  return axios.post(BASE + "/assets", body);
+}}
+async function sent(domainId) {{
+  const body = {{ name: "x", domainId }};
+  return fetch(BASE + "/assets", {{ method: "POST", body: JSON.stringify(body) }});
+}}
+async function added(domainId, t) {{
+  const body = {{ name: "x", domainId }};
+  body.typeId = t;
+  return axios.post(BASE + "/assets", body);
+}}
+async function passed(domainId) {{
+  const body = {{ name: "x", domainId }};
+  decorate(body);
+  return axios.post(BASE + "/assets", body);
+}}
+"""
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_required_keys_of_an_object_declared_before_the_call(engine: Engine, language: str) -> None:
+    found = [(f.line, f.check) for f in engine.check_code(SCRIPT, language)]
+    assert found == [(2, "missing-required"), (6, "missing-required")]

@@ -1,7 +1,8 @@
-"""Whether a request body or params dict built in a variable is in view whole (Python): the keys
-its literal writes and those the same scope adds (``payload["name"] = ...``) are all its keys, so
-a missing required key can be told. Anything else that could add a key (``payload.update(...)``,
-passing it to another function, ``**payload``, a second assignment, a computed key) says no."""
+"""Whether a request body or params object built in a variable is in view whole: the keys its
+literal writes (and, in Python, those the same scope adds: ``payload["name"] = ...``) are all its
+keys, so a missing required key can be told. Anything else that could add a key
+(``payload.update(...)``, ``body.extra = 1``, passing it to another function, a spread, a second
+assignment, a computed key) says no."""
 
 from __future__ import annotations
 
@@ -60,3 +61,68 @@ def _keeps_keys(reader: Any, read: Node) -> bool:
 
 def _is_identifier(node: Node) -> bool:
     return node.type == "identifier"
+
+
+def held_whole_js(reader: Any, obj: Node) -> bool:
+    """JavaScript/TypeScript: `obj` is the value of ``const body = {...}`` (named keys and
+    shorthands only) whose every other read in its scope sends it in an HTTP call (as an argument,
+    through ``JSON.stringify``, or as a value of the options object written in the call) or reads
+    a key of it without assigning one."""
+    declarator = obj.parent
+    if declarator is None or declarator.type != "variable_declarator":
+        return False
+    if not is_field(obj, "value"):
+        return False
+    target = child(declarator, "name")
+    if target is None or target.type != "identifier":
+        return False
+    if any(c.type not in _JS_KEYED for c in obj.named_children):
+        return False
+    scope = reader.scope_of(declarator)
+    start = scope.start_byte if scope is not None else 0
+    end = scope.end_byte if scope is not None else reader.root.end_byte
+    reads = list(
+        reader.named_nodes(reader.text(target), start, end, _is_js_name, limit=MAX_READS + 1)
+    )
+    if len(reads) > MAX_READS:
+        return False
+    return all(
+        read.start_byte == target.start_byte or _js_keeps_keys(reader, read) for read in reads
+    )
+
+
+def _is_js_name(node: Node) -> bool:
+    return node.type in ("identifier", "shorthand_property_identifier")
+
+
+_JS_KEYED = frozenset({"pair", "shorthand_property_identifier", "comment"})
+_JS_WRAPPERS = frozenset({"parenthesized_expression", "await_expression", "as_expression"})
+
+
+def _js_keeps_keys(reader: Any, read: Node) -> bool:
+    node, parent = read, read.parent
+    if parent is None:
+        return False
+    if parent.type in ("member_expression", "subscript_expression") and is_field(node, "object"):
+        holder = parent.parent  # a key read, unless the key is assigned or deleted
+        return holder is None or not (
+            (
+                holder.type in ("assignment_expression", "augmented_assignment_expression")
+                and is_field(parent, "left")
+            )
+            or holder.type == "unary_expression"
+        )
+    if (parent.type == "pair" and is_field(node, "value")) or parent.type == "object":
+        # ``{method: "POST", body}`` / ``data: body``: the options object of the call itself.
+        obj = parent.parent if parent.type == "pair" else parent
+        node, parent = obj, obj.parent if obj is not None else None
+        if parent is None:
+            return False
+    if parent.type == "arguments":
+        call = parent.parent
+        if call is None or call.type != "call_expression":
+            return False
+        if reader.text(child(call, "function")) == "JSON.stringify":
+            return _js_keeps_keys(reader, call)
+        return reader.http(call) is not None
+    return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.held_keys import held_whole_js
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
 from atlas_core.recognize.calls.js_wrappers import in_forwarding_body
@@ -106,7 +107,7 @@ class JavaScriptCalls(JsRequests):
             and not context.nested
             and all(c.type in ("pair", "shorthand_property_identifier") for c in written)
             and len(keys) == len(written)
-        )
+        ) or (not context.nested and len(keys) == len(written) and held_whole_js(self, obj))
         return self.context_site(context, name, span, keys, complete=complete)
 
     # --- from a key to its call ----------------------------------------------------------
