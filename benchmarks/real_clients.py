@@ -41,7 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from atlas_core.engine import PROSE_LANGUAGES, Engine  # noqa: E402
+from atlas_core.engine import Engine, find_terms  # noqa: E402
 from atlas_core.identifiers.spelling import path_key  # noqa: E402
 from atlas_core.recognize import ENDPOINT, scan_calls  # noqa: E402
 
@@ -123,7 +123,8 @@ def diagnostics(engine: Engine, text: str, language: str) -> list[tuple[int, str
     matcher = engine.deprecated_terms()
     if matcher:
         starts = _line_starts(text)
-        for term in matcher.find(text, prose_file=language in PROSE_LANGUAGES):
+        # As the editor finds them: in code, a deprecated word only as a name of a call.
+        for term in find_terms(matcher, text, language):
             line = bisect.bisect_right(starts, term.start)
             out.append((line, "deprecated", f"'{term.text}' is deprecated"))
     return sorted(out)
