@@ -8,12 +8,12 @@ splits them (quotes, escapes), each character remembering its line and column, s
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 
 from atlas_core.recognize.calls.curl_words import Command as _Command
 from atlas_core.recognize.calls.curl_words import Word as _Word
+from atlas_core.recognize.calls.curl_words import is_json, json_key_at
 from atlas_core.recognize.calls.curl_words import tail as _tail
 from atlas_core.recognize.calls.shell_tools import (
     BODY_ITEM,
@@ -371,7 +371,7 @@ class _Answer:
                 *self.span(word, start, end),
                 keys,
             )
-            return replace(site, nested=nested, complete=not nested and _is_json(text))
+            return replace(site, nested=nested, complete=not nested and is_json(text))
         if text.startswith("@"):
             return None
         start = max(text.rfind("&", 0, index), -1) + 1
@@ -382,46 +382,3 @@ class _Answer:
             return None
         keys = tuple(part.split("=", 1)[0] for part in text.split("&") if part)
         return self.make(role, text[start:end], *self.span(word, start, end), keys)
-
-
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
-
-
-def json_key_at(text: str, index: int) -> tuple[int, int, tuple[str, ...], bool] | None:
-    """(start, end, keys of the same object, whether that object is inside another) of the JSON
-    key `index` is on, or None."""
-    stack: list[int] = []
-    objects = 0
-    keys: dict[int, list[str]] = {}
-    hit: tuple[int, int, int, bool] | None = None
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == '"':
-            m = _JSON_STRING.match(text, i)
-            end = m.end() if m else len(text)
-            after = text[end : end + 64].lstrip()
-            if after.startswith(":") and stack:
-                keys.setdefault(stack[-1], []).append(text[i + 1 : end - 1])
-                if i <= index < end:
-                    hit = (i + 1, end - 1, stack[-1], len(stack) > 1)
-            i = end
-            continue
-        if ch == "{":
-            objects += 1
-            stack.append(objects)
-        elif ch == "}" and stack:
-            stack.pop()
-        i += 1
-    if hit is None:
-        return None
-    start, end, owner, nested = hit
-    return start, end, tuple(dict.fromkeys(keys.get(owner, []))), nested

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 
 
@@ -28,3 +30,46 @@ class Command:
 
 def tail(word: Word, start: int) -> Word:
     return Word(word.value[start:], word.at[start:])
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def json_key_at(text: str, index: int) -> tuple[int, int, tuple[str, ...], bool] | None:
+    """(start, end, keys of the same object, whether that object is inside another) of the JSON
+    key `index` is on, or None."""
+    stack: list[int] = []
+    objects = 0
+    keys: dict[int, list[str]] = {}
+    hit: tuple[int, int, int, bool] | None = None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            m = _JSON_STRING.match(text, i)
+            end = m.end() if m else len(text)
+            after = text[end : end + 64].lstrip()
+            if after.startswith(":") and stack:
+                keys.setdefault(stack[-1], []).append(text[i + 1 : end - 1])
+                if i <= index < end:
+                    hit = (i + 1, end - 1, stack[-1], len(stack) > 1)
+            i = end
+            continue
+        if ch == "{":
+            objects += 1
+            stack.append(objects)
+        elif ch == "}" and stack:
+            stack.pop()
+        i += 1
+    if hit is None:
+        return None
+    start, end, owner, nested = hit
+    return start, end, tuple(dict.fromkeys(keys.get(owner, []))), nested

@@ -27,7 +27,12 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _VERB = re.compile(r"%(?:\[\d+\])?[-+# 0]*\d*(?:\.\d+)?([a-zA-Z%])")
 _PASS_THROUGH = frozenset({"strings.TrimSuffix", "strings.TrimRight", "strings.TrimSpace"})
 _MAX_ARGS_CHARS = 8000
-_MAX_BACK_LINES = 3000  # how far up a name's assignment is looked for
+_MAX_BACK_LINES = 3000  # how far up a function a name's assignment is looked for
+
+
+def _assignment(name: str) -> str:
+    """``name := ``, ``name = ``, ``var name T = ``, ``const name = ``: up to the value."""
+    return rf"(?:var\s+|const\s+)?{re.escape(name)}(?:\s+[\w.*\[\]]+)?\s*(?::=|=)(?!=)\s*"
 
 
 def go_calls(
@@ -51,6 +56,7 @@ class _GoReader:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = Lines(text)
+        self._package: dict[str, tuple[int, int] | None] = {}
 
     def in_comment(self, at: int) -> bool:
         line, _ = self.lines.position(at)
@@ -145,38 +151,60 @@ class _GoReader:
         return [p for p in parts if p.text]
 
     def definition(self, name: str, at: int) -> tuple[int, int] | None:
-        """The expression last assigned to `name` above `at`: in the same function, or at
-        package level (column 0, or inside a ``const (``/``var (`` block)."""
-        assign = re.compile(
-            rf"^(\s*)(?:var\s+|const\s+)?{re.escape(name)}(?:\s+[\w.*\[\]]+)?\s*(?::=|=)(?!=)\s*"
-        )
+        """The expression last assigned to `name` before `at` in the same function (on its line
+        too: ``u := b + "/x"; http.Get(u)``), else at package level (column 0, or inside a
+        ``const (``/``var (`` block)."""
+        pattern = _assignment(name)
+        line, _ = self.lines.position(at)
+        begin = self.lines.offset(line)
+        same_line = None
+        for m in re.finditer(rf"(?:^|[;{{])\s*{pattern}", self.text[begin:at]):
+            same_line = begin + m.end()
+        if same_line is not None:
+            return same_line, self.expression_end(same_line)
+        assign = re.compile(rf"^(\s*){pattern}")
         grown = re.compile(rf"^\s*{re.escape(name)}\s*\+=")
         parameter = re.compile(rf"[(,]\s*{re.escape(name)}\b")
-        line, _ = self.lines.position(at)
-        outside = False  # above the start of the function holding `at`
-        in_block = False
         text = self.text
         for number in range(line - 1, max(line - _MAX_BACK_LINES, -1), -1):
             begin = self.lines.offset(number)
             end = text.find("\n", begin)
             content = text[begin : end if end >= 0 else len(text)]
-            if not outside and grown.match(content):
-                return None
             if content.startswith("func"):
-                if not outside and parameter.search(content):
+                if parameter.search(content):
                     return None  # a parameter: its value is the caller's
-                outside = True
-                continue
-            if content.rstrip() == ")":
-                in_block = True
-            elif re.match(r"^(?:const|var)\s*\(", content):
-                in_block = False
+                break
+            if name not in content:
+                continue  # most lines: one substring test
+            if grown.match(content):
+                return None
             m = assign.match(content)
-            if m is None or (outside and m.group(1) and not in_block):
+            if m is not None and m.group(1):
+                value_start = begin + m.end()
+                return value_start, self.expression_end(value_start)
+        return self.package_level(name)
+
+    def package_level(self, name: str) -> tuple[int, int] | None:
+        """Where a package-level `name` is given its value (once per name: a package-level
+        name is declared once, wherever in the file)."""
+        if name in self._package:
+            return self._package[name]
+        found = None
+        assign = re.compile(rf"^(\s*){_assignment(name)}")
+        in_block = False
+        for begin in self.lines.starts:
+            end = self.text.find("\n", begin)
+            content = self.text[begin : end if end >= 0 else len(self.text)]
+            if content.startswith(("const", "var", ")")):
+                in_block = bool(re.match(r"(?:const|var)\s*\(", content))
+            if name not in content:
                 continue
-            value_start = begin + m.end()
-            return value_start, self.expression_end(value_start)
-        return None
+            m = assign.match(content)
+            if m is not None and (not m.group(1) or in_block):
+                found = (begin + m.end(), self.expression_end(begin + m.end()))
+                break
+        self._package[name] = found
+        return found
 
     # --- text ------------------------------------------------------------------------------
 
@@ -256,8 +284,8 @@ class _GoReader:
                 depth -= 1
             elif (
                 depth <= 0
-                and (ch == "\n" or text.startswith("//", i))
-                and (ch == "/" or not text[start:i].rstrip().endswith(("+", ",")))
+                and (ch in "\n;" or text.startswith("//", i))
+                and (ch != "\n" or not text[start:i].rstrip().endswith(("+", ",")))
             ):
                 return i
             i += 1

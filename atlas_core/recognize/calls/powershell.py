@@ -11,11 +11,12 @@ A body's keys are those of the hashtable it is made from (``-Body (ConvertTo-Jso
 
 from __future__ import annotations
 
+import bisect
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from atlas_core.recognize.calls.powershell_body import entries, read_body
 from atlas_core.recognize.calls.site import BODY, HTTP_VERBS, QUERY, CallSite
 from atlas_core.recognize.calls.text_calls import (
     UNKNOWN_PART,
@@ -46,16 +47,15 @@ _SWITCHES = (
 _VARIABLE = re.compile(r"\$(?:\{([^}]+)\}|((?:script:|global:|local:)?[A-Za-z_]\w*))")
 _SUBEXPRESSION = re.compile(r"\$\(\s*\$((?:script:|global:)?[A-Za-z_]\w*)\s*\)")
 _FORMAT_HOLE = re.compile(r"\{(\d+)(?:[:,][^}]*)?\}")
-_KEY = re.compile(r"""\s*(?:(["'])([^"'\n]+)\1|([A-Za-z_][\w-]*))\s*=(?!=)""")
 _MAX_COMMAND_LINES = 60
 _MAX_CHARS = 20_000
-_MAX_BACK_LINES = 3000
+_FUNCTION = re.compile(r"^[ \t]*function\s", re.M)
 
 
 def powershell_calls(
     document: Document, deadline: float, first: int, last: int
 ) -> Iterator[tuple[int, CallSite]]:
-    reader = _Reader(document.text)
+    reader = Reader(document.text)
     lines = reader.lines
     end = lines.offset(last) if last < document.line_count else len(reader.text)
     for m in _COMMAND.finditer(reader.text, lines.offset(first), end):
@@ -66,17 +66,14 @@ def powershell_calls(
         yield from reader.call(m.end())
 
 
-@dataclass(slots=True)
-class _Body:
-    keys: list[tuple[str, int]]  # (key, offset)
-    complete: bool
-    json: bool
-
-
-class _Reader:
+class Reader:
     def __init__(self, text: str) -> None:
         self.text = text
+        self.lower = text.lower()
         self.lines = Lines(text)
+        self._places: dict[str, tuple[list[tuple[int, int]], list[int]]] = {}
+        # Lines where a function starts: a name assigned above one is not its local.
+        self.functions = [self.lines.position(m.start())[0] for m in _FUNCTION.finditer(self.lower)]
 
     def in_comment(self, at: int) -> bool:
         line, _ = self.lines.position(at)
@@ -121,7 +118,7 @@ class _Reader:
         body_at = _option(named, "body")
         if body_at is None or not method:
             return
-        body = self.body(*body_at, 0)
+        body = read_body(self, *body_at)
         if body is None:
             return
         role = QUERY if method == "GET" and not body.json else BODY
@@ -158,6 +155,8 @@ class _Reader:
                 i += 1
                 continue
             end = self.word_end(i, limit)
+            if end <= i:
+                break  # a closing bracket: the end of the expression holding the command
             out.append((i, end))
             i = end
         return out
@@ -182,7 +181,7 @@ class _Reader:
             elif depth == 0 and ch in " \t\r\n;|":
                 return i
             i += 1
-        return i
+        return min(i, limit)  # an escape at the very end steps past it
 
     def string_end(self, at: int) -> int:
         text, quote, i = self.text, self.text[at], at + 1
@@ -205,7 +204,7 @@ class _Reader:
         if found is None or not self.text.startswith("@{", found[0]):
             return {}
         out = {}
-        for key, key_at, value in self.entries(found[0]):
+        for key, key_at, value in entries(self, found[0]):
             out[key.lower()] = value
             del key_at
         return out
@@ -287,29 +286,52 @@ class _Reader:
 
     def definition(self, name: str, at: int) -> tuple[int, int] | None:
         """The expression last assigned to ``$name`` above `at`, in the same function or at the
-        script's top; None for a parameter or a value changed on the way (``+=``)."""
-        bare = re.escape(name.split(":", 1)[-1])
-        assign = re.compile(
-            rf"^\s*(?:\[[\w.\[\]]+\]\s*)?\$(?:script:|global:)?{bare}\s*=(?!=)\s*", re.I
-        )
-        changed = re.compile(rf"^\s*\$(?:script:|global:)?{bare}\s*[+\-*/]=", re.I)
-        parameter = re.compile(rf"^\s*(?:\[[^\]]*\]\s*)*\${bare}\s*(?:[,)]|$)", re.I)
+        script's top; None for a parameter or a value changed on the way (``+=``). Each name's
+        assignments, changes and parameter declarations are listed once per document."""
+        plain = name.split(":", 1)[-1].lower()
+        assigned, stops = self.places(plain)
         line, _ = self.lines.position(at)
-        inside = True
-        for number in range(line - 1, max(line - _MAX_BACK_LINES, -1), -1):
-            begin = self.lines.offset(number)
-            stop = self.text.find("\n", begin)
-            content = self.text[begin : stop if stop >= 0 else len(self.text)]
-            if inside and (changed.match(content) or parameter.match(content)):
-                return None
-            if re.match(r"^\s*function\s", content, re.I):
-                inside = False
-                continue
-            m = assign.match(content)
-            if m is not None and (inside or not content[:1].isspace()):
-                value_start = begin + m.end()
+        function = (
+            self.functions[bisect.bisect_left(self.functions, line) - 1]
+            if (self.functions and self.functions[0] < line)
+            else -1
+        )
+        stop = stops[bisect.bisect_left(stops, line) - 1] if stops and stops[0] < line else -1
+        index = bisect.bisect_left(assigned, (line, 0)) - 1
+        for number, value_start in reversed(assigned[max(index - 63, 0) : index + 1]):
+            if stop > max(number, function):
+                return None  # a parameter, or changed on the way
+            indented = self.text[self.lines.offset(number)].isspace()
+            if number > function or not indented:
                 return value_start, self.expression_end(value_start)
         return None
+
+    def places(self, plain: str) -> tuple[list[tuple[int, int]], list[int]]:
+        """(line, value offset) of each assignment of ``$plain`` and the lines that declare it
+        a parameter or change it (``+=``), in order."""
+        if plain in self._places:
+            return self._places[plain]
+        bare = re.escape(plain)
+        assign = re.compile(
+            rf"\s*(?:\[[\w.\[\]]+\]\s*)?\$(?:script:|global:)?{bare}\s*=(?!=)\s*", re.I
+        )
+        changed = re.compile(rf"\s*\$(?:script:|global:)?{bare}\s*[+\-*/]=", re.I)
+        parameter = re.compile(rf"\s*(?:\[[^\]]*\]\s*)*\${bare}\s*(?:[,)]|$)", re.I | re.M)
+        assigned: list[tuple[int, int]] = []
+        stops: list[int] = []
+        for number, begin in enumerate(self.lines.starts):
+            stop = self.text.find("\n", begin)
+            stop = stop if stop >= 0 else len(self.text)
+            if plain not in self.lower[begin:stop]:
+                continue
+            if changed.match(self.text, begin, stop) or parameter.match(self.text, begin, stop):
+                stops.append(number)
+                continue
+            m = assign.match(self.text, begin, stop)
+            if m is not None:
+                assigned.append((number, m.end()))
+        self._places[plain] = (assigned, stops)
+        return assigned, stops
 
     def expression_end(self, start: int) -> int:
         """The end of an assigned expression: its line, past open brackets and backticks."""
@@ -332,66 +354,11 @@ class _Reader:
             i += 1
         return limit
 
-    # --- bodies ----------------------------------------------------------------------------
-
-    def body(self, start: int, end: int, depth: int) -> _Body | None:
-        start, end = self.strip(start, end)
-        if depth > MAX_DEPTH or start >= end:
-            return None
-        text = self.text
-        if text[start] == "(" and self.word_end(start, end) == end:
-            return self.body(start + 1, end - 1, depth + 1)
-        if text.startswith("@{", start):
-            keys = [(k, at) for k, at, _ in self.entries(start)]
-            return _Body(keys, complete=bool(keys), json=False)
-        piped = self.split(start, end, "|")
-        if len(piped) == 2 and re.match(r"\s*ConvertTo-Json\b", text[slice(*piped[1])], re.I):
-            inner = self.body(*piped[0], depth + 1)
-            return _Body(inner.keys, inner.complete, json=True) if inner is not None else None
-        converted = re.match(r"ConvertTo-Json\s+(?:-InputObject\s+)?", text[start:end], re.I)
-        if converted is not None:
-            inner = self.body(start + converted.end(), end, depth + 1)
-            return _Body(inner.keys, inner.complete, json=True) if inner is not None else None
-        name = re.fullmatch(r"\$((?:script:|global:)?[A-Za-z_]\w*)", text[start:end])
-        if name is not None:
-            found = self.definition(name.group(1), start)
-            inner = self.body(*found, depth + 1) if found is not None else None
-            if inner is not None and self.touched(name.group(1), found, start):
-                inner.complete = False  # keys added after the literal
-            return inner
-        return None
-
-    def touched(self, name: str, found: tuple[int, int] | None, use: int) -> bool:
-        if found is None:
-            return True
-        between = self.text[found[1] : use]
-        return re.search(rf"\${re.escape(name)}(?:\.\w+\s*=|\.Add\(|\[)", between, re.I) is not None
-
-    def entries(self, at: int) -> list[tuple[str, int, tuple[int, int]]]:
-        """(key, offset, value bounds) of the hashtable literal ``@{...}`` at `at`; nested
-        hashtables stay inside their values."""
-        close = self.word_end(at + 1, len(self.text))
-        out: list[tuple[str, int, tuple[int, int]]] = []
-        i = at + 2
-        while i < close:
-            m = _KEY.match(self.text, i, close)
-            if m is None:
-                i = self.text.find("\n", i, close)
-                if i < 0:
-                    break
-                i += 1
-                continue
-            key_at = m.start(2) if m.group(2) else m.start(3)
-            value_end = self.expression_end(m.end())
-            value_end = min(value_end, close)
-            out.append((m.group(2) or m.group(3), key_at, (m.end(), value_end)))
-            i = value_end + 1
-        return out
-
     # --- text ------------------------------------------------------------------------------
 
     def strip(self, start: int, end: int) -> tuple[int, int]:
         text = self.text
+        end = min(end, len(text))
         while start < end and text[start] in " \t\r\n`":
             start += 1
         while end > start and text[end - 1] in " \t\r\n`":
