@@ -101,5 +101,11 @@ def test_checks_of_powershell_calls(engine: Engine) -> None:
 def test_long_and_broken_scripts_stay_bounded() -> None:
     many = 'Invoke-RestMethod -Uri "https://h/rest/2.0/assets"\n' * 100_000
     assert 0 < len(scan_calls(many, "powershell")) <= 5000
-    for junk in ("Invoke-RestMethod (" * 5000, 'irm "' + "x" * 100_000, "@{" * 5000 + "irm $a"):
+    junk_cases = (
+        "Invoke-RestMethod (" * 5000,
+        'irm "' + "x" * 100_000,
+        "@{" * 5000 + "irm $a",
+        "$(irm -Uri $u) `",  # a closing bracket ends the command
+    )
+    for junk in junk_cases:
         assert scan_calls(junk, "powershell") == []
