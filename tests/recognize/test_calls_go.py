@@ -111,6 +111,6 @@ def test_checks_of_go_calls(engine: Engine) -> None:
 
 def test_long_and_broken_files_stay_bounded() -> None:
     many = "package x\n" + 'func f() { http.Get("/rest/2.0/assets") }\n' * 100_000
-    assert 0 < len(scan_calls(many, "go")) <= 5000
+    assert len(scan_calls(many, "go", budget_s=600)) == 5000  # the site limit
     for junk in ("http.NewRequest(" * 5000, 'http.Get("' + "x" * 100_000, "\x00" * 1000):
         assert scan_calls(junk, "go") == []

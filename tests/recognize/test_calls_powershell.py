@@ -100,7 +100,7 @@ def test_checks_of_powershell_calls(engine: Engine) -> None:
 
 def test_long_and_broken_scripts_stay_bounded() -> None:
     many = 'Invoke-RestMethod -Uri "https://h/rest/2.0/assets"\n' * 100_000
-    assert 0 < len(scan_calls(many, "powershell")) <= 5000
+    assert len(scan_calls(many, "powershell", budget_s=600)) == 5000  # the site limit
     junk_cases = (
         "Invoke-RestMethod (" * 5000,
         'irm "' + "x" * 100_000,
