@@ -211,6 +211,7 @@ def test_urls_through_variables_helpers_and_builders() -> None:
         (at["String.format"], "GET", f"{root}/columns/{{}}", "endpoint", ""),
         (at['"/columns/")'], "DELETE", f"{root}/columns/{{}}", "endpoint", ""),
         (at["fromHttpUrl"], "GET", f"{root}/columns", "endpoint", ""),
+        (at["fromHttpUrl"], "GET", f"{root}/columns", "query", "name"),
         (at['path("schemas")'], "GET", f"{root}/schemas/{{}}", "endpoint", ""),
     ]
     # The recursive `spin` and the settings' path are nothing the reader can see.
@@ -290,3 +291,73 @@ def test_a_helper_call_site_is_checked_where_its_path_is_written(engine: Engine)
     found = engine.check_code(code, "java")
     assert [(f.line, f.check) for f in found] == [(6, "unknown-endpoint")]
     assert code.splitlines()[6][found[0].start : found[0].end] == "/asset/"
+
+
+SPRING = """\
+class LineageSync {
+    private final RelationsApi relationsApi;
+    private final DomainsApi domainsApi;
+    private final String base = "https://catalog.example.invalid/rest/2.0";
+
+    void run(List<AddRelationRequest> links, List<UUID> ids, String n, UUID d, UUID t) {
+        links.forEach(relationsApi::addRelation);
+        ids.stream().map(this.domainsApi::getDomain).forEach(System.out::println);
+        ids.stream().map(this::describe).forEach(cache::put);
+        String url = UriComponentsBuilder.fromHttpUrl(base + "/assets")
+                .queryParam("nameMatchMode", "EXACT").queryParam("domain", d).toUriString();
+        rest.getForObject(url, String.class);
+        rest.exchange(base + "/assets", HttpMethod.POST,
+                new HttpEntity<>(Map.of("name", n, "domainId", d)), String.class);
+        Map<String, Object> body = new HashMap<>();
+        body.put("sourceId", d);
+        body.put("targetID", t);
+        HttpEntity<Map<String, Object>> entity = new HttpEntity<>(body, headers);
+        rest.exchange(base + "/relations", HttpMethod.POST, entity, String.class);
+        Map<String, String> labels = new HashMap<>();
+        labels.put("name", n);
+        Map<String, Object> vars = Map.of("name", n);
+        rest.getForObject(base + "/assets?name={name}", String.class, vars);
+    }
+}
+"""
+
+
+def test_method_references_on_a_client_name_its_operations() -> None:
+    kept = [(i.site.role, i.site.operation) for i in scan_calls(SPRING, "java")]
+    assert ("operation", "addRelation") in kept
+    assert ("operation", "getDomain") in kept
+    assert ("operation", "describe") not in kept and ("operation", "put") not in kept
+    site = read(SPRING, "java", "addRelation")
+    assert site is not None and (site.client, site.role) == ("sdk", "operation")
+
+
+def test_spring_query_params_and_entity_maps_are_request_keys() -> None:
+    root = "https://catalog.example.invalid/rest/2.0"
+    keys = [
+        (i.site.method, i.site.url, i.site.role, i.site.name)
+        for i in scan_calls(SPRING, "java")
+        if i.site.role in ("query", "body")
+    ]
+    assert keys == [
+        ("GET", f"{root}/assets", "query", "nameMatchMode"),
+        ("GET", f"{root}/assets", "query", "domain"),
+        ("POST", f"{root}/assets", "body", "name"),
+        ("POST", f"{root}/assets", "body", "domainId"),
+        ("POST", f"{root}/relations", "body", "sourceId"),
+        ("POST", f"{root}/relations", "body", "targetID"),
+        ("GET", f"{root}/assets", "query", "name"),  # in the URL; `vars` are its URI variables
+    ]  # and the unsent `labels` are no request's keys
+    put = read(SPRING, "java", '"targetID"', into=2)
+    assert put is not None and put.path_keys == ("sourceId", "targetID") and put.complete
+
+
+def test_checks_of_spring_keys_and_method_references(engine: Engine) -> None:
+    found = engine.check_code(SPRING, "java")
+    lines = SPRING.splitlines()
+    got = [(f.line, f.check, lines[f.line][f.start : f.end]) for f in found]
+    assert got == [
+        (10, "unknown-param", "domain"),
+        (13, "missing-required", "name"),  # no typeId in the Map.of
+        (15, "missing-required", "sourceId"),  # nor in the map filled with put
+        (16, "unknown-param", "targetID"),
+    ]

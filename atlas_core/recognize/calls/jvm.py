@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.jvm_body import spring_key_site
 from atlas_core.recognize.calls.jvm_chain import BUILDER_STARTS as _BUILDER_STARTS
 from atlas_core.recognize.calls.jvm_chain import CHAIN_ENDS as _CHAIN_ENDS
 from atlas_core.recognize.calls.jvm_chain import URL_LINKS as _URL_LINKS
@@ -20,7 +21,7 @@ from atlas_core.recognize.calls.jvm_chain import (
     request_http,
 )
 from atlas_core.recognize.calls.jvm_chain import Chain as _Chain
-from atlas_core.recognize.calls.jvm_helpers import APACHE_REQUESTS, helper_http
+from atlas_core.recognize.calls.jvm_helpers import APACHE_REQUESTS, connection_method, helper_http
 from atlas_core.recognize.calls.jvm_helpers import Http as _Http
 from atlas_core.recognize.calls.site import (
     BUILDER,
@@ -79,6 +80,8 @@ class JavaCalls(CallWalk):
         parent = node.parent
         if parent.type == "method_invocation" and is_field(node, "name"):
             return self._on_method(parent, node)
+        if parent.type == "method_reference" and parent.named_children[-1].id == node.id:
+            return self.callee_site(parent, node, None)  # `items.forEach(assetApi::addAsset)`
         if parent.type == "map_item" and is_field(node, "key"):
             return self._on_named_argument(parent, node)
         if node.type in _STRINGS:
@@ -147,7 +150,7 @@ class JavaCalls(CallWalk):
                     span=self.content_span(string),
                     client=HTTP,
                 )
-        return self.url_part_site(string)
+        return spring_key_site(self, string) or self.url_part_site(string)
 
     def url_step(self, node: Node, parent: Node) -> Node | None:
         if parent.type in ("binary_expression", "parenthesized_expression"):
@@ -191,7 +194,7 @@ class JavaCalls(CallWalk):
             # new URL(...).openConnection(), as a Groovy or plain Java script writes it
             name = self.text(child(parent, "name"))
             if name == "openConnection":
-                method, method_node = self._connection_method(parent)
+                method, method_node = connection_method(self, parent)
                 return True, _Http(method, root, method_node=method_node)
             return True, request_http(self, root)  # JAX-RS: target(..).request().get()
         return False, None
@@ -201,27 +204,6 @@ class JavaCalls(CallWalk):
             return None
         name = child(parent, "name") or child(parent, "left")
         return self.declared_uses(self.text(name), parent) if name is not None else []
-
-    def _connection_method(self, open_call: Node) -> tuple[str, Node | None]:
-        """The method ``setRequestMethod`` gives a connection, or the expression it is given
-        when it is not literal (a helper's parameter, maybe)."""
-        holder = open_call.parent
-        name = child(holder, "name") if holder is not None else None
-        if holder is None or holder.type != "variable_declarator" or name is None:
-            return "GET", None
-        for use in self.declared_uses(self.text(name), holder):
-            invocation = use.parent
-            if invocation is None or invocation.type != "method_invocation":
-                continue
-            if self.text(child(invocation, "name")) == "setRequestMethod":
-                args = child(invocation, "arguments")
-                if args is not None and args.named_child_count:
-                    given = args.named_children[0]
-                    method = self._value(given, 0)
-                    if method.lower() in HTTP_VERBS:
-                        return method.upper(), None
-                    return "", given
-        return "GET", None
 
     def http(self, call: Node) -> _Http | None:
         """Spring's RestTemplate: ``getForObject(url, ...)``, ``exchange(url, HttpMethod.X, ...)``."""
@@ -267,6 +249,11 @@ class JavaCalls(CallWalk):
         return name in HTTP_VERBS or name in _TRANSPORT
 
     def client_method(self, call: Node) -> tuple[str, str] | None:
+        if call.type == "method_reference":  # `assetApi::findAssets`, `this.assetApi::addAsset`
+            parts = call.named_children
+            if len(parts) != 2 or parts[1].type != "identifier":
+                return None
+            return self.text(parts[0]).rsplit(".", 1)[-1], self.text(parts[1])
         receiver = child(call, "object")
         if receiver is None:
             return None

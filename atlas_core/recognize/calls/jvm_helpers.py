@@ -144,3 +144,25 @@ def _names(reader: JavaCalls, node: Node, param: Node) -> bool:
 
 def _is_ident(node: Node) -> bool:
     return node.type == "identifier"
+
+
+def connection_method(reader: JavaCalls, open_call: Node) -> tuple[str, Node | None]:
+    """The method ``setRequestMethod`` gives the connection ``url.openConnection()`` opens, or
+    the expression it is given when it is not literal (a helper's parameter, maybe)."""
+    holder = open_call.parent
+    name = child(holder, "name") if holder is not None else None
+    if holder is None or holder.type != "variable_declarator" or name is None:
+        return "GET", None
+    for use in reader.declared_uses(reader.text(name), holder):
+        invocation = use.parent
+        if invocation is None or invocation.type != "method_invocation":
+            continue
+        if reader.text(child(invocation, "name")) == "setRequestMethod":
+            args = child(invocation, "arguments")
+            if args is not None and args.named_child_count:
+                given = args.named_children[0]
+                method = reader._value(given, 0)
+                if method.lower() in HTTP_VERBS:
+                    return method.upper(), None
+                return "", given
+    return "GET", None

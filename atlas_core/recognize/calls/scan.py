@@ -60,9 +60,12 @@ _SDK_QUERIES = {
     " (keyword_argument name: (identifier) @k)",
     "javascript": "(call_expression function: (member_expression property: (property_identifier) @k))",
     "typescript": "(call_expression function: (member_expression property: (property_identifier) @k))",
-    "java": "(method_invocation name: (identifier) @k)",
+    "java": "(method_invocation name: (identifier) @k) (method_reference (identifier) @k .)",
 }
-_CLIENT_RECEIVER = re.compile(rb"(?i)(?:api|client|service)(?:_instance)?\s*(?:\(\s*\))?\s*[.]\s*$")
+# `api.`, `client().`, and Java's method reference `assetApi::`
+_CLIENT_RECEIVER = re.compile(
+    rb"(?i)(?:api|client|service)(?:_instance)?\s*(?:\(\s*\))?\s*(?:[.]|::)\s*$"
+)
 _QUERY_CACHE: dict[str, Any] = {}  # compiled queries by language
 # `${config.apiUrl}communities`: a base URL (ending in its slash) and a path with none.
 _BASE_FIRST = re.compile(rb"`\$\{[^}]*\}[A-Za-z]")
@@ -377,14 +380,20 @@ def _probes(document: Document, node: Node) -> list[int]:
     return [start, *(m.start(1) for m in keys)]
 
 
+# Java methods whose string arguments are URL words without a slash: JAX-RS's
+# ``target(base).path("assets")``, Spring's ``queryParam("name", n)``, and a body map's keys
+# (``Map.of("name", n)``, ``body.put("name", n)``); the reader says which reach a call.
+_WORD_METHODS = frozenset({b"path", b"queryParam", b"of", b"put"})
+
+
 def _is_segment(document: Document, node: Node) -> bool:
-    """A path segment written without a slash: JAX-RS's ``target(base).path("assets")``."""
+    """A string argument of a Java method of `_WORD_METHODS`."""
     arguments = node.parent
     call = arguments.parent if arguments is not None else None
     if call is None or call.type != "method_invocation":
         return False
     name = call.child_by_field_name("name")
-    return name is not None and document.data[name.start_byte : name.end_byte] == b"path"
+    return name is not None and document.data[name.start_byte : name.end_byte] in _WORD_METHODS
 
 
 def _keep(
