@@ -114,3 +114,62 @@ def test_long_and_broken_files_stay_bounded() -> None:
     assert len(scan_calls(many, "go", budget_s=600)) == 5000  # the site limit
     for junk in ("http.NewRequest(" * 5000, 'http.Get("' + "x" * 100_000, "\x00" * 1000):
         assert scan_calls(junk, "go") == []
+
+
+KEYS = f"""\
+package catalog
+
+const root = "{BASE}"
+
+func find(n string) {{
+	q := url.Values{{}}
+	q.Set("nameMatchMode", "EXACT")
+	q.Add("limt", n)
+	req, _ := http.NewRequest("GET", root+"/assets", nil)
+	req.URL.RawQuery = q.Encode()
+	params := url.Values{{"name": {{n}}, "size": []string{{n}}}}
+	http.Get(root + "/assets?" + params.Encode())
+	other := url.Values{{}}
+	other.Set("unused", n)
+}}
+
+func create(n, d string) {{
+	payload := map[string]interface{{}}{{
+		"name":     n,
+		"domainID": d,
+	}}
+	b, _ := json.Marshal(payload)
+	post, _ := http.NewRequest("POST", root+"/assets", bytes.NewBuffer(b))
+	raw, _ := json.Marshal(map[string]any{{"name": n, "domainId": d, "typeId": d}})
+	http.Post(root+"/assets", "application/json", bytes.NewReader(raw))
+	_ = post
+}}
+"""
+
+
+def test_url_values_and_marshalled_maps_are_request_keys() -> None:
+    keys = [(line, method, role, name) for line, method, _, role, name in _sites(KEYS)]
+    assert [k for k in keys if k[2] in ("query", "body")] == [
+        (6, "GET", "query", "nameMatchMode"),
+        (7, "GET", "query", "limt"),
+        (10, "GET", "query", "name"),
+        (10, "GET", "query", "size"),
+        (18, "POST", "body", "name"),
+        (19, "POST", "body", "domainID"),
+        (23, "POST", "body", "name"),
+        (23, "POST", "body", "domainId"),
+        (23, "POST", "body", "typeId"),
+    ]  # `other` is encoded nowhere
+    site = read(KEYS, "go", '"domainID"', into=2)
+    assert site is not None and site.path_keys == ("name", "domainID") and site.complete
+
+
+def test_checks_of_go_request_keys(engine: Engine) -> None:
+    found = engine.check_code(KEYS, "go")
+    lines = KEYS.splitlines()
+    assert [(f.line, f.check, lines[f.line][f.start : f.end]) for f in found] == [
+        (7, "unknown-param", "limt"),
+        (10, "unknown-param", "size"),
+        (18, "missing-required", "name"),  # no typeId in the marshalled map
+        (19, "unknown-param", "domainID"),
+    ]

@@ -14,8 +14,9 @@ import re
 import time
 from collections.abc import Iterator
 
-from atlas_core.recognize.calls.site import HTTP_VERBS, CallSite
-from atlas_core.recognize.calls.text_calls import UNKNOWN_PART, Lines, Part, url_sites
+from atlas_core.recognize.calls.go_keys import request_keys
+from atlas_core.recognize.calls.site import HTTP_VERBS, CallSite, tidy_url
+from atlas_core.recognize.calls.text_calls import UNKNOWN_PART, Lines, Part, joined, url_sites
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 from atlas_core.syntax import Document
 
@@ -32,7 +33,11 @@ _MAX_BACK_LINES = 3000  # how far up a function a name's assignment is looked fo
 
 def _assignment(name: str) -> str:
     """``name := ``, ``name = ``, ``var name T = ``, ``const name = ``: up to the value."""
-    return rf"(?:var\s+|const\s+)?{re.escape(name)}(?:\s+[\w.*\[\]]+)?\s*(?::=|=)(?!=)\s*"
+    # `b, err := json.Marshal(..)`: the first of several names is given the call's value
+    return (
+        rf"(?:var\s+|const\s+)?{re.escape(name)}(?:\s*,\s*[A-Za-z_]\w*)*"
+        rf"(?:\s+[\w.*\[\]]+)?\s*(?::=|=)(?!=)\s*"
+    )
 
 
 def go_calls(
@@ -48,8 +53,11 @@ def go_calls(
             continue
         found = reader.request(m)
         if found is not None:
-            method, parts = found
+            method, parts, body = found
             yield from url_sites(lines, method, parts, "go")
+            if any(p.span is not None and "/" in p.text for p in parts):
+                url = tidy_url(joined(parts))
+                yield from request_keys(reader, m, method, url, body)
 
 
 class _GoReader:
@@ -57,6 +65,8 @@ class _GoReader:
         self.text = text
         self.lines = Lines(text)
         self._package: dict[str, tuple[int, int] | None] = {}
+        # ``q.Encode()`` calls read in the URL being rebuilt: (the name, its offset)
+        self.encoded: list[tuple[str, int]] = []
 
     def in_comment(self, at: int) -> bool:
         line, _ = self.lines.position(at)
@@ -64,8 +74,10 @@ class _GoReader:
         cut = before.find("//")
         return cut >= 0 and before.count('"', 0, cut) % 2 == 0
 
-    def request(self, m: re.Match[str]) -> tuple[str, list[Part]] | None:
+    def request(self, m: re.Match[str]) -> tuple[str, list[Part], tuple[int, int] | None] | None:
+        """The method, the URL and the body argument's span of the call `m` matched."""
         receiver, function = m.group(1), m.group(2)
+        self.encoded = []
         args = self.arguments(m.end() - 1)
         if args is None:
             return None
@@ -76,12 +88,13 @@ class _GoReader:
             if len(args) < 2:
                 return None
             method = self.method(*args[0])
-            url = args[1]
+            url, body = args[1], args[2] if len(args) > 2 else None
         else:
             if not args:
                 return None
             method, url = _FIXED[function], args[0]
-        return method, self.value(*url, 0)
+            body = args[2] if function == "Post" and len(args) > 2 else None
+        return method, self.value(*url, 0), body
 
     def is_client(self, name: str, at: int) -> bool:
         """Whether `name` holds an ``http.Client`` (``&http.Client{...}``, ``http.DefaultClient``)."""
@@ -125,6 +138,9 @@ class _GoReader:
                 return self.sprintf(args, depth)
             if call.group(1) in _PASS_THROUGH and args:
                 return self.value(*args[0], depth + 1)
+            values = call.group(1).removesuffix(".Encode")
+            if not args and values != call.group(1) and _IDENT.fullmatch(values):
+                self.encoded.append((values, start))  # `base + "/assets?" + q.Encode()`
             return [UNKNOWN_PART]
         if _IDENT.fullmatch(text, start, end):
             found = self.definition(text[start:end], start)
