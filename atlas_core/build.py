@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from atlas_core.bundle import MODEL, VECTOR_DTYPE, Bundle, BundleWriter, check_output, file_entry
+from atlas_core.bundle import (
+    MODEL,
+    VECTOR_DTYPE,
+    VECTORS_PENDING,
+    Bundle,
+    BundleWriter,
+    check_output,
+    file_entry,
+)
 from atlas_core.errors import BuildError, BundleError
 from atlas_core.types import Chunk, Document
 
@@ -168,6 +176,8 @@ def _reusable(
     previous: Bundle, previous_model_files: dict[str, str], model: dict[str, Any], staging: Path
 ) -> tuple[_Previous | None, str]:
     """The previous bundle's vectors when its model is this build's model, else (None, why)."""
+    if previous.manifest.get(VECTORS_PENDING):
+        return None, "its vectors were still being computed"
     for key in _MODEL_IDENTITY:
         if previous.model.get(key) != model.get(key):
             return None, (
@@ -247,6 +257,7 @@ def _write(
     ranking_off: str = "untrained fusion: built with --no-ranking",
     cache: BuildCache | None = None,
     demo: bool = False,
+    vectors_pending: bool = False,
 ) -> tuple[Bundle, int, float, str]:
     """Stage and commit the bundle; (the bundle, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
@@ -301,8 +312,14 @@ def _write(
 
         plan = _plan(chunks, reuse_from)
         reused = len(plan)
-        stage(f"embedding {len(chunks) - reused} of {len(chunks)} chunks ({reused} reused)")
-        vectors, embed_seconds = _embed(chunks, embedder, reuse_from, plan, progress=progress)
+        if vectors_pending:
+            # Keyword and identifier search first: zero rows stand in, and the manifest says
+            # so (readers keep vector search off; a later build never reuses these rows).
+            vectors, embed_seconds = np.zeros((len(chunks), embedder.info.dims), VECTOR_DTYPE), 0.0
+            writer.set_section(VECTORS_PENDING, True)
+        else:
+            stage(f"embedding {len(chunks) - reused} of {len(chunks)} chunks ({reused} reused)")
+            vectors, embed_seconds = _embed(chunks, embedder, reuse_from, plan, progress=progress)
         writer.write_vectors(vectors)
         if ranking and keyword_section is not None:
             stage("training the ranking")
@@ -401,6 +418,7 @@ def build_bundle(
     embedder: Embedder | None = None,
     cache: BuildCache | None = None,
     demo: bool = False,
+    vectors_pending: bool = False,
 ) -> BuildReport:
     """Build a bundle at `output` from ``KIND=PATH[@REF]`` source specs (see bundle_spec/SPEC.md).
 
@@ -411,7 +429,9 @@ def build_bundle(
     one for every update); a `cache` kept between builds of the same sources saves re-chunking
     and re-tokenizing what did not change. `demo` marks the bundle as the embedded demo
     (manifest ``"demo": true``), so every surface that serves it says these are not Collibra's
-    docs; only `atlas_core.demo` sets it."""
+    docs; only `atlas_core.demo` sets it. `vectors_pending` writes everything but the vectors
+    (zero rows, manifest ``"vectors_pending": true``): `atlas index` serves keyword answers
+    within seconds, then builds again with the vectors."""
     from atlas_core.sources import CHUNKINGS
 
     started = time.perf_counter()
@@ -481,6 +501,7 @@ def build_bundle(
                 else "untrained fusion: built with --no-ranking",
                 cache=cache,
                 demo=demo,
+                vectors_pending=vectors_pending,
             )
     except OSError as exc:
         # Disk full, permissions changed mid-build: the writer has already removed its staging.

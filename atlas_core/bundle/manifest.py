@@ -34,6 +34,9 @@ VECTORS = "vectors.npy"
 MIRROR = "mirror"
 MODEL = "model"
 VECTOR_DTYPE = "<f2"
+# Manifest flag of a bundle whose vectors are zero rows still being computed (`atlas index` writes
+# the keyword and identifier indexes first): readers keep vector search off for it.
+VECTORS_PENDING = "vectors_pending"
 
 REPAIR_HINT = "re-download it with `atlas download` or rebuild it with `atlas build`"
 

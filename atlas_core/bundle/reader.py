@@ -20,6 +20,7 @@ from atlas_core.bundle.manifest import (
     MODEL,
     REPAIR_HINT,
     VECTORS,
+    VECTORS_PENDING,
     read_manifest,
     sha256_file,
 )
@@ -79,6 +80,12 @@ class Bundle:
         """Whether this is the embedded demo bundle (sample docs, not Collibra's): its manifest
         says so with ``"demo": true``, which only the demo build writes."""
         return self.manifest.get("demo") is True
+
+    @property
+    def vectors_pending(self) -> bool:
+        """Whether the vectors are zero rows still being computed (manifest
+        ``"vectors_pending": true``): keyword and identifier search answer, vector search not yet."""
+        return self.manifest.get(VECTORS_PENDING) is True
 
     @property
     def files(self) -> Mapping[str, Mapping[str, Any]]:

@@ -156,6 +156,17 @@ class OpenBundle:
         garbage or nothing; it is found here, on first use (in the background for a server:
         `Engine.prepare_vector_search`), reported once, and the list stays off."""
         off = self._off.get(mode)
+        if off is None and mode == "vector" and self.bundle.vectors_pending:
+            off = BundleError(
+                f"bundle {self.name}: vectors are still being computed (`atlas index` writes "
+                "keyword and identifier search first); vector search is off for it until they "
+                "are in, keyword search answers",
+                hint="search with `--mode keyword` meanwhile; a server picks the finished index "
+                "up by itself",
+                path=str(self.bundle.path),
+            )
+            log.info("%s", off.message)  # hosts say it beside their answers: `search_off`
+            self._off[mode] = off
         if off is None:
             prefix = SEARCH_FILES[mode]
             changed = self.bundle.changed(r for r in self.bundle.files if r.startswith(prefix))

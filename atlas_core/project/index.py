@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import logging
 import threading
 import time
@@ -100,26 +101,70 @@ def index_project(
     progress: bool = True,
     embedder: Embedder | None = None,
     cache: BuildCache | None = None,
+    say: Callable[[str], None] | None = None,
+    keyword_first: bool = True,
 ) -> BuildReport:
     """Build the project's bundle, reusing the vectors of the previous one for unchanged chunks.
-    A failed update leaves the previous bundle in place (and serving)."""
-    from atlas_core.build import build_bundle
+    A failed update leaves the previous bundle in place (and serving).
 
-    previous = target.bundle if (target.bundle / "manifest.json").is_file() else None
+    With no finished index to update (`keyword_first`), the bundle is written twice: first
+    without vectors (``vectors_pending``), so servers answer keyword and identifier queries
+    within seconds, then with them. `say` hears the estimate before anything is read (files,
+    chunks, minutes: `estimate_index`) and the moment keyword search is ready."""
+    from atlas_core.build import BuildCache, build_bundle
+    from atlas_core.embed import load_embedder
+    from atlas_core.project.estimate import duration, estimate_index, remember_speed
+
+    previous = _finished(target.bundle)
     target.bundle.parent.mkdir(parents=True, exist_ok=True)
-    return build_bundle(
-        [f"code={target.root}"],
-        target.bundle,
-        model=model,
-        prefer=prefer,
-        reuse=previous,
-        progress=progress,
-        name=target.name,
-        ranking=False,
-        code_max_files=target.max_files,
-        embedder=embedder,
-        cache=cache,
-    )
+    with contextlib.ExitStack() as owned:
+        if embedder is None:
+            embedder = owned.enter_context(load_embedder(model, prefer=prefer))
+        cache = cache if cache is not None else BuildCache()  # the second pass re-chunks nothing
+        estimate = estimate_index(target, embedder) if say is not None else None
+        if say is not None and estimate is not None:
+            say(estimate.line())
+
+        def build(reuse: Path | None, pending: bool) -> BuildReport:
+            return build_bundle(
+                [f"code={target.root}"],
+                target.bundle,
+                model=model,
+                prefer=prefer,
+                reuse=reuse,
+                progress=progress,
+                name=target.name,
+                ranking=False,
+                code_max_files=target.max_files,
+                embedder=embedder,
+                cache=cache,
+                vectors_pending=pending,
+            )
+
+        if keyword_first and previous is None:
+            first = build(None, pending=True)
+            if say is not None:
+                rate = estimate.chunks_per_s if estimate is not None else 0.0
+                left = f" ({duration(first.chunks / rate)})" if rate > 0 else ""
+                say(
+                    f"keyword and identifier search ready after {first.seconds:.1f} s "
+                    f"({first.documents} files, {first.chunks} chunks); servers answer from "
+                    f"them now, with vectors once these {first.chunks} chunks are embedded{left}"
+                )
+        report = build(previous, pending=False)
+        remember_speed(report.model, report.embedded, report.embed_seconds)
+        return report
+
+
+def _finished(bundle: Path) -> Path | None:
+    """`bundle` when it holds a finished index (vectors in), whose vectors an update reuses."""
+    from atlas_core.bundle import VECTORS_PENDING
+
+    try:
+        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return bundle if isinstance(manifest, dict) and not manifest.get(VECTORS_PENDING) else None
 
 
 def relevant_change(root: Path, path: str) -> bool:

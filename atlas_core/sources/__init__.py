@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         qualified_name,
     )
     from atlas_core.sources.code_explain import Explanation, explain_indexing
-    from atlas_core.sources.code_walk import VENDORED
+    from atlas_core.sources.code_walk import VENDORED, walk_repository
     from atlas_core.sources.credentials import name_reason
 
 import logging
@@ -169,11 +169,13 @@ __all__ = [
     "parse_call",
     "parse_spec",
     "qualified_name",
+    "walk_repository",
 ]
 
 # Loaded on first use, so importing the face stays as cheap as it was.
 _EXPORTS = {
     "VENDORED": "code_walk",
+    "walk_repository": "code_walk",
     "CHUNKINGS": "code_chunks",
     "chunk_code_documents": "code_chunks",
     "code_identifiers": "code_chunks",

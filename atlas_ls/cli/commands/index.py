@@ -23,9 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "index",
         help="index your own code (a repository) to search it beside the docs",
         description="Build or update a bundle of a repository's source files and docs in the "
-        "user data dir. Files git ignores, vendored folders, lock files, binaries and huge "
-        "files are left out. Updates embed only what changed; running servers pick the new "
-        "bundle up by themselves.",
+        "user data dir. Files git ignores, vendored folders, generated API models and protobuf "
+        "stubs, lock files, binaries and huge files are left out (a ! line in .atlasignore "
+        "takes generated code back in). It says up front how many files, chunks and minutes; "
+        "a first index serves keyword answers within seconds while the vectors are computed. "
+        "Updates embed only what changed; running servers pick the new bundle up by themselves.",
     )
     index.add_argument(
         "path",
@@ -72,9 +74,14 @@ def run_index(args: argparse.Namespace) -> int:
     target = target_of(args.path, args.output, max_files=args.max_files)
     _interrupt_on_sigterm()
     progress = not args.quiet and not args.json
+    say = _say if progress else None
     if not args.watch:
         report = index_project(
-            target, model=args.model, prefer=args.settings.embed_backend, progress=progress
+            target,
+            model=args.model,
+            prefer=args.settings.embed_backend,
+            progress=progress,
+            say=say,
         )
         _print_report(report, target.root, as_json=args.json)
         return 0
@@ -83,10 +90,14 @@ def run_index(args: argparse.Namespace) -> int:
 
     cache = BuildCache()  # the watch re-chunks and re-tokenizes only what changes
     with load_embedder(args.model, prefer=args.settings.embed_backend) as embedder:
-        report = index_project(target, progress=progress, embedder=embedder, cache=cache)
+        report = index_project(target, progress=progress, embedder=embedder, cache=cache, say=say)
         _print_report(report, target.root, as_json=args.json)
         _watch(args, target, embedder, cache)
     return 0
+
+
+def _say(line: str) -> None:
+    print(f"atlas index: {line}", file=sys.stderr, flush=True)
 
 
 def _watch(

@@ -1,0 +1,148 @@
+"""How big an `atlas index` will be, said before it starts: files, chunks and minutes.
+
+The files are the walk's own (`walk_repository`: what the index takes and what it leaves out).
+The chunks are estimated from the files' bytes (`BYTES_PER_CHUNK`, measured on real client code:
+the generated `collibra-core` client's operations average 2,000 bytes a definition chunk, hand-written
+modules less). The minutes come from
+this machine's chunks/s for the model: the rate the last index measured (kept in
+``<data dir>/projects/speed.json``), else a few of the repository's own texts embedded on the spot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from atlas_core.config import data_dir
+
+if TYPE_CHECKING:
+    from atlas_core.embed import Embedder
+    from atlas_core.project.index import IndexTarget
+
+log = logging.getLogger(__name__)
+
+BYTES_PER_CHUNK = 1500
+SPEEDS = "speed.json"  # under <data dir>/projects: {model name: chunks per second}
+SAMPLE_TEXTS = 16  # texts embedded to measure a machine that has not indexed with the model yet
+MIN_MEASURED = 64  # an index that embedded fewer chunks says little about the rate
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEstimate:
+    files: int  # to index
+    size: int  # their bytes
+    left_out: int  # files the walk leaves out, for any reason
+    generated: int  # of them, generated code
+    chunks: int  # roughly
+    chunks_per_s: float  # this machine's, with this model
+    measured: str  # where the rate comes from
+
+    @property
+    def seconds(self) -> float:
+        return self.chunks / self.chunks_per_s if self.chunks_per_s > 0 else 0.0
+
+    def line(self) -> str:
+        """`indexing 51 files (1.2 MB; 251 left out, 251 of them generated code): about 1,900
+        chunks, about 3 min at 12 chunks/s (this machine's last index)`."""
+        out = f"{self.left_out:,} left out" if self.left_out else "none left out"
+        if self.generated:
+            out += f", {self.generated:,} of them generated code"
+        took = duration(self.seconds)
+        return (
+            f"indexing {self.files:,} files ({self.size / 1e6:.1f} MB; {out}; "
+            f"`atlas index --explain PATH` says why): about {self.chunks:,} chunks, {took} "
+            f"at {self.chunks_per_s:,.0f} chunks/s ({self.measured})"
+        )
+
+
+def duration(seconds: float) -> str:
+    """`about 8 min`, `under a minute`: an estimate said as roughly as it is known."""
+    if seconds < 60:
+        return "under a minute"
+    return f"about {seconds / 60:.0f} min"
+
+
+def estimate_index(target: IndexTarget, embedder: Embedder) -> IndexEstimate:
+    """The estimate for indexing `target` with `embedder` (see the module docstring). Raises
+    the walk's SourceError for a repository over the file limit."""
+    from atlas_core.sources import walk_repository
+    from atlas_core.sources.code_walk import GENERATED_MODEL, GENERATED_STUBS, MAX_FILES
+
+    listing = walk_repository(target.root, max_files=target.max_files or MAX_FILES)
+    size = sum(f.size for f in listing.files)
+    counts = listing.counts()
+    rate = stored_speed(embedder.info.name)
+    measured = "this machine's last index"
+    if rate is None:
+        rate, measured = _sampled_speed(embedder, listing.files), "measured on a sample just now"
+    return IndexEstimate(
+        files=len(listing.files),
+        size=size,
+        left_out=sum(counts.values()),
+        generated=counts.get(GENERATED_MODEL, 0) + counts.get(GENERATED_STUBS, 0),
+        chunks=max(len(listing.files), round(size / BYTES_PER_CHUNK)),
+        chunks_per_s=rate,
+        measured=measured,
+    )
+
+
+def _sampled_speed(embedder: Embedder, files: list) -> float:
+    texts: list[str] = []
+    for file in files:
+        try:
+            with open(file.path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(BYTES_PER_CHUNK * 4)
+        except OSError:
+            continue
+        texts += [text[i : i + BYTES_PER_CHUNK] for i in range(0, len(text), BYTES_PER_CHUNK)]
+        if len(texts) >= SAMPLE_TEXTS:
+            break
+    texts = [t for t in texts[:SAMPLE_TEXTS] if t.strip()] or ["def sample():\n    return 1\n"]
+    started = time.perf_counter()
+    embedder.embed_documents(texts, progress=False)
+    return len(texts) / max(time.perf_counter() - started, 1e-3)
+
+
+def _speeds_path() -> os.PathLike[str]:
+    from atlas_core.project import PROJECTS
+
+    return data_dir() / PROJECTS / SPEEDS
+
+
+def stored_speed(model: str) -> float | None:
+    """The chunks/s the last index with `model` measured on this machine, if any."""
+    try:
+        with open(_speeds_path(), encoding="utf-8") as handle:
+            rate = json.load(handle).get(model)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(rate) if isinstance(rate, int | float) and rate > 0 else None
+
+
+def remember_speed(model: str, embedded: int, seconds: float) -> None:
+    """Keep the rate of an index that embedded `embedded` chunks in `seconds`, for the next
+    estimate (written whole and renamed into place; a data dir that cannot take it is no error)."""
+    if embedded < MIN_MEASURED or seconds <= 0:
+        return
+    path = _speeds_path()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            speeds = json.load(handle)
+        speeds = speeds if isinstance(speeds, dict) else {}
+    except (OSError, ValueError):
+        speeds = {}
+    speeds[model] = round(embedded / seconds, 2)
+    temporary = f"{os.fspath(path)}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(speeds, handle)
+        os.replace(temporary, path)
+    except OSError as exc:
+        log.info("could not keep the indexing speed in %s: %s", path, exc)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
