@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from atlas_core.engine import Engine
 from tests.recognize.cursor import line_with, read
 
 SYNC_SCRIPT = '''\
@@ -230,3 +231,46 @@ def test_a_wrapper_with_a_keyword_only_separator_is_read() -> None:
 
     found = [(i.line, i.site.role, i.site.method, i.site.url) for i in scan_calls(code, "python")]
     assert (7, "endpoint", "GET", "https://x.collibra.com/rest/2.0/assets") in found
+
+
+GROWN = """\
+import requests
+
+ROOT = "https://catalog.example.invalid/rest/2.0"
+
+
+def find(name, mode):
+    url = f"{ROOT}/assets"
+    url = f"{url}?nameMatchMode={mode}"
+    url = url + "&name=" + name
+    return requests.get(url)
+
+
+def rename(url):
+    url = url + "?domainId=" + "x"
+    return requests.get(url)
+"""
+
+
+def test_query_keys_added_to_a_url_after_it_is_built() -> None:
+    for needle, key in (("nameMatchMode", "nameMatchMode"), ('"&name="', "name")):
+        site = read(GROWN, "python", needle, into=2)
+        assert site is not None, needle
+        assert (site.method, site.role, site.name) == ("GET", "query", key)
+        assert site.url == "https://catalog.example.invalid/rest/2.0/assets"
+    endpoint = read(GROWN, "python", "/assets", into=2)
+    assert endpoint is not None and endpoint.role == "endpoint"
+    assert endpoint.url == "https://catalog.example.invalid/rest/2.0/assets"
+    # A parameter's URL is the caller's: its key belongs to no URL the reader can see.
+    unseen = read(GROWN, "python", "domainId", into=2)
+    assert unseen is None or unseen.url.startswith("{}")
+
+
+def test_checks_of_query_keys_added_after_the_url(engine: Engine) -> None:
+    code = GROWN.replace("{mode}", "EXACTLY").replace('"&name="', '"&nam="')
+    found = engine.check_code(code, "python")
+    lines = code.splitlines()
+    assert [(f.line, f.check, lines[f.line][f.start : f.end]) for f in found] == [
+        (7, "bad-value", "EXACTLY"),
+        (8, "unknown-param", "nam"),
+    ]

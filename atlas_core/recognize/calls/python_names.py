@@ -127,6 +127,8 @@ class PythonNames(CallWalk):
                 continue
             if parent.type not in _ASSIGNMENTS or not is_field(ident, "left"):
                 continue
+            if parent.type == "assignment" and parent.end_byte > node.start_byte:
+                continue  # ``url = f"{url}?limit={n}"`` reads the value assigned before
             home = self.scope_of(parent)
             if home == scope or home is None:
                 if parent.type == "augmented_assignment":
@@ -188,7 +190,13 @@ class PythonNames(CallWalk):
         for ident in self.named_nodes(name, after.end_byte, end, _is_identifier):
             parent = ident.parent
             if parent is not None and parent.type == "assignment" and is_field(ident, "left"):
-                break  # reassigned: later uses see another value
+                # Reassigned: later uses see another value, which goes on from this one where
+                # it reads it (``url = f"{url}?limit={n}"``, ``url = url + "&offset=" + o``).
+                right = child(parent, "right")
+                if right is not None:
+                    reads = self.named_nodes(name, right.start_byte, right.end_byte, _is_identifier)
+                    found += list(reads)[:1]
+                break
             if parent is not None and parent.type == "keyword_argument" and is_field(ident, "name"):
                 continue
             found.append(ident)
