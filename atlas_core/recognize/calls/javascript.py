@@ -13,11 +13,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.held_keys import held_whole_js
+from atlas_core.recognize.calls.js_params import builder_key_site, search_assignment
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
 from atlas_core.recognize.calls.js_wrappers import in_forwarding_body
 from atlas_core.recognize.calls.site import (
     BODY,
+    ENDPOINT,
     HEADER,
     HTTP_VERBS,
     QUERY,
@@ -86,6 +88,10 @@ class JavaScriptCalls(JsRequests):
             return self.callee_site(call, node, self.http(call))
         if node.type == "identifier" and parent.type == "call_expression":
             return self.callee_site(parent, node, self.http(parent))
+        if node.type in ("string", "template_string") and parent.type == "arguments":
+            key = builder_key_site(self, node)  # `url.searchParams.append("name", q)`
+            if key is not None:
+                return key
         if node.type in ("string", "template_string", "identifier"):
             return self.url_part_site(node)
         return None
@@ -143,6 +149,10 @@ class JavaScriptCalls(JsRequests):
                     node = call
                 elif call.type == "new_expression" and wrapper == "URLSearchParams":
                     node, encoded = call, True
+                elif call.type == "new_expression" and wrapper == "HttpParams":
+                    if path != ["fromObject"]:  # `new HttpParams({fromObject: {...}})`
+                        return None
+                    node, path = call, []
                 else:
                     index = [a.id for a in parent.named_children].index(node.id)
                     chained = self._chain_context(call, path[::-1])
@@ -151,6 +161,11 @@ class JavaScriptCalls(JsRequests):
                     return self._argument_context(call, index, path[::-1])
             elif kind == "variable_declarator" and is_field(node, "value"):
                 return self._follow(child(parent, "name"), parent, path, encoded, depth)
+            elif kind == "member_expression" and self._to_string(node, parent):
+                node = parent.parent or parent  # `params.toString()`
+            elif kind == "assignment_expression" and is_field(node, "right") and encoded:
+                http = search_assignment(self, parent)  # `url.search = params`
+                return KeyContext(QUERY, http) if http is not None else None
             elif kind == "assignment_expression" and is_field(node, "right"):
                 return self._follow(child(parent, "left"), parent, path, encoded, depth)
             else:
@@ -158,6 +173,16 @@ class JavaScriptCalls(JsRequests):
             if node is None:
                 return None
         return None
+
+    def _to_string(self, node: Node, member: Node) -> bool:
+        """`node.toString()`, `member` being `node.toString`."""
+        call = member.parent
+        return (
+            is_field(node, "object")
+            and self.text(child(member, "property")) == "toString"
+            and call is not None
+            and call.type == "call_expression"
+        )
 
     def _follow(
         self, name: Node | None, declaration: Node, path: list[str], encoded: bool, depth: int
@@ -213,11 +238,18 @@ class JavaScriptCalls(JsRequests):
             if inner is None:
                 return None
             return KeyContext(inner.role, http, nested=inner.nested + len(path))
+        if http is None and index == 0:
+            sent = self.xhr_send(call)  # `xhr.send(JSON.stringify({...}))`
+            if sent is not None:
+                return KeyContext(BODY, sent, nested=len(path))
         if http is None:
             operation = self.sdk_operation(call)
             if not operation:
                 return None
             return KeyContext(BODY if path else QUERY, operation=operation)
+        if http.style == "jquery":
+            role = QUERY if http.method == "GET" else BODY
+            return KeyContext(role, http, nested=len(path)) if index == 1 else None
         if http.style == "axios" and http.verb in _WITH_BODY:
             if index == 1:
                 return KeyContext(BODY, http, nested=len(path))
@@ -245,6 +277,10 @@ class JavaScriptCalls(JsRequests):
             return parent  # `url as string`, `url!`
         if kind == "template_substitution" and parent.parent is not None:
             return parent.parent
+        if kind == "member_expression" and self._to_string(node, parent):
+            return parent.parent  # `fetch(url.toString())` of a `new URL(...)`
+        if kind == "member_expression" and self.text(child(parent, "property")) == "href":
+            return parent if is_field(node, "object") else None
         if kind == "arguments" and parent.parent is not None:
             call = parent.parent
             if not (
@@ -273,10 +309,15 @@ class JavaScriptCalls(JsRequests):
         return False, None
 
     def url_part_site(self, node: Node) -> CallSite | None:
-        http = self.url_call(self.url_root(node), 0)
+        root = self.url_root(node)
+        http = self.url_call(root, 0)
         if isinstance(http, Http) and self._forwards(http):
             return None
-        return super().url_part_site(node)
+        site = super().url_part_site(node)
+        appended = root.parent is not None and root.parent.type == "augmented_assignment_expression"
+        if site is not None and appended and site.role == ENDPOINT:
+            return None  # `url += "/x"`: the call's endpoint is where `url` is declared
+        return site
 
     def _forwards(self, http: Http) -> bool:
         """A request in a wrapper's body whose whole path is the wrapper's caller's: the call
@@ -292,7 +333,16 @@ class JavaScriptCalls(JsRequests):
             prop = child(parent, "property") or child(parent, "name")
             return self.field_uses(prop) if prop is not None else []
         left = child(parent, "left") if parent.type == "assignment_expression" else None
+        if parent.type == "augmented_assignment_expression":
+            # `url += "?name=" + q`: the name's reads after it
+            name = child(parent, "left")
+            if not is_field(root, "right") or name is None or name.type != "identifier":
+                return None
+            return self.declared_uses(self.text(name), parent)
         if left is not None and left.type == "member_expression" and is_field(root, "right"):
+            http = search_assignment(self, parent)  # `url.search = "?name=" + q`
+            if http is not None:
+                return [http.url] if http.url is not None else []
             prop = child(left, "property")
             receiver = child(left, "object")
             if prop is None or receiver is None or receiver.type != "this":

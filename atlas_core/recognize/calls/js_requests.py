@@ -1,7 +1,9 @@
 """Which JavaScript and TypeScript calls send requests: `fetch(url, init)`, axios verbs and
-configs, instances from `axios.create({baseURL})`, request, got, ky, AngularJS `$http`, jQuery
-`$.ajax`, and calls of the code's own wrapper functions (`js_wrappers`), with the method and URL
-each sends, read again under a wrapper caller's arguments (`Bind`)."""
+configs, instances from `axios.create({baseURL})`, request, got, ky, ofetch's `$fetch` and Nuxt's
+`useFetch`, AngularJS `$http`, Angular's `HttpClient`, jQuery `$.ajax`/`$.get`/`$.getJSON`/`$.post`,
+`XMLHttpRequest` (`xhr.open(method, url)`), and calls of the code's own wrapper functions
+(`js_wrappers`), with the method and URL each sends, read again under a wrapper caller's arguments
+(`Bind`)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from atlas_core.recognize.calls.js_values import Bind, JsValues
 from atlas_core.recognize.calls.js_wrappers import summary_of
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, join_base
+from atlas_core.syntax import ancestors
 from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
@@ -28,7 +31,12 @@ _CONFIG_CALLS = frozenset(
     {"axios", "$http", "request", "rp", "requestPromise", "$.ajax", "jQuery.ajax"}
 )
 # Functions called with (url, options), the options' keys named as `_OPTION_ROLES` names them.
-_URL_OPTIONS_CALLS = frozenset({"got", "ky"})
+_URL_OPTIONS_CALLS = frozenset({"got", "ky", "$fetch", "ofetch", "useFetch", "useLazyFetch"})
+# jQuery's shorthands, `$.get(url, data?, success?)`: the data object is the query of a GET, the
+# body of a POST.
+_JQUERY = frozenset({"$", "jQuery"})
+_JQUERY_VERBS = {"get": "GET", "getJSON": "GET", "post": "POST"}
+_XHR = frozenset({"XMLHttpRequest", "window.XMLHttpRequest"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 
 
@@ -39,7 +47,8 @@ class Http:
     method: str
     url: Node | None
     style: str  # "fetch", "axios" (verb call), "config" (axios(config)), "options" (ky, got),
-    # "wrapper" (a call of the code's own function that makes the request `inner`)
+    # "jquery" ($.get(url, data)), "xhr" (xhr.open(method, url)), "wrapper" (a call of the
+    # code's own function that makes the request `inner`)
     verb: str = ""
     base: str = ""
     call: Node | None = None
@@ -80,7 +89,12 @@ class JsRequests(JsValues):
         if callee in _URL_OPTIONS_CALLS:
             options = args[1] if len(args) > 1 else None
             http = Http("GET", args[0] if args else None, "options", call=call)
+            http.base = self._option(options, "baseURL")
             return self._with_method(http, options)
+        if self._is_xhr_open(function, args):
+            http = Http("GET", args[1], "xhr", call=call, method_node=args[0])
+            http.method = self._method_of(http, None)
+            return http
         wrapped = self._wrapper_call(call, args)
         if wrapped is not None:
             return wrapped
@@ -90,15 +104,20 @@ class JsRequests(JsValues):
             return None
         verb = self.text(child(function, "property"))
         receiver = child(function, "object")
-        if verb not in HTTP_VERBS or receiver is None or not args:
+        if receiver is None or not args:
             return None
-        if any(a.type in _FUNCTION_VALUES for a in args):
-            return None  # `router.get(path, handler)`: a server route, not a request
         receiver_text = self.text(receiver)
-        base = self._instance_base(receiver)
+        jquery = receiver_text in _JQUERY and verb in _JQUERY_VERBS
+        if verb not in HTTP_VERBS and not jquery:
+            return None
         made = self._definition(receiver) if receiver.type == "identifier" else None
         if made is not None and made.type == "new_expression":
             return None  # a Map's, a URLSearchParams' or a Headers' `get`
+        if jquery:
+            return self._jquery(call, args, _JQUERY_VERBS[verb])
+        if any(a.type in _FUNCTION_VALUES for a in args):
+            return None  # `router.get(path, handler)`: a server route, not a request
+        base = self._instance_base(receiver)
         looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
         if not looks_http and "/" not in self._value(args[0], 0):
             return None
@@ -109,6 +128,62 @@ class JsRequests(JsValues):
             return http
         style = "options" if receiver_text in _OPTIONS_STYLE else "axios"
         return Http(verb.upper(), args[0], style, verb, base or "", call)
+
+    def _jquery(self, call: Node, args: list[Node], method: str) -> Http | None:
+        """`$.get(url, data, success)`, or jQuery 3's `$.get({url, data})`."""
+        if args[0].type == "object":
+            http = self._config_call(args, "ajax")
+            if http is not None:
+                http.method, http.method_node = method, None
+            return http
+        return Http(method, args[0], "jquery", call=call)
+
+    def _is_xhr_open(self, function: Node, args: list[Node]) -> bool:
+        return (
+            function.type == "member_expression"
+            and len(args) >= 2
+            and self.text(child(function, "property")) == "open"
+            and self.is_xhr(child(function, "object"))
+        )
+
+    def is_xhr(self, receiver: Node | None) -> bool:
+        """Whether `receiver` (a name or ``this.field``) holds a ``new XMLHttpRequest()``."""
+        if receiver is None:
+            return False
+        if receiver.type == "identifier":
+            value = self._definition(receiver)
+        elif receiver.type == "member_expression":
+            value = self._field_value(receiver)
+        else:
+            return False
+        return (
+            value is not None
+            and value.type == "new_expression"
+            and self._callee_text(value) in _XHR
+        )
+
+    def xhr_send(self, call: Node) -> Http | None:
+        """The request ``xhr.send(body)`` sends: the nearest ``xhr.open(...)`` before it, in its
+        function (in its class for ``this.xhr``)."""
+        function = self.callee(call)
+        if function is None or function.type != "member_expression":
+            return None
+        receiver = child(function, "object")
+        if self.text(child(function, "property")) != "send" or not self.is_xhr(receiver):
+            return None
+        name = self.text(receiver)
+        kinds = ("class_body",) if name.startswith("this.") else ()
+        scope = next((a for a in ancestors(call) if a.type in kinds), None) or self.scope_of(call)
+        start = scope.start_byte if scope is not None else 0
+        for prop in self.named_nodes("open", start, call.start_byte, _is_property, reverse=True):
+            member = prop.parent
+            opened = member.parent if member is not None else None
+            if member is None or opened is None or self.text(child(member, "object")) != name:
+                continue
+            http = self.http(opened)
+            if http is not None and http.style == "xhr":
+                return http
+        return None
 
     def _with_method(self, http: Http, options: Node | None) -> Http:
         http.method_node = self._pair_value(options, "method")
@@ -189,3 +264,7 @@ class JsRequests(JsValues):
             return None
         args = self._arguments(value)
         return self._option(args[0], "baseURL") if args else ""
+
+
+def _is_property(node: Node) -> bool:
+    return node.type == "property_identifier"

@@ -80,13 +80,46 @@ class JsValues(CallWalk):
             if definition is None and bind is not None and name in bind:
                 bound = bind[name]
                 return UNKNOWN if bound is None else bound
-            return self._value(definition, depth + 1, bind)
+            value = self._value(definition, depth + 1, bind)
+            if definition is None or value == UNKNOWN:
+                return value
+            return value + self._appended(name, definition, node, depth, bind)
+        if kind == "member_expression" and self.text(child(node, "property")) == "href":
+            return self._value(child(node, "object"), depth + 1, bind)  # a `new URL`'s
         if kind == "member_expression":
             return self._value(self._field_value(node), depth + 1)
+        if kind == "call_expression" and not self._arguments(node):
+            function = self.callee(node)  # `url.toString()`
+            if self.text(function).endswith(".toString") and function is not None:
+                return self._value(child(function, "object"), depth + 1, bind)
+            return UNKNOWN
         if kind == "new_expression" and self._callee_text(node) == "URL":
             args = [self._value(a, depth + 1, bind) for a in self._arguments(node)]
             return url_join(args[1], args[0]) if len(args) == 2 else (args[0] if args else UNKNOWN)
         return UNKNOWN
+
+    def _appended(
+        self, name: str, definition: Node, node: Node, depth: int, bind: Bind | None
+    ) -> str:
+        """What ``name += ...`` statements between a name's definition and its read `node` add:
+        their values where they run unconditionally, beside the declaration; a query string
+        added under a condition changes no endpoint; any other conditional part is unknown."""
+        declaration = definition.parent.parent if definition.parent is not None else None
+        block = declaration.parent if declaration is not None else None
+        parts = []
+        for ident in self.named_nodes(name, definition.end_byte, node.start_byte, _is_identifier):
+            change = ident.parent
+            if change is None or change.type != "augmented_assignment_expression":
+                continue
+            if not is_field(ident, "left") or self.text(child(change, "operator")) != "+=":
+                continue
+            added = self._value(child(change, "right"), depth + 1, bind)
+            statement = change.parent
+            if block is not None and statement is not None and statement.parent == block:
+                parts.append(added)
+            elif not added.startswith(("?", "&")):
+                parts.append(UNKNOWN)
+        return "".join(parts)
 
     def _choice(self, node: Node, depth: int, bind: Bind | None) -> str:
         """``body ? "POST" : "GET"``: the branch a wrapper's caller picks by passing `body` or

@@ -375,9 +375,28 @@ def _probes(document: Document, node: Node) -> list[int]:
         and not _BASE_FIRST.match(data, node.start_byte, node.end_byte)
         and not _is_segment(document, node)
     ):
-        return []
+        return _pathless_keys(document, node, start)
     keys = _QUERY_KEY_BYTES.finditer(data, node.start_byte, node.end_byte)
     return [start, *(m.start(1) for m in keys)]
+
+
+def _pathless_keys(document: Document, node: Node, start: int) -> list[int]:
+    """Query keys in a string with no path: a query string continued (``"&limit=" + n``,
+    ``url += "?name=" + q``), or the name a JavaScript builder sets (``params.set("name", v)``,
+    ``url.searchParams.append("name", v)``); the reader says which reach a call."""
+    arguments = node.parent
+    call = arguments.parent if arguments is not None else None
+    function = call.child_by_field_name("function") if call is not None else None
+    setter = function.child_by_field_name("property") if function is not None else None
+    if (
+        setter is not None
+        and document.data[setter.start_byte : setter.end_byte] in (b"set", b"append")
+        and arguments is not None
+        and arguments.named_children[0].id == node.id
+    ):
+        return [start]
+    keys = _QUERY_KEY_BYTES.finditer(document.data, node.start_byte, node.end_byte)
+    return [m.start(1) for m in keys]
 
 
 # Java methods whose string arguments are URL words without a slash: JAX-RS's

@@ -90,13 +90,20 @@ def url_join(base: str, other: str) -> str:
     return urljoin(base, other)
 
 
+# A string literal that goes on with a query string begun before it: ``"&limit=10"``.
+_CONTINUED_QUERY = re.compile(r"""^[A-Za-z]{0,2}["'`]&""")
+
+
 def query_key_at(literal: str, index: int) -> tuple[int, int] | None:
     """The bounds of the ``key`` in ``?key=value&...`` that `index` is on, within `literal`."""
     if not 0 <= index <= len(literal):
         return None
     question = literal.rfind("?", 0, index)
     if question < 0:
-        return None
+        continued = _CONTINUED_QUERY.match(literal)  # `"&limit=" + n`: the query goes on
+        if continued is None:
+            return None
+        question = continued.end() - 1
     start = max(literal.rfind("&", 0, index), question) + 1
     end = start
     while end < len(literal) and literal[end] not in "=&#":
