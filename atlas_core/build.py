@@ -12,7 +12,7 @@ import importlib
 import logging
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -258,6 +258,7 @@ def _write(
     cache: BuildCache | None = None,
     demo: bool = False,
     vectors_pending: bool = False,
+    publishers: Mapping[str, str] | None = None,
 ) -> tuple[Bundle, int, float, str]:
     """Stage and commit the bundle; (the bundle, reused, embed seconds, why nothing was reused)."""
     write_keyword_index = _index_writer("atlas_core.search.keyword", "write_keyword_index")
@@ -335,6 +336,10 @@ def _write(
 
         if demo:
             writer.set_section("demo", True)
+        if publishers:
+            from atlas_core.sources import publisher_section
+
+            writer.set_section("publishers", publisher_section(publishers))
         stage("hashing files, writing the manifest, moving the bundle into place")
         written = writer.commit(
             model=model_section,
@@ -502,6 +507,7 @@ def build_bundle(
                 cache=cache,
                 demo=demo,
                 vectors_pending=vectors_pending,
+                publishers=source_set.publishers,
             )
     except OSError as exc:
         # Disk full, permissions changed mid-build: the writer has already removed its staging.

@@ -202,6 +202,9 @@ class Candidate:
     bundle: str = ""
     owner: str = ""  # parameters and properties: the schema that holds it (see IdentifierEntry)
     also: tuple[PageRef, ...] = ()  # other pages of the same subject (Engine.resolve), best first
+    # Who publishes the page: vendor-portal, vendor-spec, third-party, team ("" when the bundle
+    # does not say; `atlas_core.sources.PUBLISHER_WORDS` words it).
+    publisher: str = ""
 
     @property
     def role(self) -> str:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "1.3"
+FORMAT_VERSION = "1.4"
 # Read from the version, so a minor bump cannot leave the reader calling its own bundles newer.
 FORMAT_MAJOR, FORMAT_MINOR = (int(part) for part in FORMAT_VERSION.split("."))
 MANIFEST = "manifest.json"

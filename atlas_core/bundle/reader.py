@@ -27,6 +27,7 @@ from atlas_core.bundle.manifest import (
 from atlas_core.bundle.verify import first_problem_error, structural_problems
 from atlas_core.errors import BundleError
 from atlas_core.safeio import safe_relpath
+from atlas_core.sources import PUBLISHER_KINDS
 from atlas_core.types import BundleInfo
 
 if TYPE_CHECKING:
@@ -86,6 +87,37 @@ class Bundle:
         """Whether the vectors are zero rows still being computed (manifest
         ``"vectors_pending": true``): keyword and identifier search answer, vector search not yet."""
         return self.manifest.get(VECTORS_PENDING) is True
+
+    @property
+    def has_publishers(self) -> bool:
+        """Whether the build recorded who publishes each page (manifest ``publishers``, since
+        1.4); a bundle without it ranks without source authority, as before."""
+        return isinstance(self.manifest.get("publishers"), Mapping)
+
+    def publisher(self, file: str) -> str:
+        """Who publishes the page `file` (`vendor-portal`, `vendor-spec`, `third-party`,
+        `team`); "" when the bundle does not say, or says a kind this reader does not know."""
+        section = self.manifest.get("publishers")
+        if not isinstance(section, Mapping):
+            return ""
+        files, folders = section.get("files"), section.get("folders")
+        kind = files.get(file) if isinstance(files, Mapping) else None
+        if kind is None and isinstance(folders, Mapping):
+            kind = folders.get(file.partition("/")[0] + "/")
+        return kind if kind in PUBLISHER_KINDS else ""
+
+    def publishers(self) -> dict[str, list[str]]:
+        """Each publisher kind the bundle records, with its folders (`rest-core/`) and single
+        pages, for `atlas info`; {} when the bundle records none."""
+        section = self.manifest.get("publishers")
+        out: dict[str, list[str]] = {}
+        if not isinstance(section, Mapping):
+            return out
+        for part in ("folders", "files"):
+            table = section.get(part)
+            for where, kind in table.items() if isinstance(table, Mapping) else ():
+                out.setdefault(str(kind), []).append(str(where))
+        return out
 
     @property
     def files(self) -> Mapping[str, Mapping[str, Any]]:

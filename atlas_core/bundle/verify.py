@@ -26,6 +26,7 @@ from atlas_core.bundle.manifest import (
 from atlas_core.bundle.parquet_footer import footer_row_count
 from atlas_core.errors import BundleError
 from atlas_core.safeio import has_pickle_suffix, read_json, safe_relpath
+from atlas_core.sources import publisher_problems
 from atlas_core.types import Problem
 
 
@@ -284,6 +285,11 @@ def structural_problems(
         from atlas_core.bundle.content import content_problems
 
         problems.extend(content_problems(root, manifest, usable))
+        # A kind this reader does not know would rank as unknown; verify says so.
+        problems.extend(
+            Problem(MANIFEST, f"claims an unknown publisher kind: {problem}")
+            for problem in publisher_problems(manifest)
+        )
     for rel in bundle_files(root):
         if rel == MANIFEST or rel in files:
             continue

@@ -192,6 +192,13 @@ class HybridSearch:
         from atlas_core.search import diversify
 
         scores = np.asarray(ranked_scores, dtype=np.float64)
+        factor = self.settings.third_party_factor
+        if table.third_party is not None and factor != 1.0 and rows_list:
+            # Source authority: of near-equal pages, the vendor's own before a third party's.
+            scores = scores * np.where(table.third_party[rows_list], factor, 1.0)
+            order = np.argsort(-scores, kind="stable")
+            rows_list = [rows_list[i] for i in order]
+            scores = scores[order]
         if self.settings.tag_boost and rows_list:
             scores = scores * self._tag_factors(table, rows_list, text)
             order = np.argsort(-scores, kind="stable")

@@ -131,6 +131,9 @@ class OpenBundle:
         if problem:
             path = Path(self.bundle.path) / "chunks.parquet"
             raise BundleError(f"{path}: {problem}", hint=REPAIR_HINT, path=str(path))
+        if self.bundle.has_publishers:
+            publisher = self.bundle.publisher
+            table.mark_third_party({f for f in table.file_ids if publisher(f) == "third-party"})
         return table
 
     def keyword(self) -> KeywordIndex:

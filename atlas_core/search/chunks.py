@@ -53,7 +53,16 @@ class ChunkTable:
         self.file_code = np.asarray(file_codes, dtype=np.int64)
         self.is_code = np.asarray([bool(v) for v in self.cols["is_code"]], dtype=bool)
         self.by_id: dict[str, int] | None = None
+        # Per row: a third party's page (`mark_third_party`); None when the bundle does not say.
+        self.third_party: np.ndarray | None = None
         self._masks: dict[tuple[str, str, bool], np.ndarray | None] = {}
+
+    def mark_third_party(self, files: set[str]) -> None:
+        """Remember which rows are a third party's pages (the bundle's `publishers`)."""
+        import numpy as np
+
+        by_code = np.asarray([f in files for f in self.file_ids], dtype=bool)
+        self.third_party = by_code[self.file_code] if self.n else np.zeros(0, bool)
 
     def mask(self, filters: SearchFilters) -> np.ndarray | None:
         """Rows allowed by the filters, or None when every row is."""

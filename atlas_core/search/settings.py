@@ -29,6 +29,11 @@ class SearchSettings:
     # benchmarks/code_search.py) no penalty scored hybrid MRR@10 0.586 against 0.571 at 0.85.
     project_file_penalty: float = 1.0
     tag_boost: float = 0.0  # relative boost when a chunk's cluster_tags meet the query's tokens
+    # A third party's page's score is multiplied by this (the bundle's `publishers`), so that of
+    # near-equal pages the vendor's own comes first. Off: on the held-out questions (hash model)
+    # 0.97 moved dev MRR@10 +0.001 and Recall@5 -0.002 but test MRR@10 0.571 -> 0.549, 0.9 and
+    # 0.8 traded dev Recall@5 for MRR. Identifier lookup carries source authority instead.
+    third_party_factor: float = 1.0
     candidates: int = 50  # per list, before fusion and diversification
     # Re-score hybrid candidates with the bundle's trained ranking when it has one (see
     # atlas_core/search/learn.py); off, every bundle ranks with the fusion alone.

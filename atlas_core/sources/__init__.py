@@ -33,6 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from atlas_core.errors import SourceError
+from atlas_core.sources.publisher import (
+    PUBLISHER_KINDS,
+    PUBLISHER_WORDS,
+    THIRD_PARTY,
+    page_publishers,
+    publisher_counts,
+    publisher_problems,
+    publisher_section,
+    source_publisher,
+    split_publisher,
+)
 from atlas_core.types import Document
 
 log = logging.getLogger(__name__)
@@ -54,6 +65,8 @@ class SourceSet:
 
     documents: list[Document] = field(default_factory=list)
     descriptions: list[dict[str, Any]] = field(default_factory=list)
+    # Each document's publisher (`publisher.PUBLISHER_KINDS`), where one is known.
+    publishers: dict[str, str] = field(default_factory=dict)
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -128,9 +141,18 @@ def load_sources(
     owner: dict[str, str] = {}
     documents: list[Document] = []
     descriptions: list[dict[str, Any]] = []
+    publishers: dict[str, str] = {}
     for spec in specs:
-        kind, value = parse_spec(spec)
+        head, sep, rest = spec.partition("=")
+        base, explicit = split_publisher(head)  # `KIND:PUBLISHER=PATH` names it
+        kind, value = parse_spec(base + sep + rest)
         docs, description = load_source(kind, value, clean_gitbook, code_max_files=code_max_files)
+        pages = page_publishers(kind, ((d.path, d.url) for d in docs), description, explicit)
+        publishers.update(pages)
+        if publisher := source_publisher(pages, explicit):
+            description["publisher"] = publisher
+        if pages:
+            description["publishers"] = publisher_counts(pages)
         for doc in docs:
             if doc.path in owner:
                 raise SourceError(
@@ -147,16 +169,20 @@ def load_sources(
         kept = {d.path for d in documents[:limit]}
         log.info("keeping %d of %d documents (limit)", limit, len(documents))
         documents = documents[:limit]
+        publishers = {p: k for p, k in publishers.items() if p in kept}
         for description, spec in zip(descriptions, specs, strict=True):
             description["documents"] = sum(1 for p in kept if owner[p] == spec)
             description["limited"] = True
-    return SourceSet(documents=documents, descriptions=descriptions)
+    return SourceSet(documents=documents, descriptions=descriptions, publishers=publishers)
 
 
 __all__ = [
     "CHUNKINGS",
     "CLEAN_BY_DEFAULT",
+    "PUBLISHER_KINDS",
+    "PUBLISHER_WORDS",
     "SOURCE_KINDS",
+    "THIRD_PARTY",
     "VENDORED",
     "Explanation",
     "SourceSet",
@@ -168,6 +194,8 @@ __all__ = [
     "name_reason",
     "parse_call",
     "parse_spec",
+    "publisher_problems",
+    "publisher_section",
     "qualified_name",
     "walk_repository",
 ]

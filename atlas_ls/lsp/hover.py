@@ -11,6 +11,7 @@ from lsprotocol import types
 from atlas_core.demo import DEMO_NOTE
 from atlas_core.engine import DescribeContext
 from atlas_core.identifiers import pick_definition, subject_keys
+from atlas_core.sources import PUBLISHER_WORDS
 from atlas_core.types import Candidate, Definition, Param, Usage
 from atlas_ls.lsp import handlers
 from atlas_ls.lsp.cursor import client_range, code_point_position, cursor_at
@@ -128,6 +129,8 @@ def links_line(engine: Engine, cand: Candidate) -> str:
         parts.append(file_link(engine, cand))
     if cand.url:
         parts.append(f"[Open on the web]({cand.url})")
+    if cand.publisher in PUBLISHER_WORDS:  # which publisher's page this is
+        parts.append(f"*{PUBLISHER_WORDS[cand.publisher]}*")
     return " · ".join(parts)
 
 

@@ -58,7 +58,7 @@ def test_info_json_has_the_documented_keys(hash_bundle: Path) -> None:
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout)
     manifest = _manifest(hash_bundle)
-    assert info["format_version"] == "1.3"
+    assert info["format_version"] == "1.4"
     assert info["chunks"] == manifest["counts"]["chunks"] > 0
     assert info["files"] == len(manifest["files"])
     assert info["model"] == manifest["model"]["name"]
@@ -73,7 +73,7 @@ def test_info_json_has_the_documented_keys(hash_bundle: Path) -> None:
 def test_info_text_warns_about_the_hash_embedder(hash_bundle: Path) -> None:
     out = atlas("info", hash_bundle)
     assert out.returncode == 0
-    assert "format      1.3" in out.stdout
+    assert "format      1.4" in out.stdout
     assert "hash test embedder" in out.stdout
 
 

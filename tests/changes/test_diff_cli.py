@@ -140,7 +140,7 @@ def test_another_format_compares_pages_only(teapot_1: Path, teapot_2: Path, tmp_
     assert out.returncode == 0, out.stderr
     diff = json.loads(out.stdout)
     assert diff["comparable"] == {"pages": True, "api": False, "vectors": False}
-    assert diff["notes"][0].startswith("the bundles have different format versions (1.3 vs 2.0)")
+    assert diff["notes"][0].startswith("the bundles have different format versions (1.4 vs 2.0)")
     assert diff["notes"][1].startswith("the new bundle's identifier table was not read (")
     assert diff["notes"][1].endswith("only pages are compared, not endpoints, parameters, "
                                      "schemas or deprecations")  # fmt: skip

@@ -157,7 +157,7 @@ def test_manifest_lists_every_file_with_hash_size_and_array_shape(bundle_dir: Pa
         "dtype": "<i8",
         "shape": [3],
     }
-    assert manifest["format_version"] == "1.3"
+    assert manifest["format_version"] == "1.4"
     assert manifest["counts"] == {"documents": 2, "chunks": 3, "mirror_files": 2}
     assert manifest["keyword"] == {"k1": 1.2, "b": 0.75}
     assert schema_errors(manifest) == []
@@ -217,7 +217,7 @@ def test_update_writes_a_page_the_previous_bundle_holds_damaged(tmp_path: Path) 
 def test_chunk_table_has_the_spec_schema_and_round_trips(bundle_dir: Path) -> None:
     table = pq.read_table(bundle_dir / "chunks.parquet")
     assert table.schema.equals(WRITTEN_SCHEMA, check_metadata=False)
-    assert table.schema.metadata[b"atlas.format_version"] == b"1.3"
+    assert table.schema.metadata[b"atlas.format_version"] == b"1.4"
     assert list(iter_chunks(table)) == _chunks()
 
 
@@ -325,7 +325,7 @@ def test_open_exposes_the_contract(bundle_dir: Path) -> None:
     bundle = Bundle.open(bundle_dir)
     assert bundle.path == bundle_dir
     assert bundle.name == "toy"
-    assert bundle.manifest["format_version"] == "1.3"
+    assert bundle.manifest["format_version"] == "1.4"
     assert bundle.mirror_dir == bundle_dir / "mirror"
     assert bundle.model_dir == bundle_dir / "model"
     assert bundle.chunk_count == 3
@@ -345,7 +345,7 @@ def test_info_summarises_the_manifest(bundle_dir: Path) -> None:
     info = Bundle.open(bundle_dir).info()
     assert (info.name, info.format_version, info.chunks, info.dims, info.model) == (
         "toy",
-        "1.3",
+        "1.4",
         3,
         DIMS,
         "toy",

@@ -96,7 +96,7 @@ def test_bases_are_learned_from_the_pages_and_the_specs_paths():
 
 def test_the_build_writes_the_index_into_the_bundle(widget_bundle):
     manifest = json.loads((widget_bundle / "manifest.json").read_text())
-    assert manifest["format_version"] == "1.3"
+    assert manifest["format_version"] == "1.4"
     section = manifest["mentions"]
     assert section["format"] == "atlas-mentions" and section["rows"] > 0
     assert set(section["files"]) <= set(manifest["files"])

@@ -132,7 +132,7 @@ def test_get_bundle_info_and_release_info(client: McpClient, hash_bundle: Path) 
     assert info["backend"] and info["backend_reason"]
     release = structured(client.call("get_release_info"))
     assert release["bundle"]["name"] == bundle["name"]
-    assert release["bundle"]["format_version"] == "1.3"
+    assert release["bundle"]["format_version"] == "1.4"
     assert release["sources"][0]["crawl"]["finished_at"] == "2025-03-10T08:00:42Z"
     assert release["files"] == 10
 

@@ -9,9 +9,10 @@ Table rows and pages of mentions are ranked in one list (`ranking`).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from atlas_core.identifiers.lookup.field_definitions import FieldDefinitions
 from atlas_core.identifiers.lookup.ranking import (
@@ -24,6 +25,7 @@ from atlas_core.identifiers.lookup.ranking import (
     evidence_by_file,
     mention_candidate,
     style_clash,
+    vendor_first,
 )
 from atlas_core.identifiers.lookup.symbols import SymbolSearch
 from atlas_core.identifiers.spelling import (
@@ -38,6 +40,7 @@ from atlas_core.identifiers.spelling import (
 from atlas_core.identifiers.store.table import OWNED_KINDS
 from atlas_core.identifiers.store.table_reader import record_params
 from atlas_core.search import MAX_LIMIT, MAX_QUERY_CHARS, clamp_count
+from atlas_core.sources import THIRD_PARTY
 from atlas_core.types import Candidate
 
 __all__ = ["IdentifierIndex"]
@@ -51,6 +54,10 @@ TIE_ROWS = 32
 SUMMARY_CHARS = 400  # a parameter's description shown as its candidate's summary
 
 
+def _no_publisher(file: str) -> str:
+    return ""
+
+
 class IdentifierIndex(FieldDefinitions, SymbolSearch):
     """An opened identifier table and what is asked of it: lookup, definitions, symbols,
     endpoint completion, deprecations and the API model's rows."""
@@ -58,9 +65,19 @@ class IdentifierIndex(FieldDefinitions, SymbolSearch):
     def __init__(self, directory: Path, meta: dict[str, Any]) -> None:
         super().__init__(directory, meta)
         self._row_files: dict[int, str] = {}
+        # Who publishes a page (`Bundle.publisher`); a bundle without publishers says "".
+        self._publisher: Callable[[str], str] = _no_publisher
         self._heading_kind = (
             self._kind_names.index("heading") if "heading" in self._kind_names else -1
         )
+
+    @classmethod
+    def open(cls, bundle: Any) -> Self:
+        """The table of a `Bundle` (which also says who publishes each page) or a directory."""
+        index = super().open(bundle)
+        if getattr(bundle, "has_publishers", False):
+            index._publisher = bundle.publisher
+        return index
 
     # -- lookup --------------------------------------------------------------------------------
 
@@ -105,8 +122,11 @@ class IdentifierIndex(FieldDefinitions, SymbolSearch):
             for file, ev in evidence.items()
             if MATCH_TIERS[ev.match] < row_tier.get(file, 9)
         )
+        for item in items:
+            item.third_party = self._publisher(item.file) == THIRD_PARTY
         best = heapq.nsmallest(max(limit * 4, DIVERSIFY_MIN_ROWS), items, key=Ranked.key)
-        return self._diversified(calibrated(self._schema_properties_first(best)), limit)
+        best = vendor_first(self._schema_properties_first(best))
+        return self._diversified(calibrated(best), limit)
 
     def _schema_properties_first(self, ranked: list[Ranked]) -> list[Ranked]:
         """Among the leading candidates tied on all but their row, a property of a named schema
@@ -220,12 +240,15 @@ class IdentifierIndex(FieldDefinitions, SymbolSearch):
             listed[item.file] = earlier + 1
             run.append((earlier, len(run), item))
         out.extend(entry for _, _, entry in sorted(run, key=lambda r: r[:2]))
-        return [
+        found = [
             self._candidate(item.row, item.confidence, item.match)
             if item.row is not None
             else mention_candidate(item, self._deprecated_terms())
             for item in out[:limit]
         ]
+        if self._publisher is _no_publisher:
+            return found
+        return [replace(c, publisher=self._publisher(c.file)) for c in found]
 
     def _method_rank(self, row: int) -> int:
         """GET before POST before the rest, so a bare path resolves to its read first."""

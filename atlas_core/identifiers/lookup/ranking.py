@@ -14,7 +14,10 @@ Order, strongest first (`Ranked.key`):
 4. then the table's own order: section weight, written before generated, kind, row.
 
 Written pages and pages generated from API specs are ranked by the same evidence, so each counts
-where it is strongest. The confidence of a candidate follows from its match and level
+where it is strongest. Source authority (the bundle's `publishers`) comes in at step 1: a third
+party's page (a community client's generated docs) that writes the name as asked ranks with the
+definitions in another spelling, and the vendor's own page of the subject comes first among them;
+it still wins where no vendor page defines the name. The confidence of a candidate follows from its match and level
 (`CONFIDENCE`, measured by `benchmarks/identifier_calibration.py` on the development set) and
 never rises down the list.
 """
@@ -269,6 +272,7 @@ class Ranked:
     kind_order: int
     method_rank: int
     evidence: Evidence | None
+    third_party: bool = False
 
     @classmethod
     def of_row(
@@ -332,6 +336,8 @@ class Ranked:
             # Whole steps: a heading or a definition counts, a tenth of a count does not beat
             # written docs, which come before generated pages at equal strength.
             -round(self.strength),
+            # Of pages that document the name equally, the vendor's own before a third party's.
+            self.third_party,
             -self.weight,
             self.generated,
             self.kind_order,
@@ -350,6 +356,20 @@ def rank_group(match: str, level: int) -> int:
     if tier == 1:
         return 1 if level == DEFINES else 3
     return 4
+
+
+def vendor_first(ranked: list[Ranked]) -> list[Ranked]:
+    """`ranked` with the vendor's best page of the subject first where a third party's leads:
+    a client's page that writes the name as asked (`set_asset_attributes`) yields the top to
+    the vendor's definition of it in the wire spelling (`setAssetAttributes`) or its page about
+    the name. The rest keep their order, and a third party's page still leads where the vendor
+    neither defines the name nor writes it on a page about it."""
+    if not ranked or not ranked[0].third_party:
+        return ranked
+    for n, item in enumerate(ranked):
+        if not item.third_party and rank_group(item.match, item.level) <= 1:
+            return [item, *ranked[:n], *ranked[n + 1 :]]
+    return ranked
 
 
 def _shouting(tokens: Sequence[str]) -> bool:

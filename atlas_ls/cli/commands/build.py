@@ -254,9 +254,23 @@ def info_dict(bundle: Any) -> dict[str, Any]:
         "sources": list(info.sources),
         "keyword": dict(bundle.section("keyword") or {}),
         "ranking": describe_ranking(manifest),
+        "publishers": bundle.publishers(),
         "build": dict(manifest.get("build", {})),
         "disagreements": source_disagreements(bundle.path),
     }
+
+
+def _publishers_line(publishers: dict[str, list[str]]) -> str:
+    if not publishers:
+        return (
+            "publishers  not recorded (built before format 1.4): pages rank as before, "
+            "without source authority"
+        )
+    parts = []
+    for kind, where in sorted(publishers.items()):
+        shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
+        parts.append(f"{kind}: {shown}")
+    return "publishers  " + "; ".join(parts)
 
 
 def run_info(args: argparse.Namespace) -> int:
@@ -279,6 +293,7 @@ def run_info(args: argparse.Namespace) -> int:
     ]
     if data["model_kind"] == "hash":
         lines.append("note        built with the hash test embedder: vector search is meaningless")
+    lines.append(_publishers_line(data["publishers"]))
     for source in data["sources"]:
         extra = ", ".join(
             f"{k}={v}"
