@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from atlas_core import lazy_exports
 from atlas_core.config import data_dir
-from atlas_core.errors import SourceError
+from atlas_core.errors import QueryError, SourceError
 
 if TYPE_CHECKING:
     from atlas_core.project.index import IndexTarget, index_project, target_of, watch_project
@@ -102,12 +102,24 @@ def project_bundles(explicit: str | os.PathLike[str] | None, *, cwd: bool = True
     return []
 
 
+def no_project_error(serve: str) -> QueryError:
+    """What a search with scope "project" answers when no project index is open: that none is,
+    and how to index one; `serve` says how the asking host opens it (its flag or setting)."""
+    return QueryError(
+        "no project is indexed here: scope 'project' searches your own code, indexed with "
+        "`atlas index`; scope 'docs' or 'all' searches the docs",
+        hint=f"run `atlas index PATH` on the repository (keyword answers are ready within "
+        f"seconds, vectors follow), then {serve}",
+    )
+
+
 __all__ = [
     "PROJECTS",
     "PROJECT_ENV",
     "IndexTarget",
     "index_project",
     "indexed_bundle",
+    "no_project_error",
     "project_bundle_dir",
     "project_bundles",
     "project_name",

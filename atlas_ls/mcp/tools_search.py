@@ -123,6 +123,15 @@ async def _search(
 ) -> CallToolResult:
     app = app_of(ctx)
     engine = await app.engine()
+    if scope == "project" and all(
+        engine.scope_of(info.name) != "project" for info in engine.bundle_infos()
+    ):
+        from atlas_core.project import no_project_error
+
+        raise no_project_error(
+            "start the server with `--project PATH` (or `atlas setup CLIENT --project PATH`), "
+            "or from inside the repository"
+        )
     if publication is not None:
         (await app.bundle_docs()).files_of(publication)  # unknown: an error naming the known ones
     notes = []
@@ -147,7 +156,7 @@ async def _search(
     found = search() if mode == "keyword" else await anyio.to_thread.run_sync(search)
     hits = [_hit(engine.chunk(hit.chunk_id), hit, max_chars) for hit in found]
     for off, why in engine.search_off().items():  # answered from the search list left
-        notes.append(f"{why}; mode={off!r} answers from the other list until it is repaired")
+        notes.append(f"{why}; mode={off!r} answers from the other list until it is back")
     await report_progress(ctx, 1, 1, f"{len(hits)} results")
     await warn_injection(ctx, [f"{h.file}:{h.line_start}" for h in hits if h.injection_flags])
     if not hits:

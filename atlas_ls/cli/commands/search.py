@@ -19,6 +19,7 @@ from atlas_core.search import clip
 from atlas_ls.cli.hints import note_demo
 
 SEARCH_MODES = ("hybrid", "vector", "keyword")
+SCOPES = ("all", "docs", "project")
 DEFAULT_TOP_K = 10
 MAX_ALSO_SHOWN = 5  # other pages of one subject printed by `atlas lookup`
 
@@ -26,8 +27,10 @@ MAX_ALSO_SHOWN = 5  # other pages of one subject printed by `atlas lookup`
 def register(sub: Any) -> None:
     search = sub.add_parser(
         "search",
-        help="search the docs (hybrid, vector or keyword)",
-        description="Ranked passages for a question or an identifier, with file, heading and URL.",
+        help="search the docs and your indexed code (hybrid, vector or keyword)",
+        description="Ranked passages for a question or an identifier, with file, heading and URL. "
+        "Inside a repository indexed with `atlas index` (or with $ATLAS_PROJECT set) its code "
+        "is searched too; --scope picks docs, project or all.",
     )
     search.add_argument("query", nargs="+", help="the question or identifier (words are joined)")
     _bundle_args(search)
@@ -45,6 +48,12 @@ def register(sub: Any) -> None:
         "--rerank",
         action="store_true",
         help="re-score with the cross-encoder in $ATLAS_RERANKER or [rerank] model",
+    )
+    search.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default="all",
+        help="docs, your indexed project (`atlas index`), or all (default: all)",
     )
     search.add_argument("--json", action="store_true", help="print a JSON list")
     search.set_defaults(func=run_search)
@@ -124,13 +133,27 @@ def _bundle_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prefer", choices=("apple", "nvidia", "cpu"), help="embedding backend")
 
 
-def _open(args: argparse.Namespace) -> Any:
+def _open(args: argparse.Namespace, scope: str = "docs") -> Any:
+    """The engine over the docs, and with `scope` "project" or "all" the project index of
+    $ATLAS_PROJECT or of the working directory's repository; "project" without one is a
+    QueryError saying how to index one."""
     from atlas_core.engine import Engine
     from atlas_core.serving import resolve_bundle_paths
 
     settings = args.settings
+    paths = list(resolve_bundle_paths(args.bundle, settings))
+    if scope != "docs":
+        from atlas_core.project import no_project_error, project_bundles
+
+        projects = project_bundles(settings.project)
+        if not projects and scope == "project":
+            raise no_project_error(
+                "run `atlas search --scope project` inside the repository, or with "
+                "ATLAS_PROJECT=PATH"
+            )
+        paths += [p for p in projects if p not in paths]
     return Engine.open(
-        resolve_bundle_paths(args.bundle, settings),
+        paths,
         prefer=settings.embed_backend,
         reranker=settings.reranker,
     )
@@ -177,16 +200,21 @@ def run_search(args: argparse.Namespace) -> int:
         code_only=args.code,
         min_score=args.min_score,
     )
-    with _open(args) as engine:
+    with _open(args, args.scope) as engine:
         hits = engine.search(
-            query, mode=args.mode, top_k=args.top_k, filters=filters, rerank=args.rerank
+            query,
+            mode=args.mode,
+            top_k=args.top_k,
+            filters=filters,
+            rerank=args.rerank,
+            scope=args.scope,
         )
         demo = engine.serves_demo()
         off = engine.search_off()  # a hybrid search answered from the list left
     _print_hits(args, query, hits)
     for mode, why in off.items():
         print(f"note: {why}", file=sys.stderr)
-        print(f"hint: `--mode {mode}` is refused until the bundle is repaired", file=sys.stderr)
+        print(f"hint: `--mode {mode}` is refused until it is back", file=sys.stderr)
     note_demo(demo)
     return 0
 
