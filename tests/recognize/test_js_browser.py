@@ -9,7 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from atlas_core.engine import Engine
+from atlas_core.recognize.calls.javascript import JavaScriptCalls
 from atlas_core.recognize.calls.scan import Located, scan_calls
+from atlas_core.syntax import parse_once
 from tests.apicheck_bundle import build_apicheck_bundle
 from tests.recognize.cursor import read
 
@@ -232,3 +234,22 @@ def test_mistakes_in_an_xhr_body_and_a_search_param_are_flagged(checks: Engine) 
     assert code.splitlines()[8][unknown[-1].start : unknown[-1].end] == "nmae"
     clean = code.replace("domainID", "domainId").replace('"nmae"', '"name"')
     assert checks.check_code(clean, "javascript") == []
+
+
+def test_long_builder_chains_and_many_url_objects_stay_bounded() -> None:
+    links = "".join(f'.set("k{i}", v)' for i in range(3_000))
+    chain = (
+        f"const p = new HttpParams(){links};\nthis.http.get(`{BASE}/assets`, {{ params: p }});\n"
+    )
+    rows = _rows(chain, "typescript")
+    assert rows == {(1, "endpoint", "GET", f"{BASE}/assets", "")}  # past the chain limit: no key
+    body = 'const u = new URL("{B}/assets"); u.searchParams.set("name", q); return fetch(u);'
+    code = "".join(f"function f{i}(q) {{ {body.format(B=BASE)} }}\n" for i in range(300))
+    found = scan_calls(code, "javascript", budget_s=60)
+    assert len([f for f in found if f.site.name == "name"]) == 300
+    # One filter object for every read of a scan: the scan's name memo lists a name's nodes once.
+    document, tree = parse_once(code, "javascript")
+    assert tree is not None
+    first = JavaScriptCalls(document, tree.root_node, "javascript", 0, 0)
+    second = JavaScriptCalls(first.document, first.root, "javascript", 1, 5)
+    assert first.is_use is second.is_use

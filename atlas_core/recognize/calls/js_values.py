@@ -227,7 +227,11 @@ class JsValues(CallWalk):
                 return child(parent, "value")
         return None
 
-    def is_use(self, node: Node) -> bool:
+    # Static, so that `self.is_use` is one object for every reader of a scan: the scan's
+    # `NameMemo` keeps a name's nodes per (name, filter), and a bound method would be a new filter
+    # per read, listing the name's nodes in the whole document again at each.
+    @staticmethod
+    def is_use(node: Node) -> bool:
         return node.type in ("identifier", "shorthand_property_identifier")
 
     def is_string(self, node: Node) -> bool:
