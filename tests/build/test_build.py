@@ -387,9 +387,11 @@ def test_sigterm_during_a_build_leaves_the_output_untouched(tmp_path: Path) -> N
 
 
 def test_verify_and_info_on_a_missing_directory(tmp_path: Path) -> None:
+    # A missing folder is "no bundle at PATH", one line and exit 2, like every bad path (issue 31).
     out = atlas("verify", tmp_path / "nothing")
-    assert out.returncode == 1
-    assert "nothing" in out.stdout
+    assert out.returncode == 2
+    assert "no bundle at" in out.stderr and "nothing" in out.stderr
+    assert len(_error_lines(out.stderr)) == 1
     info = atlas("info", tmp_path / "nothing")
     assert info.returncode == 2
     assert len(_error_lines(info.stderr)) == 1
