@@ -10,12 +10,13 @@ from lsprotocol import types
 
 from atlas_core.demo import DEMO_NOTE
 from atlas_core.engine import DescribeContext
-from atlas_core.identifiers import pick_definition, subject_keys
+from atlas_core.identifiers import subject_keys
 from atlas_core.sources import PUBLISHER_WORDS
 from atlas_core.types import Candidate, Definition, Param, Usage
 from atlas_ls.lsp import handlers
-from atlas_ls.lsp.cursor import client_range, code_point_position, cursor_at
-from atlas_ls.lsp.hover_keys import undocumented_markdown, value_markdown, value_target_at
+from atlas_ls.lsp.answer import MAX_DEFINITIONS, Answer, Place, answer_at
+from atlas_ls.lsp.cursor import client_range
+from atlas_ls.lsp.hover_keys import undocumented_markdown, value_markdown
 from atlas_ls.lsp.resolve import file_uri, mirror_file
 
 if TYPE_CHECKING:
@@ -46,7 +47,6 @@ _KIND_LABELS = {
 MAX_ENUM_SHOWN = 20
 MAX_ENUM_IN_TABLE = 8  # values listed in an endpoint's parameter table cell
 MAX_OWNERS_SHOWN = 8
-MAX_DEFINITIONS = 100  # definitions of one name read for a hover (the engine's MAX_LIMIT)
 
 
 def _cell(text: str) -> str:
@@ -116,17 +116,18 @@ def param_table(params: tuple[Param, ...]) -> str:
     return "\n".join(rows)
 
 
-def file_link(engine: Engine, cand: Candidate) -> str:
-    """A markdown link to the candidate's line in its bundle's mirror."""
+def file_link(engine: Engine, cand: Candidate | Definition | Place) -> str:
+    """A markdown link to the candidate's (or place's) line in its bundle's mirror."""
     path = mirror_file(engine, cand.bundle, cand.file)
     target = f"{file_uri(path)}#L{max(cand.line, 1)}"
     return f"[{cand.file}:{max(cand.line, 1)}]({target})"
 
 
-def links_line(engine: Engine, cand: Candidate) -> str:
+def links_line(engine: Engine, cand: Candidate, place: Place | None) -> str:
+    """The hover's own page (`place`, the line go-to-definition opens), then the web page."""
     parts = []
-    if cand.file:
-        parts.append(file_link(engine, cand))
+    if place is not None:
+        parts.append(file_link(engine, place))
     if cand.url:
         parts.append(f"[Open on the web]({cand.url})")
     if cand.publisher in PUBLISHER_WORDS:  # which publisher's page this is
@@ -219,8 +220,9 @@ def _definition_hover(own: Definition, others: Sequence[Definition]) -> str:
     return text
 
 
-def hover_markdown(engine: Engine, described: Description) -> str:
-    """The hover of a name described at the cursor (`Engine.describe` with its resolution)."""
+def hover_markdown(engine: Engine, described: Description, place: Place | None) -> str:
+    """The hover of a name described at the cursor (`Engine.describe` with its resolution),
+    linking `place`, where the answer documents it."""
     assert described.resolution is not None and described.subject is not None
     resolution = described.resolution
     best = resolution.best
@@ -237,7 +239,7 @@ def hover_markdown(engine: Engine, described: Description) -> str:
         if pages:
             shown = ", ".join(file_link(engine, page) for page in pages[:MAX_OTHER_PAGES])
             blocks.append(f"Also documented in: {shown}")
-        links = links_line(engine, best)
+        links = links_line(engine, best, place)
         if links:
             blocks.append("---\n" + links)
         return "\n\n".join(blocks)
@@ -281,51 +283,19 @@ def hover_markdown(engine: Engine, described: Description) -> str:
     used = usages_line(engine, described.usages[0] if described.usages else ())
     if used:
         blocks.append(used)
-    links = links_line(engine, best)
+    links = links_line(engine, best, place)
     if links:
         blocks.append("---\n" + links)
     return "\n\n".join(blocks)
 
 
-def _call_definition(target: CallTarget, found: Sequence[Definition]) -> Definition:
-    """The definition of the parameter under the cursor: the table's row for the call's
-    operation among `found`, or (a table written before parameter rows) one made of the
-    operation's own `Param`."""
-    assert target.param is not None
-    own = target.definition or pick_definition(found, target.param, target.schema, target.operation)
-    if own is not None:
-        return own
-    op, p = target.operation, target.param
-    return Definition(
-        name=p.name,
-        kind="property" if target.schema or p.location == "body" else "parameter",
-        location=p.location,
-        type=p.type,
-        required=p.required,
-        description=p.description,
-        file=op.file,
-        line=op.line,
-        format=p.format,
-        enum=p.enum,
-        default=p.default,
-        example=p.example,
-        deprecated=p.deprecated,
-        owner=target.schema,
-        method=op.method,
-        path=op.path,
-        operation_id=op.operation_id,
-        url=op.url,
-        bundle=op.bundle,
-    )
-
-
-def call_parameter_markdown(engine: Engine, target: CallTarget) -> str:
+def call_parameter_markdown(engine: Engine, target: CallTarget, answer: Answer) -> str:
     """The hover of a parameter or body key inside an API call: the definition the call's
-    operation gives it (as a name hover shows a definition), then the call's operation, the
-    client's spelling where the code writes another, and the operation's other pages."""
-    assert target.param is not None
-    others = engine.definitions(target.param.name, limit=MAX_DEFINITIONS)
-    d = _call_definition(target, others)
+    operation gives it (`answer.definition`, as a name hover shows a definition), then the
+    call's operation, the client's spelling where the code writes another, and the operation's
+    other pages."""
+    assert target.param is not None and answer.definition is not None
+    d, others = answer.definition, answer.definitions
     shown = replace(d, name=target.client_name) if target.client_name else d
     blocks = [definition_markdown(shown, others)]
     op = target.operation
@@ -340,10 +310,7 @@ def call_parameter_markdown(engine: Engine, target: CallTarget) -> str:
         blocks.append(
             f"Also documented in: {shown_pages}" + (f" and {more} more" if more > 0 else "")
         )
-    links = []
-    if d.file:
-        path = mirror_file(engine, d.bundle, d.file)
-        links.append(f"[{d.file}:{max(d.line, 1)}]({file_uri(path)}#L{max(d.line, 1)})")
+    links = [file_link(engine, answer.place)] if answer.place is not None else []
     if d.url or op.url:
         links.append(f"[Open on the web]({d.url or op.url})")
     if links:
@@ -368,50 +335,33 @@ def markup_kind(ls: AtlasLanguageServer) -> types.MarkupKind:
 def register(server: AtlasLanguageServer) -> None:
     @handlers.request(server, types.TEXT_DOCUMENT_HOVER, "hover")
     async def on_hover(ls: AtlasLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        cursor = await cursor_at(ls, params.text_document.uri, params.position)
-        if cursor is None or (cursor.target is None and cursor.undocumented is None):
-            # Not a call's key or endpoint: perhaps the literal value of one of its keys.
-            of_value = await _value_hover(ls, params)
-            if of_value is not None or cursor is None:
-                return of_value
+        answer = await answer_at(ls, params.text_document.uri, params.position)
+        if answer is None:
+            return None
+        engine, cursor, value = answer.engine, answer.cursor, answer.value
+        if value is not None:
+            text = value_markdown(value.target, value.written)
+            text += "\n\n" + call_parameter_markdown(engine, value.target, answer)
+            end = value.start + len(value.written)
+            where = client_range(value.snapshot, value.line, value.start, end, ls.position_encoding)
+            return _hover(ls, engine, text, where)
+        assert cursor is not None
         rec = cursor.resolution.recognition
-        hover_range = client_range(
-            cursor.snapshot, cursor.line, rec.start, rec.end, ls.position_encoding
-        )
+        where = client_range(cursor.snapshot, cursor.line, rec.start, rec.end, ls.position_encoding)
         target = cursor.target
         if target is not None and target.param is not None:
-            value = call_parameter_markdown(cursor.engine, target)
+            text = call_parameter_markdown(engine, target, answer)
         elif cursor.undocumented is not None:
-            value = undocumented_markdown(cursor.engine, cursor.undocumented)
+            text = undocumented_markdown(engine, cursor.undocumented)
         else:
             context = DescribeContext(resolution=cursor.resolution, usages=MAX_USES + 1)
-            described = cursor.engine.describe(rec.identifier, context)
-            value = hover_markdown(cursor.engine, described)
-        return types.Hover(
-            contents=types.MarkupContent(
-                kind=markup_kind(ls), value=value + demo_footer(cursor.engine)
-            ),
-            range=hover_range,
-        )
+            described = engine.describe(rec.identifier, context)
+            text = hover_markdown(engine, described, answer.place)
+        return _hover(ls, engine, text, where)
 
 
-async def _value_hover(ls: AtlasLanguageServer, params: types.HoverParams) -> types.Hover | None:
-    """The hover of a literal value of a documented enum parameter in a call: the parameter with
-    every value it takes; None anywhere else."""
-    engine = await ls.engine()
-    snap = await ls.snapshot(params.text_document.uri) if engine is not None else None
-    if engine is None or snap is None:
-        return None
-    where = code_point_position(snap, params.position, ls.position_encoding)
-    if where is None:
-        return None
-    line, column = where
-    found = await value_target_at(ls, engine, snap, line, column)
-    if found is None:
-        return None
-    target, written, start = found
-    text = value_markdown(target, written) + "\n\n" + call_parameter_markdown(engine, target)
+def _hover(ls: AtlasLanguageServer, engine: Engine, text: str, where: types.Range) -> types.Hover:
     return types.Hover(
         contents=types.MarkupContent(kind=markup_kind(ls), value=text + demo_footer(engine)),
-        range=client_range(snap, line, start, start + len(written), ls.position_encoding),
+        range=where,
     )
