@@ -116,7 +116,7 @@ def _sent(reader: JavaCalls, source: Node) -> Http | None:
             name = child(node, "name")
             if name is None:
                 return None
-            uses = reader.declared_uses(reader.text(name), node)[:_MAX_USES]
+            uses = _uses(reader, node)
             pending += [u for u in uses if not is_field(u, "object")]  # not `body.put(..)`
             continue
         parent = node.parent
@@ -166,7 +166,7 @@ def _put_keys(reader: JavaCalls, declarator: Node) -> tuple[tuple[str, ...], boo
     name = child(declarator, "name")
     keys: list[str] = []
     complete = True
-    uses = reader.declared_uses(reader.text(name), declarator) if name is not None else []
+    uses = _uses(reader, declarator) if name is not None else []
     for use in uses[:_MAX_USES]:
         call = use.parent
         if call is not None and call.type == "method_invocation" and is_field(use, "object"):
@@ -184,6 +184,22 @@ def _put_keys(reader: JavaCalls, declarator: Node) -> tuple[tuple[str, ...], boo
             sends = kind in _ENTITIES or reader.text(child(outer, "name")) in _BODY_INDEX
             complete = complete and sends
     return tuple(keys), complete and len(uses) <= _MAX_USES
+
+
+def _uses(reader: JavaCalls, declarator: Node) -> list[Node]:
+    """Reads of the name `declarator` declares, in its method (`CallWalk.declared_uses` with a
+    test the scan's `NameMemo` keeps across reads: a bound method is a new key each read)."""
+    name, scope = child(declarator, "name"), reader.scope_of(declarator)
+    if name is None or scope is None:
+        return []
+    found = reader.named_nodes(
+        reader.text(name), declarator.end_byte, scope.end_byte, _is_ident, limit=_MAX_USES + 1
+    )
+    return [
+        use
+        for use in found
+        if not (use.parent and use.parent.type == "variable_declarator" and is_field(use, "name"))
+    ]
 
 
 def _is_ident(node: Node) -> bool:
