@@ -83,6 +83,12 @@ def check_required(
         return []
     have = set(written)
     missing = [p.name for p in allowed if p.required and p.name not in have]
+    if missing:
+        # A misspelled key (`nmae`) is one mistake: its unknown-key finding offers the required
+        # name, so that name is not reported missing a second time.
+        names = [p.name for p in allowed]
+        offered = {n for key in have if key not in names for n in _near(key, names)}
+        missing = [name for name in missing if name not in offered]
     if not missing:
         return []
     many = len(missing) > 1

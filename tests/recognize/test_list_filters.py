@@ -34,3 +34,14 @@ def test_a_typo_beside_them_still_is(engine: Engine) -> None:
     code = f'import requests\nrequests.get("{BASE}/assets", params={{"typeIds": [a], "limt": 5}})\n'
     [found] = engine.check_code(code, "python")
     assert found.check == "unknown-param" and "'limt'" in found.message
+
+
+def test_a_misspelled_required_key_is_one_finding(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from tests.apicheck_bundle import build_apicheck_bundle
+
+    base = "https://acme.collibra.com/rest/2.0"
+    code = f'import requests\nrequests.post("{base}/assets", json={{"nmae": n, "domainId": d}})\n'
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as engine:
+        found = engine.check_code(code, "python")
+    # 'nmae' is reported once, with 'name' offered; 'name' is not also "missing".
+    assert [f.check for f in found if "name" in f.message] == ["unknown-param"]
