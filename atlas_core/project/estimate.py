@@ -15,7 +15,9 @@ import json
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas_core.config import data_dir
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 
 BYTES_PER_CHUNK = 1500
 SPEEDS = "speed.json"  # under <data dir>/projects: {model name: chunks per second}
+SAMPLED = "measured on a sample just now"
 SAMPLE_TEXTS = 16  # texts embedded to measure a machine that has not indexed with the model yet
 MIN_MEASURED = 64  # an index that embedded fewer chunks says little about the rate
 
@@ -39,8 +42,9 @@ class IndexEstimate:
     left_out: int  # files the walk leaves out, for any reason
     generated: int  # of them, generated code
     chunks: int  # roughly
-    chunks_per_s: float  # this machine's, with this model
+    chunks_per_s: float  # this machine's, with this model; 0 when not measured yet
     measured: str  # where the rate comes from
+    sample: tuple[Path, ...] = ()  # files to measure the rate on (`sampled_speed`)
 
     @property
     def seconds(self) -> float:
@@ -52,11 +56,15 @@ class IndexEstimate:
         out = f"{self.left_out:,} left out" if self.left_out else "none left out"
         if self.generated:
             out += f", {self.generated:,} of them generated code"
-        took = duration(self.seconds)
+        if self.chunks_per_s > 0:
+            took = (
+                f"{duration(self.seconds)} at {self.chunks_per_s:,.0f} chunks/s ({self.measured})"
+            )
+        else:
+            took = "minutes once the keyword pass has measured this machine"
         return (
             f"indexing {self.files:,} files ({self.size / 1e6:.1f} MB; {out}; "
-            f"`atlas index --explain PATH` says why): about {self.chunks:,} chunks, {took} "
-            f"at {self.chunks_per_s:,.0f} chunks/s ({self.measured})"
+            f"`atlas index --explain PATH` says why): about {self.chunks:,} chunks, {took}"
         )
 
 
@@ -67,19 +75,24 @@ def duration(seconds: float) -> str:
     return f"about {seconds / 60:.0f} min"
 
 
-def estimate_index(target: IndexTarget, embedder: Embedder) -> IndexEstimate:
-    """The estimate for indexing `target` with `embedder` (see the module docstring). Raises
-    the walk's SourceError for a repository over the file limit."""
+def estimate_index(
+    target: IndexTarget, embedder: Embedder, *, sample_now: bool = True
+) -> IndexEstimate:
+    """The estimate for indexing `target` with `embedder` (see the module docstring); without
+    `sample_now` a machine with no measured rate is left at 0 chunks/s (the caller measures it
+    with `sampled_speed` once keyword answers are served). Raises the walk's SourceError for a
+    repository over the file limit."""
     from atlas_core.sources import walk_repository
     from atlas_core.sources.code_walk import GENERATED_MODEL, GENERATED_STUBS, MAX_FILES
 
     listing = walk_repository(target.root, max_files=target.max_files or MAX_FILES)
     size = sum(f.size for f in listing.files)
     counts = listing.counts()
+    sample = tuple(f.path for f in listing.files[:SAMPLE_TEXTS])
     rate = stored_speed(embedder.info.name)
     measured = "this machine's last index"
     if rate is None:
-        rate, measured = _sampled_speed(embedder, listing.files), "measured on a sample just now"
+        rate, measured = (sampled_speed(embedder, sample) if sample_now else 0.0), SAMPLED
     return IndexEstimate(
         files=len(listing.files),
         size=size,
@@ -88,14 +101,16 @@ def estimate_index(target: IndexTarget, embedder: Embedder) -> IndexEstimate:
         chunks=max(len(listing.files), round(size / BYTES_PER_CHUNK)),
         chunks_per_s=rate,
         measured=measured,
+        sample=sample,
     )
 
 
-def _sampled_speed(embedder: Embedder, files: list) -> float:
+def sampled_speed(embedder: Embedder, files: Sequence[Path]) -> float:
+    """Chunks/s of `embedder` on chunk-sized pieces of the first `files` (a few seconds)."""
     texts: list[str] = []
-    for file in files:
+    for path in files:
         try:
-            with open(file.path, encoding="utf-8", errors="replace") as handle:
+            with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read(BYTES_PER_CHUNK * 4)
         except OSError:
             continue
@@ -139,6 +154,7 @@ def remember_speed(model: str, embedded: int, seconds: float) -> None:
     speeds[model] = round(embedded / seconds, 2)
     temporary = f"{os.fspath(path)}.{os.getpid()}.tmp"
     try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         with open(temporary, "w", encoding="utf-8") as handle:
             json.dump(speeds, handle)
         os.replace(temporary, path)

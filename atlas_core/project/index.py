@@ -113,7 +113,12 @@ def index_project(
     chunks, minutes: `estimate_index`) and the moment keyword search is ready."""
     from atlas_core.build import BuildCache, build_bundle
     from atlas_core.embed import load_embedder
-    from atlas_core.project.estimate import duration, estimate_index, remember_speed
+    from atlas_core.project.estimate import (
+        duration,
+        estimate_index,
+        remember_speed,
+        sampled_speed,
+    )
 
     previous = _finished(target.bundle)
     target.bundle.parent.mkdir(parents=True, exist_ok=True)
@@ -121,8 +126,11 @@ def index_project(
         if embedder is None:
             embedder = owned.enter_context(load_embedder(model, prefer=prefer))
         cache = cache if cache is not None else BuildCache()  # the second pass re-chunks nothing
-        estimate = estimate_index(target, embedder) if say is not None else None
-        if say is not None and estimate is not None:
+        first_pass = keyword_first and previous is None
+        estimate = None
+        if say is not None:
+            # A first index measures the machine after the keyword pass, not before it.
+            estimate = estimate_index(target, embedder, sample_now=not first_pass)
             say(estimate.line())
 
         def build(reuse: Path | None, pending: bool) -> BuildReport:
@@ -141,11 +149,11 @@ def index_project(
                 vectors_pending=pending,
             )
 
-        if keyword_first and previous is None:
+        if first_pass:
             first = build(None, pending=True)
-            if say is not None:
-                rate = estimate.chunks_per_s if estimate is not None else 0.0
-                left = f" ({duration(first.chunks / rate)})" if rate > 0 else ""
+            if say is not None and estimate is not None:
+                rate = estimate.chunks_per_s or sampled_speed(embedder, estimate.sample)
+                left = f" ({duration(first.chunks / rate)} at {rate:,.0f} chunks/s)"
                 say(
                     f"keyword and identifier search ready after {first.seconds:.1f} s "
                     f"({first.documents} files, {first.chunks} chunks); servers answer from "

@@ -12,13 +12,15 @@ from atlas_core.build import build_bundle
 from atlas_core.bundle import Bundle
 from atlas_core.engine import Engine
 from atlas_core.errors import BundleError
-from atlas_core.project.estimate import stored_speed
+from atlas_core.project.estimate import remember_speed, stored_speed
 from atlas_core.project.index import index_project, target_of
 from tests.project.conftest import make_repo
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # A data dir of its own: the rate an index remembers must not reach another test.
+    monkeypatch.setenv("ATLAS_DATA_DIR", str(tmp_path / "data"))
     return make_repo(tmp_path / "acme-sync")
 
 
@@ -47,8 +49,8 @@ def test_keyword_answers_are_served_before_the_vectors_are_in(repo: Path) -> Non
     assert "vectors are still being computed" in seen["off"]["vector"]  # type: ignore[index]
     # The estimate came first, then the keyword pass; the finished bundle has its vectors.
     assert lines[0].startswith("indexing 4 files (") and "chunks" in lines[0]
-    assert "min" in lines[0] or "minute" in lines[0]
-    assert len(lines) == 2
+    assert "minutes once the keyword pass has measured this machine" in lines[0]
+    assert len(lines) == 2 and "chunks/s)" in lines[1]  # measured after keyword answers
     finished = Bundle.open(report.output)
     assert not finished.vectors_pending
     assert Engine.open(report.output).search("find_assets", mode="vector")
@@ -90,3 +92,13 @@ def test_zero_rows_of_an_unfinished_index_are_never_reused(repo: Path) -> None:
     report = index_project(target, model="hash", progress=False, keyword_first=False)
     assert report.reused == 0 and report.embedded == report.chunks
     assert not Bundle.open(report.output).vectors_pending
+
+
+def test_the_estimate_uses_this_machines_last_rate(repo: Path) -> None:
+    remember_speed("hash-384", 1_200, 10.0)  # what an earlier index measured: 120 chunks/s
+    assert stored_speed("hash-384") == 120.0
+    lines: list[str] = []
+    index_project(target_of(repo), model="hash", progress=False, say=lines.append)
+    assert "at 120 chunks/s (this machine's last index)" in lines[0]
+    assert "under a minute" in lines[0]
+    assert "at 120 chunks/s" in lines[1]
