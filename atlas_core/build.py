@@ -331,7 +331,13 @@ def _write(
             facts["ranking_seconds"] = round(time.perf_counter() - training_started, 3)
             if section is not None:
                 writer.set_section("ranking", section)
-        else:
+        if ranking and not vectors_pending:
+            from atlas_core.search import ChunkTable, write_cards
+
+            stage("embedding the page cards")
+            cards = write_cards(writer, ChunkTable(chunks).cols, embedder, progress=progress)
+            writer.set_section("cards", cards)
+        if not ranking or keyword_section is None:
             facts["ranking"] = ranking_off if not ranking else "untrained fusion: no keyword index"
 
         if demo:

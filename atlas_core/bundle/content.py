@@ -49,6 +49,10 @@ def content_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) 
         from atlas_core.search import ranking_problems
 
         problems += ranking_problems(root, manifest)
+    if "cards" in manifest:
+        from atlas_core.search import cards_problems
+
+        problems += cards_problems(manifest)
     problems += _text_problems(root, manifest, usable)
     return problems
 

@@ -31,7 +31,7 @@ from atlas_core.types import Hit, SearchFilters
 if TYPE_CHECKING:
     import numpy as np
 
-    from atlas_core.search import Reranker
+    from atlas_core.search import Ranked, Reranker
 
 RERANK_ENV = "ATLAS_RERANKER"
 _WORD = re.compile(r"\w+")
@@ -167,6 +167,7 @@ class HybridSearch:
         if mode in ("keyword", "hybrid"):
             result = part.keyword().search(text, depth, mask)
             keyword = Ranked(result.rows, result.scores)
+        query_vector = None
         if mode in ("vector", "hybrid"):
             query_vector = part.embedder().embed_query(text)
             rows, scores = part.dense().search(query_vector, depth, mask)
@@ -179,10 +180,29 @@ class HybridSearch:
                     s.identifier_vector_weight if looks_like_identifier(text) else s.vector_weight
                 )
                 ranked = fuse(keyword, vector, method=s.fusion, vector_weight=weight, rrf_k=s.rrf_k)
+            if s.card_weight and part.scope == "docs":
+                ranked = self._with_cards(part, ranked, query_vector)
         else:
             ranked = keyword if keyword is not None else vector
         assert ranked is not None
         return self._diversified(table, ranked.rows.tolist(), ranked.scores, text, part.scope)
+
+    def _with_cards(self, part: OpenBundle, ranked: Ranked, query_vector: Any) -> Ranked:
+        """`ranked` with each row's page card added (see atlas_core/search/cards.py), re-sorted;
+        unchanged for a bundle without cards."""
+        import numpy as np
+
+        from atlas_core.search import Ranked, card_boost
+
+        cards = part.cards()
+        if cards is None or ranked.rows.size == 0:
+            return ranked
+        files = part.table().file_code[ranked.rows]
+        scores = np.asarray(ranked.scores, dtype=np.float64) + card_boost(
+            cards @ np.asarray(query_vector, dtype=np.float32), files, self.settings.card_weight
+        )
+        order = np.lexsort((ranked.rows, -scores))
+        return Ranked(ranked.rows[order], scores[order])
 
     def _diversified(
         self, table: ChunkTable, rows_list: list[int], ranked_scores: Any, text: str, scope: str

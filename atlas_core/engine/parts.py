@@ -86,6 +86,7 @@ class OpenBundle:
     _ids: IdentifierIndex | None = None
     _ranking: tuple[RankingModel | None, str] | None = None
     _rank_context: RankContext | None = None
+    _cards: tuple[Any] | None = None  # (the page cards, or None when the bundle has none)
     _off: dict[str, BundleError] = field(default_factory=dict)  # search list -> why it is off
 
     @functools.cached_property
@@ -261,6 +262,16 @@ class OpenBundle:
             log.warning("bundle %s: ranking with the untrained fusion: %s", self.name, exc)
             return None, f"untrained fusion: {exc.message}"
         return model, f"trained ({len(model.features)} features, {len(model.trees)} trees)"
+
+    def cards(self) -> Any:
+        """The bundle's page cards (float32, one row per file code of its chunk table), or None:
+        a bundle built before cards, or whose cards do not fit, ranks without them."""
+        return load_once(self, "_cards", self.lock, self._read_cards)[0]
+
+    def _read_cards(self) -> tuple[Any]:
+        from atlas_core.search import load_cards
+
+        return (load_cards(self.bundle, len(self.table().file_ids), self.dense().dims),)
 
     def rank_context(self) -> RankContext:
         return load_once(self, "_rank_context", self.lock, self._read_rank_context)

@@ -1,7 +1,7 @@
 """Search over a bundle's chunks: fielded BM25 (`keyword`), exact cosine (`dense`), their fusion,
 the optional cross-encoder (`rerank`), the identifier-aware tokenizer, query limits, passage
 excerpts cut at word and sentence boundaries (`excerpt`), the chunk columns the engine keeps in
-memory, the trained ranking (`learn`) and the knobs a search runs with (`settings`).
+memory, the page cards (`cards`), the trained ranking (`learn`) and the knobs a search runs with (`settings`).
 
 Names load on first use: `keyword` and `dense` import numpy, which a language server never needs.
 """
@@ -13,6 +13,14 @@ from typing import TYPE_CHECKING
 from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
+    from atlas_core.search.cards import (
+        CARDS_FILE,
+        card_boost,
+        cards_problems,
+        describe_cards,
+        load_cards,
+        write_cards,
+    )
     from atlas_core.search.chunks import ChunkTable
     from atlas_core.search.dense import DenseIndex
     from atlas_core.search.excerpt import ELLIPSIS, clip, cut_point, excerpt_at, make_snippet
@@ -57,6 +65,12 @@ if TYPE_CHECKING:
     from atlas_core.search.train import train_ranking
 
 _EXPORTS = {
+    "CARDS_FILE": "cards",
+    "card_boost": "cards",
+    "cards_problems": "cards",
+    "describe_cards": "cards",
+    "load_cards": "cards",
+    "write_cards": "cards",
     "ChunkTable": "chunks",
     "DenseIndex": "dense",
     "Ranked": "fusion",
@@ -104,6 +118,7 @@ _EXPORTS = {
     "excerpt_at": "excerpt",
 }
 __all__ = [
+    "CARDS_FILE",
     "CONTROL_CHARS",
     "DATA",
     "ELLIPSIS",
@@ -124,12 +139,15 @@ __all__ = [
     "Reranker",
     "SearchSettings",
     "TermCounts",
+    "card_boost",
+    "cards_problems",
     "check_mode",
     "check_scope",
     "clamp_count",
     "clean_query",
     "clip",
     "cut_point",
+    "describe_cards",
     "describe_ranking",
     "diversify",
     "excerpt_at",
@@ -137,6 +155,7 @@ __all__ = [
     "fuse",
     "gather",
     "index_problems",
+    "load_cards",
     "load_reranker",
     "looks_like_identifier",
     "make_snippet",
@@ -147,6 +166,7 @@ __all__ = [
     "tokenize",
     "train_ranking",
     "verify_problems",
+    "write_cards",
     "write_keyword_index",
     "write_ranking",
 ]

@@ -56,7 +56,8 @@ def register(sub: Any) -> None:
         "--no-ranking",
         dest="ranking",
         action="store_false",
-        help="skip training the learned ranking (the bundle ranks with the untrained fusion)",
+        help="skip training the learned ranking and embedding the page cards (the bundle ranks "
+        "with the plain fusion)",
     )
     build.add_argument(
         "--code-chunking",
@@ -231,7 +232,7 @@ def run_verify(args: argparse.Namespace) -> int:
 def info_dict(bundle: Any) -> dict[str, Any]:
     """The `atlas info --json` object for an opened bundle."""
     from atlas_core.changes import source_disagreements
-    from atlas_core.search import describe_ranking
+    from atlas_core.search import describe_cards, describe_ranking
 
     info = bundle.info()
     manifest = bundle.manifest
@@ -254,6 +255,7 @@ def info_dict(bundle: Any) -> dict[str, Any]:
         "sources": list(info.sources),
         "keyword": dict(bundle.section("keyword") or {}),
         "ranking": describe_ranking(manifest),
+        "cards": describe_cards(manifest),
         "publishers": bundle.publishers(),
         "build": dict(manifest.get("build", {})),
         "disagreements": source_disagreements(bundle.path),
@@ -290,6 +292,7 @@ def run_info(args: argparse.Namespace) -> int:
         f"{data['identifiers']} identifiers",
         f"files       {data['files']} ({_size(data['size'])})",
         f"ranking     {data['ranking']}",
+        f"cards       {data['cards']}",
     ]
     if data["model_kind"] == "hash":
         lines.append("note        built with the hash test embedder: vector search is meaningless")
