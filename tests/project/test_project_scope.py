@@ -64,3 +64,29 @@ def test_cli_search_scopes(tmp_path: Path, hash_bundle: Path) -> None:
     assert scoped["project"][0]["file"] == "src/sync.py"
     assert all(h.get("bundle") != "acme-sync" for h in scoped["docs"])
     assert {h.get("bundle") for h in scoped["all"]} >= {"acme-sync"}
+
+
+def test_mcp_serves_a_project_whose_vectors_are_still_filling(
+    tmp_path: Path, hash_bundle: Path
+) -> None:
+    from atlas_core.build import build_bundle
+    from atlas_core.project.index import target_of
+
+    repo = make_repo(tmp_path / "acme-sync")
+    target = target_of(repo)
+    target.bundle.parent.mkdir(parents=True, exist_ok=True)
+    build_bundle(
+        [f"code={repo}"],
+        target.bundle,
+        model="hash",
+        progress=False,
+        name=target.name,
+        ranking=False,
+        vectors_pending=True,  # what `atlas index` serves between its two passes
+    )
+    args = ["atlas-mcp", "--bundle", str(hash_bundle), "--project", str(repo)]
+    with stdio_client_for(args) as client:
+        query = {"query": "find assets name", "scope": "project"}
+        found = structured(client.call("search_code", query))  # hybrid, the default
+        assert found["hits"] and found["hits"][0]["file"] == "src/sync.py"
+        assert "vectors are still being computed" in found["note"]
