@@ -274,3 +274,27 @@ def test_checks_of_query_keys_added_after_the_url(engine: Engine) -> None:
         (7, "bad-value", "EXACTLY"),
         (8, "unknown-param", "nam"),
     ]
+
+
+def test_an_adapter_defined_elsewhere_names_its_url_and_query_in_its_own_words() -> None:
+    # `self._rest.get(endpoint="/assets", query_params={...})`: the adapter lives in another
+    # module, but a verb method given a path is a request, and its query map's keys are query keys.
+    from atlas_core.recognize import scan_calls
+
+    code = (
+        "class Api:\n"
+        "    def assets(self, limit):\n"
+        "        return self._rest.get(endpoint='/assets', query_params={'limit': limit})\n"
+        "    def asset(self, asset_id):\n"
+        "        return self._rest.get(endpoint=f'/assets/{asset_id}')\n"
+        "    def setting(self):\n"
+        "        return self.settings.get(path='name')\n"
+    )
+    found = [
+        (i.line, i.site.role, i.site.method, i.site.url, i.site.name)
+        for i in scan_calls(code, "python")
+    ]
+    assert (2, "endpoint", "GET", "/assets", "") in found
+    assert (2, "query", "GET", "/assets", "limit") in found
+    assert (4, "endpoint", "GET", "/assets/{}", "") in found
+    assert not [f for f in found if f[0] == 6]  # a settings lookup, no path

@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.held_keys import held_whole
-from atlas_core.recognize.calls.python_http import PythonHttp, SentRequest
+from atlas_core.recognize.calls.python_http import URL_KEYWORDS, PythonHttp, SentRequest
 from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES
 from atlas_core.recognize.calls.site import (
     BODY,
@@ -298,7 +298,7 @@ class PythonCalls(PythonHttp):
 
     def url_in_call(self, root: Node, parent: Node) -> tuple[bool, SentRequest | None]:
         if parent.type == "argument_list" or (
-            parent.type == "keyword_argument" and self.text(child(parent, "name")) == "url"
+            parent.type == "keyword_argument" and self.text(child(parent, "name")) in URL_KEYWORDS
         ):
             call = parent.parent
             if parent.type == "keyword_argument" and call is not None:

@@ -16,6 +16,7 @@ from atlas_core.syntax import field as child
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+URL_KEYWORDS = ("url", "endpoint", "path", "uri", "route")
 _HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
 
 
@@ -102,7 +103,9 @@ class PythonHttp(PythonWrappers):
             if made is not None and made.type == "call" and self._callee_name(made) == "partial":
                 return self._partial(made, args, kwargs)
         if name in HTTP_VERBS and receiver is not None:
-            url = args[0] if args else kwargs.get("url")
+            # An adapter defined elsewhere (`self._rest.get(endpoint="/assets")`) names its URL
+            # argument in its own words.
+            url = args[0] if args else next((kwargs[k] for k in URL_KEYWORDS if k in kwargs), None)
             receiver_text = self.text(receiver)
             looks_http = bool(_HTTP_RECEIVER.search(receiver_text)) or any(
                 k in KEYWORD_ROLES for k in kwargs

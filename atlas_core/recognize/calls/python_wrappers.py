@@ -32,6 +32,8 @@ _MAX_BODY_CALLS = 200
 
 KEYWORD_ROLES = {
     "params": QUERY,
+    "query_params": QUERY,  # an adapter's own words for them
+    "query": QUERY,
     "json": BODY,
     "data": BODY,
     "files": BODY,
