@@ -7,7 +7,8 @@ operation called on a client, a schema constructed, a parameter or property as a
 enum value as a string, a path in a URL string, a concept in backticks in a markdown note), opened
 in ``python -m atlas_ls --bundle DIR``, hovered and asked for its definition. Per split:
 
-  hover_hit         hover's first page (the file its links line opens) is the case's `primary`
+  hover_hit         hover's first page (its first file link, the one a reader meets first) is
+                    the case's `primary`
   definition_hit    the definition's page is the case's `primary`
   agreement         the definition's page and line are hover's first page and line (every
                     case where either answers; both silent counts as agreeing)
@@ -36,7 +37,7 @@ from benchmarks.lsp import Client, server_env, stop
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "benchmarks" / "identifiers_heldout" / "cases.jsonl"
 SPLITS = ("train", "dev", "test")
-# A hover's own page: the first file link of its last "---" block, `[relpath:line](uri#Lline)`.
+# A file link of a hover, `[relpath:line](uri#Lline)`: its first one is the page it shows first.
 _FILE_LINK = re.compile(r"\[([^\]\n]+?):(\d+)\]\((file://[^)#\s]+)#L\d+\)")
 
 
@@ -64,12 +65,10 @@ def mirror_relpath(uri: str) -> str:
 
 
 def hover_place(hover: Any) -> tuple[str, int] | None:
-    """(page, line) of the page a hover shows first: the first file link of its links line."""
+    """(page, line) of the page a hover shows first: its first file link, read top to bottom."""
     if not hover:
         return None
-    value = hover["contents"]["value"]
-    links = value.rsplit("\n---\n", 1)[-1] if "\n---\n" in value else ""
-    match = _FILE_LINK.search(links)
+    match = _FILE_LINK.search(hover["contents"]["value"])
     if match is None:
         return None
     return mirror_relpath(match.group(3)), int(match.group(2))

@@ -141,6 +141,15 @@ async def hover_text(client: LanguageClient, uri: str, position: types.Position)
     return contents.value
 
 
+def first_file_link(value: str) -> tuple[str, int]:
+    """(file:// URI, 1-based line) of a hover's first link into a file: the page a reader meets
+    first, its own, which go-to-definition opens."""
+    assert "](file://" in value, value
+    target = value.split("](file://", 1)[1].split(")", 1)[0]
+    path, line = target.rsplit("#L", 1)
+    return "file://" + path, int(line)
+
+
 async def wait_until(predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
     """Poll `predicate` on the event loop until it returns something truthy."""
     deadline = asyncio.get_running_loop().time() + timeout

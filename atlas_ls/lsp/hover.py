@@ -123,8 +123,10 @@ def file_link(engine: Engine, cand: Candidate | Definition | Place) -> str:
     return f"[{cand.file}:{max(cand.line, 1)}]({target})"
 
 
-def links_line(engine: Engine, cand: Candidate, place: Place | None) -> str:
-    """The hover's own page (`place`, the line go-to-definition opens), then the web page."""
+def links_line(engine: Engine, cand: Candidate, place: Place | None = None) -> str:
+    """The hover's own page (`place`, the line go-to-definition opens), then the web page and
+    whose page it is: the line right under a hover's title, so the first link a reader meets
+    is the page definition opens."""
     parts = []
     if place is not None:
         parts.append(file_link(engine, place))
@@ -153,14 +155,18 @@ def _operation(d: Definition) -> str:
     return f"{d.method} {d.path}".strip() or d.owner
 
 
-def definition_markdown(definition: Definition, others: Sequence[Definition] = ()) -> str:
+def definition_markdown(
+    definition: Definition, others: Sequence[Definition] = (), links: str = ""
+) -> str:
     """A parameter or property as hover markdown: what it belongs to ("query parameter of GET
-    /assets", "property of AssetRequest"), its type, format, whether it is required, its values
-    and default, its description; then, from `others` (every definition of the name, most
-    common meaning first, as `Engine.definitions` lists them), the operations and schemas that
-    also take it."""
+    /assets", "property of AssetRequest") and under it `links` (the hover's own page); its type,
+    format, whether it is required, its values and default, its description; then, from
+    `others` (every definition of the name, most common meaning first, as `Engine.definitions`
+    lists them), the operations and schemas that also take it."""
     d = definition
     blocks = [f"`{d.name}` — *{d.owner_label}*"]
+    if links:
+        blocks.append(links)
     if d.deprecated:
         blocks.append("> ⚠ **Deprecated.**")
     facts = []
@@ -211,10 +217,10 @@ def _owners(d: Definition, others: Sequence[Definition]) -> str:
     return "\n".join(lines)
 
 
-def _definition_hover(own: Definition, others: Sequence[Definition]) -> str:
+def _definition_hover(own: Definition, others: Sequence[Definition], links: str) -> str:
     """The parameter view of a parameter or property candidate: its own definition, and the
     other operations and schemas that take the name (`others`, every definition of it)."""
-    text = definition_markdown(own, others)
+    text = definition_markdown(own, others, links)
     if len(others) >= MAX_DEFINITIONS:
         text += f"\n\n*Counted over its first {MAX_DEFINITIONS} definitions.*"
     return text
@@ -222,13 +228,14 @@ def _definition_hover(own: Definition, others: Sequence[Definition]) -> str:
 
 def hover_markdown(engine: Engine, described: Description, place: Place | None) -> str:
     """The hover of a name described at the cursor (`Engine.describe` with its resolution),
-    linking `place`, where the answer documents it."""
+    linking `place`, where the answer documents it, under its title before any other link."""
     assert described.resolution is not None and described.subject is not None
     resolution = described.resolution
     best = resolution.best
+    links = links_line(engine, best, place)
     if best.kind in ("parameter", "property"):
         assert described.definition is not None
-        blocks = [_definition_hover(described.definition, described.definitions)]
+        blocks = [_definition_hover(described.definition, described.definitions, links)]
         # Other pages of the same parameter of the same owner (a client's page beside the
         # spec's); the other owners are listed by the definition already.
         pages = [
@@ -239,14 +246,13 @@ def hover_markdown(engine: Engine, described: Description, place: Place | None) 
         if pages:
             shown = ", ".join(file_link(engine, page) for page in pages[:MAX_OTHER_PAGES])
             blocks.append(f"Also documented in: {shown}")
-        links = links_line(engine, best, place)
-        if links:
-            blocks.append("---\n" + links)
         return "\n\n".join(blocks)
     # The best doc section stays the one linked; a page that lists the same operation's
     # parameters and schemas (the OpenAPI reference) lends them.
     source, cand = described.source, described.subject
     blocks = [title_line(cand)]
+    if links:
+        blocks.append(links)
     if cand.summary:
         blocks.append(_clip(cand.summary, MAX_SUMMARY_CHARS))
     schemas = []
@@ -283,22 +289,22 @@ def hover_markdown(engine: Engine, described: Description, place: Place | None) 
     used = usages_line(engine, described.usages[0] if described.usages else ())
     if used:
         blocks.append(used)
-    links = links_line(engine, best, place)
-    if links:
-        blocks.append("---\n" + links)
     return "\n\n".join(blocks)
 
 
 def call_parameter_markdown(engine: Engine, target: CallTarget, answer: Answer) -> str:
     """The hover of a parameter or body key inside an API call: the definition the call's
-    operation gives it (`answer.definition`, as a name hover shows a definition), then the
-    call's operation, the client's spelling where the code writes another, and the operation's
-    other pages."""
+    operation gives it (`answer.definition`, as a name hover shows a definition, its own page
+    linked under its title), then the call's operation, the client's spelling where the code
+    writes another, and the operation's other pages."""
     assert target.param is not None and answer.definition is not None
     d, others = answer.definition, answer.definitions
-    shown = replace(d, name=target.client_name) if target.client_name else d
-    blocks = [definition_markdown(shown, others)]
     op = target.operation
+    links = [file_link(engine, answer.place)] if answer.place is not None else []
+    if d.url or op.url:
+        links.append(f"[Open on the web]({d.url or op.url})")
+    shown = replace(d, name=target.client_name) if target.client_name else d
+    blocks = [definition_markdown(shown, others, " · ".join(links))]
     if d.kind == "property":
         call = f"Request body of **{op.method}** `{op.path}`"
         blocks.append(call + (f" · `{op.operation_id}`" if op.operation_id else ""))
@@ -310,11 +316,6 @@ def call_parameter_markdown(engine: Engine, target: CallTarget, answer: Answer) 
         blocks.append(
             f"Also documented in: {shown_pages}" + (f" and {more} more" if more > 0 else "")
         )
-    links = [file_link(engine, answer.place)] if answer.place is not None else []
-    if d.url or op.url:
-        links.append(f"[Open on the web]({d.url or op.url})")
-    if links:
-        blocks.append("---\n" + " · ".join(links))
     return "\n\n".join(blocks)
 
 

@@ -35,7 +35,7 @@ def _links(engine: Engine, target: CallTarget) -> str:
         links.append(f"[{op.file}:{max(op.line, 1)}]({file_uri(path)}#L{max(op.line, 1)})")
     if op.url:
         links.append(f"[Open on the web]({op.url})")
-    return "---\n" + " · ".join(links) if links else ""
+    return " · ".join(links)
 
 
 def undocumented_markdown(engine: Engine, target: CallTarget) -> str:
@@ -46,15 +46,15 @@ def undocumented_markdown(engine: Engine, target: CallTarget) -> str:
     op = target.operation
     call = f"**{op.method}** `{op.path}`"
     blocks = [f"`{site.name}` is not a {place} of {call}: the docs do not document it there."]
+    links = _links(engine, target)  # the operation's page, first: what definition opens
+    if links:
+        blocks.append(links)
     closest = ", ".join(f"`{n}`" for n in target.documented[:MAX_CLOSEST])
     blocks.append(f"Closest {place} names of {op.method} {op.path}: {closest}.")
     if len(target.documented) > MAX_CLOSEST:
         listed = sorted(target.documented)[:MAX_LISTED]
         more = " …" if len(target.documented) > MAX_LISTED else ""
         blocks.append("It takes " + ", ".join(f"`{n}`" for n in listed) + more + ".")
-    links = _links(engine, target)
-    if links:
-        blocks.append(links)
     return "\n\n".join(blocks)
 
 

@@ -16,6 +16,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.lsp_support import (
+    first_file_link,
     hover_text,
     mirror_line,
     open_document,
@@ -62,11 +63,9 @@ async def test_hover_links_the_page_of_the_bundle_that_documents_it(
     value = await hover_text(client, uri, position_of(TEAM_CALL, "teamAssets"))
     assert value is not None and "**POST** `/teamAssets/archive`" in value, value
     assert "Atlas demo" not in value  # real bundles carry no demo footer
-    last = value.rstrip().splitlines()[-1]
-    target = last.split("](", 1)[1].split(")", 1)[0]
-    link, line = target.rsplit("#L", 1)
-    assert link == page_uri(bundles[1]), last
-    assert TEAM_ENDPOINT in mirror_line(link, int(line) - 1)
+    link, line = first_file_link(value)
+    assert link == page_uri(bundles[1]), value
+    assert TEAM_ENDPOINT in mirror_line(link, line - 1)
 
 
 async def test_definition_and_open_docs_go_to_the_right_bundle(

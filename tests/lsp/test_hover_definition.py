@@ -1,6 +1,7 @@
 """Hover and go-to-definition give one answer: through the real server (pytest-lsp, Neovim's
 capabilities) over the bundle of tests/calls_bundle.py, the definition of every kind of name
-opens the page and line that the hover links as its own (the last line of the hover)."""
+opens the page and line that the hover links as its own: the hover's first file link, the page a
+reader meets first, above any other page the hover names."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pytest_lsp import LanguageClient
 
 from tests.calls_bundle import build_calls_bundle
 from tests.lsp_support import (
+    first_file_link,
     hover_text,
     open_document,
     position_of,
@@ -78,11 +80,8 @@ def _page(uri: str, line: int) -> tuple[str, int]:
 
 
 def _hover_page(value: str) -> tuple[str, int]:
-    """The file and line of the hover's own link: the first `(file://...#Ln)` of its last line."""
-    last = value.rstrip().splitlines()[-1]
-    target = last.split("](file://", 1)[1].split(")", 1)[0]
-    path, line = target.rsplit("#L", 1)
-    return _page("file://" + path, int(line))
+    """The file and line of the hover's first `(file://...#Ln)` link."""
+    return _page(*first_file_link(value))
 
 
 @pytest.mark.parametrize("kind", list(CURSORS))

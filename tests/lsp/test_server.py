@@ -20,6 +20,7 @@ from pytest_lsp import LanguageClient
 from tests.lsp_support import (
     CLIENTS,
     ONE_CLIENT,
+    first_file_link,
     hover_text,
     mirror_line,
     open_document,
@@ -99,13 +100,12 @@ async def test_hover_recognises_every_spelling(
     value = await hover_text(client, uri, position)
     assert value is not None, f"no hover on {target!r} in {language}"
     assert expected in value, value
-    # The last line links the local mirror file at its line, and the file is there.
-    last = value.rstrip().splitlines()[-1]
-    link = last.split("](", 1)[1].split(")", 1)[0]
-    assert link.startswith("file://") and "#L" in link, last
+    # The line under the title links the local mirror file at its line, and the file is there.
+    under_title = value.split("\n\n")[1]
+    link, line = first_file_link(under_title)
     path = Path(unquote(urlparse(link).path))
     assert path.is_file()
-    assert int(link.rsplit("#L", 1)[1]) <= len(path.read_text(encoding="utf-8").splitlines())
+    assert line <= len(path.read_text(encoding="utf-8").splitlines())
 
 
 async def test_hover_shows_parameters_summary_and_range(
@@ -558,8 +558,8 @@ async def test_hover_lends_reference_parameters_to_the_written_section(
     assert _link_target(also) == (reference, ref_line)
     assert Path(reference).parent.parent == mirror and Path(reference).name == "rotors.md"
     assert "Spin a rotor." in mirror_line(Path(reference).as_uri(), ref_line - 1)
-    # The hover still links the written guide's section, which is what go-to-doc opens too.
-    written, line = _link_target(value.rstrip().splitlines()[-1])
+    # The hover links the written guide's section first, which is what go-to-doc opens too.
+    written, line = _link_target(value)
     assert written == str(mirror / "guides" / "rotors.md")
     assert mirror_line(Path(written).as_uri(), line - 1) == "## POST /rotors/{rotorId}/spin"
     location = await rotor_client.text_document_definition_async(
@@ -582,4 +582,4 @@ async def test_hover_on_the_reference_name_keeps_its_own_details(
     # Nothing lent: the exact name is the reference page's own, which has the parameters, and
     # the guide never names the operation.
     assert "*Parameters and schemas" not in value and "Also documented in" not in value
-    assert value.rstrip().splitlines()[-1].startswith("[rotors/rotors.md:")
+    assert value.split("\n\n")[1].startswith("[rotors/rotors.md:")
