@@ -298,3 +298,19 @@ def test_an_adapter_defined_elsewhere_names_its_url_and_query_in_its_own_words()
     assert (2, "query", "GET", "/assets", "limit") in found
     assert (4, "endpoint", "GET", "/assets/{}", "") in found
     assert not [f for f in found if f[0] == 6]  # a settings lookup, no path
+
+
+def test_a_map_by_position_has_the_role_the_library_gives_it_or_none() -> None:
+    # requests.get(url, params) and post(url, data); an imported helper's third argument could be
+    # anything, so its keys are not judged.
+    from atlas_core.recognize import scan_calls
+
+    code = (
+        "import requests\n"
+        "from .client import api_call\n"
+        'a = api_call("GET", "/rest/2.0/assets", {"name": n})\n'
+        'b = requests.get("https://x.collibra.com/rest/2.0/assets", {"name": n})\n'
+        'c = requests.post("https://x.collibra.com/rest/2.0/assets", {"name": n})\n'
+    )
+    keys = {(i.line, i.site.role) for i in scan_calls(code, "python") if i.site.name == "name"}
+    assert keys == {(3, "query"), (4, "body")}

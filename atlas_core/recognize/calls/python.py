@@ -52,6 +52,19 @@ _TRANSPARENT_CALLS = frozenset({"dumps", "dict", "list", "copy", "deepcopy", "ur
 _URL_COMPOSERS = frozenset({"urljoin", "join", "format", "str", "quote"})
 
 
+# The map a verb method takes right after the URL: requests' and httpx's `get(url, params)`,
+# `post(url, data)`. Any other function's maps by position (`api_call("GET", url, {...})`, defined
+# who knows where) have no role the reader can know.
+_POSITIONAL_ROLE = {
+    "get": QUERY,
+    "head": QUERY,
+    "options": QUERY,
+    "post": BODY,
+    "put": BODY,
+    "patch": BODY,
+}
+
+
 class PythonCalls(PythonHttp):
     def read(self) -> CallSite | None:
         node = self.node_at(self.offset)
@@ -261,7 +274,8 @@ class PythonCalls(PythonHttp):
             return KeyContext(role, http) if role else None
         if http is not None and self._callee_name(call) != "call_api":
             # A generated client's `call_api` takes path, query and header maps by position.
-            return KeyContext(BODY, http) if argument != http.url else None
+            role = _POSITIONAL_ROLE.get(self._callee_name(call))
+            return KeyContext(role, http) if role and argument != http.url else None
         operation = self.sdk_operation(call)
         return KeyContext(BODY, operation=operation) if operation else None
 
