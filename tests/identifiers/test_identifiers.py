@@ -446,27 +446,3 @@ def test_rank_weights_compare_generated_sections_with_written_ones():
     assert rank[("operation", "guide/rotors.md")][0] < 9
     ops = [f.entry.file for f in found if f.entry.kind == "operation"]
     assert ops == ["ref/rotors.md", "guide/rotors.md"]
-
-
-def test_a_curl_example_documents_its_endpoint() -> None:
-    # A guide that shows the token endpoint only in a curl command still documents it: lookup and
-    # the call reader's resolution find `POST /rest/oauth/v2/token` there.
-    from atlas_core.identifiers.extract.documents import extract
-    from atlas_core.types import Document
-
-    text = (
-        "# OAuth applications\n\nRequest an access token:\n\n"
-        "curl -L -X POST '/rest/oauth/v2/token' \\\n"
-        "-H 'Content-Type: application/x-www-form-urlencoded'\n"
-    )
-    doc = Document(
-        path="misc/oauth.md",
-        publication="misc",
-        title="OAuth applications",
-        url="https://docs.example.test/misc/oauth",
-        text=text,
-        source="local",
-    )
-    entries, _ = extract([doc])
-    found = [e for e in entries if e.kind == "endpoint"]
-    assert [(e.method, e.path, e.line) for e in found] == [("POST", "/rest/oauth/v2/token", 5)]

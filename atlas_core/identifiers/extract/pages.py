@@ -43,9 +43,8 @@ from atlas_core.types import Document, IdentifierEntry, Param
 METHOD_ALT = "GET|POST|PUT|PATCH|DELETE"
 # At most 8 marks before the method: an unbounded `[*`]*` rescanned a long run of `*` from every
 # position in it (quadratic); a match inside a longer run still starts at a later position.
-# `GET /assets`, ``**POST** `/assets` ``, and curl's `-X POST '/rest/oauth/v2/token'`.
 ENDPOINT_RE = re.compile(
-    rf"(?<![\w/])[*`]{{0,8}}\b({METHOD_ALT})\b[*`]*[ \t]+[`'\"]?((?:https?://[^\s/`]+|\$?\{{\w+\}})?/[\w{{}}\-./:<>$%]*[\w}}>])"
+    rf"(?<![\w/])[*`]{{0,8}}\b({METHOD_ALT})\b[*`]*[ \t]+`?((?:https?://[^\s/`]+|\$?\{{\w+\}})?/[\w{{}}\-./:<>$%]*[\w}}>])"
 )
 # A GraphQL endpoint is named by its URL alone ("https://<host>/graphql/knowledgeGraph/v1"); the
 # protocol posts every query to it.
