@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from atlas_core.apicheck.client_keywords import check_client_keyword
 from atlas_core.apicheck.endpoints import check_endpoint, deprecated_operation
 from atlas_core.apicheck.findings import Place
 from atlas_core.apicheck.keys import check_key, check_required
@@ -54,17 +55,18 @@ def check_located(model: ApiModel, sites: list[Located], line_text: Any) -> list
                 reported.add((site.method, site.url, item.line))
                 findings.extend(found)
             continue
+        if site.client == SDK:
+            if site.role in (QUERY, BODY) and site.operation:
+                value, value_place = _value_of(item)
+                findings.extend(check_client_keyword(model, site, place, value, value_place))
+            continue
         key = (site.method, site.url)
         if key not in endpoints:
             endpoints[key] = check_endpoint(model, site.method, site.url, Place())[0]
         op = endpoints[key]
         if op is None or not site.method or site.nested:
             continue
-        value_place = None
-        value = None
-        if item.value_end > item.value_start:
-            value = item.value
-            value_place = Place(item.line, item.value_start, item.value_end, item.value)
+        value, value_place = _value_of(item)
         findings.extend(_key_findings(model, op, site.role, site.name, place, value, value_place))
         if site.complete and site.path_keys and site.name == site.path_keys[0]:
             seen = (op.endpoint, site.role, site.path_keys, item.line)
@@ -87,6 +89,13 @@ def _once(findings: list[ApiFinding]) -> list[ApiFinding]:
         seen.add(key)
         out.append(f)
     return out
+
+
+def _value_of(item: Located) -> tuple[str | None, Place | None]:
+    """The literal value written for a key on its line, and where, when there is one."""
+    if item.value_end > item.value_start:
+        return item.value, Place(item.line, item.value_start, item.value_end, item.value)
+    return None, None
 
 
 def _endpoint_findings(

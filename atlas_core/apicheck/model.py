@@ -28,8 +28,13 @@ _REMOVED = re.compile(
     r"(?i)\b(?:will be removed|is removed|been removed|no longer (?:works|supported)|removed in)"
 )
 WILDCARD = "{}"
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
 MAX_ANSWERS = 32_768  # resolutions and per-call findings remembered per model
 T = TypeVar("T")
+
+
+def _compact(name: str) -> str:
+    return _NOT_ALNUM.sub("", name.lower())
 
 
 def segments_of(path: str) -> tuple[str, ...]:
@@ -177,6 +182,18 @@ class ApiModel:
                 pattern = re.compile(rf"(?<=\.)(?:{spelled})(?=\s*\()")
             found = self._answers[("deprecated-calls",)] = (pattern, names)
         return found
+
+    def operation_named(self, name: str) -> Operation | None:
+        """The operation a generated client's method calls (``find_assets``, ``findAssets``,
+        ``findAssetsWithHttpInfo`` is read as its operation by the readers), or None."""
+        named = self._answers.get(("operation-named",))
+        if named is None:
+            named = {}
+            for op in self.operations:
+                for op_id in op.operation_ids:
+                    named.setdefault(_compact(op_id), op)
+            self._answers[("operation-named",)] = named
+        return named.get(_compact(name))
 
     def knows_resource(self, segment: str) -> bool:
         """Whether some documented path starts with this segment (``assets``)."""
