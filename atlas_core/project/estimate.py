@@ -82,10 +82,12 @@ def estimate_index(
     `sample_now` a machine with no measured rate is left at 0 chunks/s (the caller measures it
     with `sampled_speed` once keyword answers are served). Raises the walk's SourceError for a
     repository over the file limit."""
-    from atlas_core.sources import walk_repository
-    from atlas_core.sources.code_walk import GENERATED_MODEL, GENERATED_STUBS, MAX_FILES
+    from atlas_core.sources import GENERATED_REASONS, walk_repository
 
-    listing = walk_repository(target.root, max_files=target.max_files or MAX_FILES)
+    if target.max_files is None:
+        listing = walk_repository(target.root)
+    else:
+        listing = walk_repository(target.root, max_files=target.max_files)
     size = sum(f.size for f in listing.files)
     counts = listing.counts()
     sample = tuple(f.path for f in listing.files[:SAMPLE_TEXTS])
@@ -97,7 +99,7 @@ def estimate_index(
         files=len(listing.files),
         size=size,
         left_out=sum(counts.values()),
-        generated=counts.get(GENERATED_MODEL, 0) + counts.get(GENERATED_STUBS, 0),
+        generated=sum(counts.get(reason, 0) for reason in GENERATED_REASONS),
         chunks=max(len(listing.files), round(size / BYTES_PER_CHUNK)),
         chunks_per_s=rate,
         measured=measured,

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         qualified_name,
     )
     from atlas_core.sources.code_explain import Explanation, explain_indexing
-    from atlas_core.sources.code_walk import VENDORED, walk_repository
+    from atlas_core.sources.code_walk import GENERATED_REASONS, VENDORED, walk_repository
     from atlas_core.sources.credentials import name_reason
 
 import logging
@@ -179,6 +179,7 @@ def load_sources(
 __all__ = [
     "CHUNKINGS",
     "CLEAN_BY_DEFAULT",
+    "GENERATED_REASONS",
     "PUBLISHER_KINDS",
     "PUBLISHER_WORDS",
     "SOURCE_KINDS",
@@ -203,6 +204,7 @@ __all__ = [
 # Loaded on first use, so importing the face stays as cheap as it was.
 _EXPORTS = {
     "VENDORED": "code_walk",
+    "GENERATED_REASONS": "code_walk",
     "walk_repository": "code_walk",
     "CHUNKINGS": "code_chunks",
     "chunk_code_documents": "code_chunks",

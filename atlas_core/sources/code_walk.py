@@ -71,6 +71,7 @@ _GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".bundle.js", ".pyc", ".cl
 GENERATED_STUBS = "generated protocol buffer or gRPC stub (a ! line in .atlasignore takes it in)"
 GENERATED_MODEL = "generated API model (a ! line in .atlasignore takes it in)"
 _STUB_NAMES = re.compile(r"(?:_pb2(?:_grpc)?\.pyi?|\.pb\.go|\.pb\.(?:cc|h)|_pb\.(?:js|d\.ts))$")
+GENERATED_REASONS = (GENERATED_STUBS, GENERATED_MODEL)
 MODEL_FOLDERS = frozenset({"models", "model"})
 # Files that hold credentials, not code, are never read: see `credentials` (names, hidden folders
 # and the content gate that `code` applies when it reads a file).
