@@ -40,6 +40,15 @@ _LANGUAGE_ALIASES = {
     "psm1": "powershell",
     "pwsh": "powershell",
     "htm": "html",
+    "cs": "csharp",
+    "c#": "csharp",
+    "rb": "ruby",
+    "rs": "rust",
+    "coffee": "coffeescript",
+    "ex": "elixir",
+    "exs": "elixir",
+    "bal": "ballerina",
+    "sc": "scala",
 }
 _HASH_COMMENT = frozenset({"python", "shell", "yaml", "ruby", "perl", "toml", "r", "powershell"})
 _SLASH_COMMENT = frozenset(

@@ -8,6 +8,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.generic import is_generic
 from atlas_core.recognize.calls.markdown import block_language, fenced_block_at
 from atlas_core.recognize.calls.scan import Located, ScanCache, scan_calls
 from atlas_core.recognize.calls.site import CallSite
@@ -155,6 +156,10 @@ class CallReader:
             if tree is not None:
                 offset = parsed.byte_offset(line, column)
                 return reader(parsed, tree.root_node, language, line, offset).read()
+        if is_generic(language):
+            site = text_call_at(document, language, line, column)
+            if site is not None:
+                return site
         return read_text(document, line, column, language)
 
 

@@ -20,6 +20,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.generic import is_generic
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
 from atlas_core.recognize.calls.request_lines import request_line_sites
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, OPERATION, QUERY, SDK, CallSite
@@ -128,6 +129,8 @@ def scan_calls(
             return _scan_windows(text, lang, deadline, limit, cache)
         document, tree = parsed if parsed is not None else parse_once(text, lang)
         return _scan_tree(document, tree, lang, deadline, limit, cache)
+    if is_generic(lang):  # C#, Ruby, PHP, Kotlin, Rust, ...: verb calls read as text
+        return _scan_text(Document(text), lang, deadline, limit)
     return []
 
 

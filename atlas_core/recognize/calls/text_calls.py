@@ -136,9 +136,15 @@ def _reader(language: str) -> Reader:
 def text_calls(
     document: Document, language: str, deadline: float, first: int = 0, last: int = -1
 ) -> Iterator[tuple[int, CallSite]]:
-    """The calls of a document in a language of `TEXT_LANGUAGES` whose text starts between
+    """The calls of a document in a language of `TEXT_LANGUAGES` (or one the generic reader
+    takes, `generic.is_generic`) whose text starts between
     lines `first` and `last` (-1: to the end), until `deadline` (a `time.monotonic` value)."""
     last = document.line_count if last < 0 else last
+    if language not in TEXT_LANGUAGES:  # a language with no reader of its own
+        from atlas_core.recognize.calls.generic import generic_calls
+
+        yield from generic_calls(document, language, deadline, first, last)
+        return
     yield from _reader(language)(document, deadline, first, last)
 
 
