@@ -72,6 +72,17 @@ def unknown_command(argv: Sequence[str], commands: Collection[str]) -> ConfigErr
     return ConfigError(f"unknown command '{word}'", hint=hint)
 
 
+def _closest(flag: str, known: list[str]) -> list[str]:
+    """The one or two flags closest to `flag`; a second only when it is about as close as the
+    first (`--topk` is `--top-k`, not also `--scope`)."""
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, flag, name).ratio(), name) for name in known),
+        reverse=True,
+    )
+    good = [(score, name) for score, name in scored[:2] if score >= 0.6]
+    return [name for score, name in good if score >= good[0][0] - 0.1] if good else []
+
+
 def unknown_option(argv: Sequence[str], sub: argparse._SubParsersAction) -> ConfigError | None:
     """The error for a long option the command does not take (argparse would print its usage
     line), with the command's closest options as the hint; None when every option is known.
@@ -105,7 +116,7 @@ def unknown_option(argv: Sequence[str], sub: argparse._SubParsersAction) -> Conf
             action = options.get(flag) or options[matches[0]]
             takes_value = action.nargs != 0 and "=" not in arg
             continue
-        close = difflib.get_close_matches(flag, known, n=2, cutoff=0.6)
+        close = _closest(flag, known)
         if close:
             hint = "did you mean " + " or ".join(f"'{name}'" for name in close) + "?"
         else:
