@@ -55,10 +55,19 @@ NAMING_HEADING_WORDS = 3
 _CAMEL_RE = re.compile(r"[a-z0-9][A-Z]")
 _COMMAND_START_RE = re.compile(r"^[\w./\\~-]+$")
 _TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
-# "- `name` - what it is", "- [`name`](link): ...": a list that defines names.
+# "- `name` - what it is", "- [`name`](link): ...", "* `--flag` is the ...": a list that
+# defines names.
 _BULLET_NAME_RE = re.compile(
-    r"^\s*[-*+]\s+(?:\*\*)?\[?`([^`]+)`\]?(?:\([^()\s]*\))?(?:\*\*)?\s*(?:[:—–-]\s|$)"
+    r"^\s*[-*+]\s+(?:\*\*)?\[?`([^`]+)`\]?(?:\([^()\s]*\))?(?:\*\*)?"
+    r"\s*(?:[:—–-]\s|$|(?<=\s)(?P<verb>is|are)\s)"
 )
+# What "`name` is ..." defines: a name, not an expression (`call(x=1)` is unreliable).
+_PLAIN_NAME_RE = re.compile(r"^[\w$./-]+$")
+# "Values: `A`, `B` and 3 more." in a table cell: the names a field takes, defined in its row.
+_VALUES_RE = re.compile(r"\bValues:\s*((?:`[^`]+`[\s,]*(?:and\s+)?)+)")
+# A name with slashes and no leading one (`collibra/discovery`, `tools/ingest_csv`): a skill,
+# module or package name, keyed as written like a relative program path.
+_SLASHED_NAME_RE = re.compile(r"^[A-Za-z_][\w.-]*(?:/[\w.-]+)+$")
 # A host held in a placeholder before the path: <your_collibra_url>/rest/..., {base}/assets.
 _HOST_PLACEHOLDER_RE = re.compile(r"^/?(?:<[^<>/]*>|\$?\{[^{}/]*\})(?=/)")
 
@@ -93,6 +102,9 @@ def _word_keys(text: str, prose: bool) -> Iterator[str]:
             continue
         yield from _keys(token)
         start = m.start()
+        if text[max(start - 2, 0) : start] == "--" and (start < 3 or not text[start - 3].isalnum()):
+            # --domainId: a command-line option is also looked up as written, flag and all.
+            yield "=--" + token[:MAX_TOKEN_CHARS]
         if (
             token[0] in "DP"
             and start
@@ -207,8 +219,14 @@ class PageScan:
                 for n, cell in enumerate(_cells(line)):
                     place = DEFINITION if n == 0 and row == 2 else TABLE
                     yield context(cell, False), number, section, place
+                    values = _VALUES_RE.search(cell) if row == 2 and "Values:" in cell else None
+                    if values:
+                        spans = " ".join(v.group(2) for v in _SPAN_RE.finditer(values.group(1)))
+                        yield context(spans, False), number, section, DEFINITION
                 continue
             bullet = _BULLET_NAME_RE.match(line)
+            if bullet and bullet.group("verb") and not _PLAIN_NAME_RE.match(bullet.group(1)):
+                bullet = None
             if bullet:
                 yield context(bullet.group(1), False), number, section, DEFINITION
                 line = line[bullet.end() :]
@@ -238,6 +256,9 @@ class PageScan:
         keys = self._cache.get((text, prose))
         if keys is None:
             keys = (*_word_keys(text, prose), *_path_keys(text))
+            name = text.strip(" `*")
+            if not prose and "/" in name and _SLASHED_NAME_RE.match(name):
+                keys += ("$" + name[:MAX_TOKEN_CHARS],)
             self._cache[(text, prose)] = keys
         return keys
 
