@@ -171,7 +171,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 FIXTURE_FILES = [
+    "cards.npy",
     "chunks.parquet",
+    "identifiers/api_evidence.json",
     "identifiers/deprecations.json",
     "identifiers/generated.npy",
     "identifiers/keys_alias.txt",
