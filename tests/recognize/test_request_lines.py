@@ -48,20 +48,3 @@ def test_an_http_file_is_checked(engine: Engine) -> None:
     assert found.check == "unknown-endpoint" and found.line == 1
     ok = "GET https://acme.collibra.com/rest/2.0/assets?name=x\n"
     assert engine.check_code(ok, "http") == []
-
-
-def test_request_lines_keep_the_docs_placeholders() -> None:
-    # The docs write hosts and bases as placeholders; an HTML tag in prose is not one.
-    text = (
-        "Call GET https://<your_collibra_url>/rest/2.0/assets?offset=0 to page.\n"
-        "    GET {{baseUrl}}/rest/2.0/domains\n"
-        "GET $BASE/rest/2.0/users\n"
-        "GET <base>/rest/2.0/communities?name=x\n"
-    )
-    found = [(line, url) for line, role, _, url, _ in _read(text, "markdown") if role == ENDPOINT]
-    assert found == [
-        (0, "https://{}/rest/2.0/assets"),
-        (1, "{}/rest/2.0/domains"),
-        (2, "{}/rest/2.0/users"),
-        (3, "{}/rest/2.0/communities"),
-    ]

@@ -13,13 +13,9 @@ import re
 
 from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, CallSite, tidy_url
 
-# A URL may hold the docs' placeholders (`https://<your_collibra_url>/rest/2.0/...`,
-# `{{baseUrl}}`, `$BASE`); an HTML tag is not one (`<` must close on the same word).
-_PLACEHOLDER = r"<(?!(?:a|b|i|p|br|em|li|ol|ul|td|th|tr|code|span|div|strong|sub|sup)>)[\w.:-]+>"
 _REQUEST_LINE = re.compile(
     r"(?<![\w/])(GET|POST|PUT|PATCH|DELETE)[*`]*[ \t]+`?"
-    rf"((?:https?://(?:{_PLACEHOLDER}|[^\s/`'\"<>])+|{_PLACEHOLDER}|\{{\{{?\w+\}}?\}}|\$\{{?\w+\}}?)?"
-    rf"/(?:{_PLACEHOLDER}|[^\s`'\"<>)\]])*)"
+    r"((?:https?://|<|\{|\$)?[^\s`'\"<>]*/[^\s`'\"<>)\]]*)"
 )
 _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 MAX_LINE = 4000
