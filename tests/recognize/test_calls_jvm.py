@@ -369,7 +369,9 @@ def test_every_reader_of_a_scan_shares_one_use_filter() -> None:
     from atlas_core.recognize.calls.tree_reader import reader_for
     from atlas_core.syntax import parse_once
 
-    code = 'class C { Object f(String id) { String url = "/rest/2.0/assets/" + id; return url; } }\n'
+    code = (
+        'class C { Object f(String id) { String url = "/rest/2.0/assets/" + id; return url; } }\n'
+    )
     document, tree = parse_once(code, "java")
     assert tree is not None
     reader = reader_for("java")
