@@ -12,6 +12,9 @@ import pytest
 
 from tests.conftest import SHARED
 
+# Loads the real model and embeds both sides: .ci/run runs it, the quick command does not.
+pytestmark = pytest.mark.stress
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -145,6 +145,8 @@ def test_crawl_cli_writes_a_mirror_the_build_accepts(site: SiteServer, tmp_path:
     assert (bundle / "mirror" / "rest-api/rest/assets.md").is_file()
 
 
+# Fault injection against a live site, 4 s: .ci/run runs it.
+@pytest.mark.stress
 def test_faults_are_reported_and_never_abort(site: SiteServer, tmp_path: Path) -> None:
     index = ["## Docs"]
     ok_pages = {

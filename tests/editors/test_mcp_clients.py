@@ -65,6 +65,8 @@ def test_every_config_starts_a_working_server(hash_bundle: Path) -> None:
             assert hits["count"] == 1
 
 
+# The Inspector per client config (node): .ci/run runs it.
+@pytest.mark.stress
 @pytest.mark.slow
 @pytest.mark.skipif(NPX is None, reason="npx (Node.js) is not installed: no MCP Inspector CLI")
 @pytest.mark.parametrize("client", ["claude-desktop", "claude-code"])

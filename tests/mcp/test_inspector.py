@@ -19,9 +19,11 @@ from tests.mcp_client import BIN, HttpServer
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 NPX = shutil.which("npx")
 
+# The Inspector (node) over stdio and HTTP takes 16 s: .ci/run runs it, the quick command does not.
 pytestmark = [
     pytest.mark.skipif(NPX is None, reason="npx (Node.js) is not installed: no MCP Inspector CLI"),
     pytest.mark.slow,
+    pytest.mark.stress,
 ]
 
 RAG = {

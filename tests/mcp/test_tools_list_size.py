@@ -7,7 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from benchmarks.agent_surface import RawServer
+
+# Two real servers over stdio: .ci/run runs it, the quick command does not.
+pytestmark = pytest.mark.stress
 
 TOOLS_LIST_LIMIT = 8_000
 

@@ -129,6 +129,8 @@ def _assert_nothing_comes_back(client: McpClient, repo: Path, corpus: Corpus) ->
     assert "def fetch_assets" in joined and "«redacted:" in joined  # the code is still served
 
 
+# A real server over each transport, 6-9 s each: .ci/run runs them.
+@pytest.mark.stress
 def test_no_secret_comes_back_over_stdio(
     indexed: tuple[Path, Corpus, dict[str, Any]], hash_bundle: Path
 ) -> None:
@@ -137,6 +139,8 @@ def test_no_secret_comes_back_over_stdio(
         _assert_nothing_comes_back(c, repo, corpus)
 
 
+# A real server over each transport, 6-9 s each: .ci/run runs them.
+@pytest.mark.stress
 def test_no_secret_comes_back_over_http(
     indexed: tuple[Path, Corpus, dict[str, Any]], hash_bundle: Path
 ) -> None:
