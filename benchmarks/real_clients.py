@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from atlas_core.engine import Engine, find_terms  # noqa: E402
 from atlas_core.identifiers.spelling import path_key  # noqa: E402
 from atlas_core.recognize import ENDPOINT, scan_calls  # noqa: E402
+from atlas_core.syntax import line_starts  # noqa: E402
 
 BASES = ("/rest/2.0",)  # the base paths the bundled specs declare
 REALCODE = ROOT / "benchmarks" / "realcode"
@@ -122,20 +123,12 @@ def diagnostics(engine: Engine, text: str, language: str) -> list[tuple[int, str
     out = [(f.line + 1, f.check, f.message) for f in engine.check_code(text, language)]
     matcher = engine.deprecated_terms()
     if matcher:
-        starts = _line_starts(text)
+        starts = line_starts(text)
         # As the editor finds them: in code, a deprecated word only as a name of a call.
         for term in find_terms(matcher, text, language):
             line = bisect.bisect_right(starts, term.start)
             out.append((line, "deprecated", f"'{term.text}' is deprecated"))
     return sorted(out)
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for index, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(index + 1)
-    return starts
 
 
 def score_file(engine: Engine, label: dict[str, Any], text: str) -> FileResult:

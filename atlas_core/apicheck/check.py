@@ -22,7 +22,7 @@ from atlas_core.apicheck.endpoints import check_endpoint, deprecated_operation
 from atlas_core.apicheck.findings import Place
 from atlas_core.apicheck.keys import check_key, check_required
 from atlas_core.apicheck.matching import SCHEME_HOST
-from atlas_core.apicheck.model import ApiModel, Operation
+from atlas_core.apicheck.model import ApiModel, Operation, spelled_like
 from atlas_core.recognize import BODY, ENDPOINT, OPERATION, QUERY, SDK, CallSite, Located
 from atlas_core.syntax import line_starts
 from atlas_core.types import ApiFinding
@@ -192,7 +192,6 @@ def check_client_calls(
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _renamed(op: Operation, written: str) -> tuple[str, ...]:
@@ -201,9 +200,7 @@ def _renamed(op: Operation, written: str) -> tuple[str, ...]:
     replacement = op.replacement.strip().strip("`").removesuffix("()")
     if not _IDENTIFIER.fullmatch(replacement):
         return ()
-    if "_" in written or written.islower():
-        return (_CAMEL_BREAK.sub("_", replacement).lower(),)
-    return (replacement,)
+    return (spelled_like(replacement, written),)
 
 
 def check_request(

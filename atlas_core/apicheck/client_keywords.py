@@ -10,11 +10,9 @@ checked, as for HTTP calls.
 
 from __future__ import annotations
 
-import re
-
 from atlas_core.apicheck.findings import UNKNOWN_PARAM, WARNING, Place, finding
 from atlas_core.apicheck.keys import check_key
-from atlas_core.apicheck.model import ApiModel, Operation
+from atlas_core.apicheck.model import ApiModel, Operation, spelled_like
 from atlas_core.identifiers import compact
 from atlas_core.recognize import QUERY, CallSite
 from atlas_core.types import ApiFinding
@@ -32,7 +30,6 @@ _CLIENT_OWN = frozenset(
         "headers",
     }
 )
-_SNAKE_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def check_client_keyword(
@@ -59,7 +56,7 @@ def check_client_keyword(
         return []  # a form field of a multipart body (`file_name=`), or a body not known whole
     if key.endswith("ids") and any(compact(p.name) == key[:-1] for p in op.params):
         return []  # the list form of a documented id filter (`type_ids`): see keys._list_form
-    names = [_spelled_like(p.name, name) for p in op.params]
+    names = [spelled_like(p.name, name) for p in op.params]
     near = [n for n in names if _close(key, compact(n))][:3]
     message = f"'{name}' is not a parameter of {site.operation} ({op.endpoint})"
     if near:
@@ -73,13 +70,6 @@ def _is_body_object(op: Operation, key: str) -> bool:
     """``add_asset_request=`` (named for the request schema) or ``asset=``: the request body."""
     schema = compact(op.body_schema.split("[")[-1].rstrip("]")) if op.body_schema else ""
     return bool(schema) and (key == schema or schema.startswith(key) or key.endswith("request"))
-
-
-def _spelled_like(wire: str, written: str) -> str:
-    """A parameter's name in the client's case: snake_case where the code writes snake_case."""
-    if "_" in written or written.islower():
-        return _SNAKE_BREAK.sub("_", wire).lower()
-    return wire
 
 
 def _close(a: str, b: str) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from atlas_core.identifiers import is_param_segment
+from atlas_core.identifiers import compact, is_param_segment
 from atlas_core.types import Param
 
 # Where a generated Python client puts an underscore in an operation id: removeCommunity ->
@@ -28,13 +28,16 @@ _REMOVED = re.compile(
     r"(?i)\b(?:will be removed|is removed|been removed|no longer (?:works|supported)|removed in)"
 )
 WILDCARD = "{}"
-_NOT_ALNUM = re.compile(r"[^a-z0-9]")
 MAX_ANSWERS = 32_768  # resolutions and per-call findings remembered per model
 T = TypeVar("T")
 
 
-def _compact(name: str) -> str:
-    return _NOT_ALNUM.sub("", name.lower())
+def spelled_like(wire: str, written: str) -> str:
+    """A wire name (``nameMatchMode``) as a client spells it where the code writes `written`:
+    snake_case for a snake_case client (``name_match_mode``), as is otherwise."""
+    if "_" in written or written.islower():
+        return _SNAKE_BREAK.sub("_", wire).lower()
+    return wire
 
 
 def segments_of(path: str) -> tuple[str, ...]:
@@ -191,9 +194,9 @@ class ApiModel:
             named = {}
             for op in self.operations:
                 for op_id in op.operation_ids:
-                    named.setdefault(_compact(op_id), op)
+                    named.setdefault(compact(op_id), op)
             self._answers[("operation-named",)] = named
-        return named.get(_compact(name))
+        return named.get(compact(name))
 
     def knows_resource(self, segment: str) -> bool:
         """Whether some documented path starts with this segment (``assets``)."""
