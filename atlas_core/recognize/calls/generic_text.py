@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
-from atlas_core.recognize.calls.text_calls import UNKNOWN_PART, Lines, Part
+from atlas_core.recognize.calls.text_calls import UNKNOWN_PART, Lines, Part, outside_strings
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 
 MAX_SPAN = 4000  # characters of one argument list or assigned value
@@ -99,43 +100,26 @@ class Code:
         found = self.string_at(at)
         return self._close(found) if found is not None and found[0] == at else at + 1
 
+    def _walk(self, start: int, end: int) -> Iterator[tuple[int, str, int]]:
+        return outside_strings(self.code, start, end, "\"'", self.skip_string)
+
     def closing(self, opening: int) -> int:
         """The offset of the bracket closing the one at `opening`, or -1 (within `MAX_SPAN`)."""
-        code = self.code
-        depth, i, end = 0, opening, min(len(code), opening + MAX_SPAN)
-        while i < end:
-            ch = code[i]
-            if ch in "\"'":
-                i = self.skip_string(i)
-                continue
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-                if depth == 0:
-                    return i
-            i += 1
+        for i, ch, depth in self._walk(opening, min(len(self.code), opening + MAX_SPAN)):
+            if ch in ")]}" and depth == 0:
+                return i
         return -1
 
     def split(self, start: int, end: int, separators: str) -> list[tuple[int, int]]:
         """`start:end` cut at each top-level separator (``,`` of arguments, ``+`` of a sum)."""
         code = self.code
-        pieces, depth, i, begin = [], 0, start, start
-        while i < end:
-            ch = code[i]
-            if ch in "\"'":
-                i = self.skip_string(i)
-                continue
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-            elif depth == 0 and _separates(code, i, separators, self.language):
+        pieces, begin = [], start
+        for i, _ch, depth in self._walk(start, end):
+            if i < begin:
+                continue  # the second character of a ``<>`` just cut at
+            if depth == 0 and _separates(code, i, separators, self.language):
                 pieces.append((begin, i))
                 begin = i + (2 if code.startswith("<>", i) else 1)
-                i = begin
-                continue
-            i += 1
         pieces.append((begin, end))
         return [(a, b) for a, b in pieces if code[a:b].strip()]
 
@@ -265,21 +249,12 @@ class Code:
         """Where an assigned value ends: ``;`` or the end of its line, outside brackets and
         strings (a value continued after a trailing ``+`` goes on)."""
         code = self.code
-        depth, i, end = 0, start, min(len(code), start + MAX_SPAN)
-        while i < end:
-            ch = code[i]
-            if ch in "\"'":
-                i = self.skip_string(i)
-                continue
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-                if depth < 0:
-                    return i
-            elif depth == 0 and (ch == ";" or ch == "\n") and not _continued(code, start, i):
+        end = min(len(code), start + MAX_SPAN)
+        for i, ch, depth in self._walk(start, end):
+            if ch in ")]}" and depth < 0:
                 return i
-            i += 1
+            if depth == 0 and ch in ";\n" and not _continued(code, start, i):
+                return i
         return end
 
 

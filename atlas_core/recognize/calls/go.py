@@ -16,7 +16,14 @@ from collections.abc import Iterator
 
 from atlas_core.recognize.calls.go_keys import request_keys
 from atlas_core.recognize.calls.site import HTTP_VERBS, CallSite, tidy_url
-from atlas_core.recognize.calls.text_calls import UNKNOWN_PART, Lines, Part, joined, url_sites
+from atlas_core.recognize.calls.text_calls import (
+    UNKNOWN_PART,
+    Lines,
+    Part,
+    joined,
+    outside_strings,
+    url_sites,
+)
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 from atlas_core.syntax import Document
 
@@ -239,40 +246,24 @@ class _GoReader:
             i += 1
         return len(text)
 
+    def _walk(self, start: int, end: int) -> Iterator[tuple[int, str, int]]:
+        return outside_strings(self.text, start, end, "\"`'", self.string_end)
+
     def closing(self, at: int) -> int:
         """The offset of the bracket closing the one at `at`, or -1."""
-        depth, i, text = 0, at, self.text
-        limit = min(len(text), at + _MAX_ARGS_CHARS)
-        while i < limit:
-            ch = text[i]
-            if ch in "\"`'":
-                i = self.string_end(i)
-                continue
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-                if depth == 0:
-                    return i
-            i += 1
+        limit = min(len(self.text), at + _MAX_ARGS_CHARS)
+        for i, ch, depth in self._walk(at, limit):
+            if ch in ")]}" and depth == 0:
+                return i
         return -1
 
     def split(self, start: int, end: int, separator: str) -> list[tuple[int, int]]:
         """`[start, end)` cut at `separator` outside brackets and strings."""
-        pieces, depth, i, last, text = [], 0, start, start, self.text
-        while i < end:
-            ch = text[i]
-            if ch in "\"`'":
-                i = self.string_end(i)
-                continue
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-            elif ch == separator and depth == 0:
+        pieces, last = [], start
+        for i, ch, depth in self._walk(start, end):
+            if ch == separator and depth == 0:
                 pieces.append((last, i))
                 last = i + 1
-            i += 1
         pieces.append((last, end))
         return pieces
 
@@ -287,22 +278,13 @@ class _GoReader:
     def expression_end(self, start: int) -> int:
         """Where an expression starting at `start` ends: the end of its line, past brackets
         and strings that stay open, and past a line ending in a binary operator."""
-        text, i, depth = self.text, start, 0
+        text = self.text
         limit = min(len(text), start + _MAX_ARGS_CHARS)
-        while i < limit:
-            ch = text[i]
-            if ch in "\"`'":
-                i = self.string_end(i)
-                continue
-            if ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-            elif (
+        for i, ch, depth in self._walk(start, limit):
+            if (
                 depth <= 0
                 and (ch in "\n;" or text.startswith("//", i))
                 and (ch != "\n" or not text[start:i].rstrip().endswith(("+", ",")))
             ):
                 return i
-            i += 1
         return limit

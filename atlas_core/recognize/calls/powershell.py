@@ -24,6 +24,7 @@ from atlas_core.recognize.calls.text_calls import (
     Part,
     joined,
     key_site,
+    outside_strings,
     url_sites,
 )
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
@@ -163,25 +164,10 @@ class Reader:
 
     def word_end(self, i: int, limit: int) -> int:
         """The end of the word starting at `i`: strings and brackets are parts of it."""
-        text, depth = self.text, 0
-        while i < limit:
-            ch = text[i]
-            if ch in "\"'":
-                i = self.string_end(i)
-                continue
-            if ch == "`":
-                i += 2
-                continue
-            if ch in "({[":
-                depth += 1
-            elif ch in ")}]":
-                if depth == 0:
-                    return i
-                depth -= 1
-            elif depth == 0 and ch in " \t\r\n;|":
-                return i
-            i += 1
-        return min(i, limit)  # an escape at the very end steps past it
+        for at, ch, depth in self._walk(i, limit, "\"'`"):
+            if (ch in ")}]" and depth < 0) or (depth == 0 and ch in " \t\r\n;|"):
+                return at
+        return limit
 
     def string_end(self, at: int) -> int:
         text, quote, i = self.text, self.text[at], at + 1
@@ -335,23 +321,10 @@ class Reader:
 
     def expression_end(self, start: int) -> int:
         """The end of an assigned expression: its line, past open brackets and backticks."""
-        text, i, depth = self.text, start, 0
-        limit = min(len(text), start + _MAX_CHARS)
-        while i < limit:
-            ch = text[i]
-            if ch in "\"'":
-                i = self.string_end(i)
-                continue
-            if ch == "`":
-                i += 2
-                continue
-            if ch in "({[":
-                depth += 1
-            elif ch in ")}]":
-                depth -= 1
-            elif depth <= 0 and ch in "\n#;":
+        limit = min(len(self.text), start + _MAX_CHARS)
+        for i, ch, depth in self._walk(start, limit, "\"'`"):
+            if depth <= 0 and ch in "\n#;":
                 return i
-            i += 1
         return limit
 
     # --- text ------------------------------------------------------------------------------
@@ -366,22 +339,20 @@ class Reader:
         return start, end
 
     def split(self, start: int, end: int, separator: str) -> list[tuple[int, int]]:
-        pieces, depth, i, last, text = [], 0, start, start, self.text
-        while i < end:
-            ch = text[i]
-            if ch in "\"'":
-                i = self.string_end(i)
-                continue
-            if ch in "({[":
-                depth += 1
-            elif ch in ")}]":
-                depth -= 1
-            elif ch == separator and depth == 0:
+        pieces, last = [], start
+        for i, ch, depth in self._walk(start, end, "\"'"):
+            if ch == separator and depth == 0:
                 pieces.append((last, i))
                 last = i + 1
-            i += 1
         pieces.append((last, end))
         return pieces
+
+    def _walk(self, start: int, end: int, quotes: str) -> Iterator[tuple[int, str, int]]:
+        """`outside_strings` with PowerShell's literals; a backtick escapes the next character."""
+        return outside_strings(self.text, start, end, quotes, self._skip)
+
+    def _skip(self, at: int) -> int:
+        return at + 2 if self.text[at] == "`" else self.string_end(at)
 
 
 def _option(named: dict[str, tuple[int, int]], name: str) -> tuple[int, int] | None:

@@ -40,6 +40,27 @@ def joined(parts: list[Part]) -> str:
     return "".join(p.text for p in parts)
 
 
+def outside_strings(
+    text: str, start: int, end: int, quotes: str, skip: Callable[[int], int]
+) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``text[start:end]`` outside string literals, with the bracket depth
+    after it (``(``, ``[``, ``{`` open one, their closers close one): the one walk the text readers
+    build their bracket matching, argument splitting and statement ends on. A character of
+    `quotes` opens a literal (or an escape) and `skip(i)` is the offset just past it."""
+    depth, i = 0, start
+    while i < end:
+        ch = text[i]
+        if ch in quotes:
+            i = max(skip(i), i + 1)
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        yield i, ch, depth
+        i += 1
+
+
 class Lines:
     """Character offsets of a text to (line, column), and back."""
 
