@@ -3,6 +3,12 @@ hand labels of `benchmarks/realcode/labels/` (method: `benchmarks/realcode/LABEL
 
     uv run python benchmarks/real_clients.py --bundle DIR [--split dev|test|all] [--json]
         [--clients ../shared/real-clients] [--misses]
+    uv run python benchmarks/real_clients.py --bundle DIR --set extra [--clients DIR] [--misses]
+
+`--set extra` scores the extra development set: more public client code, labelled the same way
+(`benchmarks/realcode/extra/`, origins and commits in its `sources-*.tsv`), whose files are not
+shipped with the project; fetch them to ``--clients`` (default ``/work/extra-clients``) first.
+It is development material only: every file counts as dev.
 
 The files are third-party code in ``../shared/real-clients/files/``; the project keeps only the
 labels. Each labelled file of the split is read as an editor would send it (the label's
@@ -49,6 +55,7 @@ from atlas_core.syntax import line_starts  # noqa: E402
 BASES = ("/rest/2.0",)  # the base paths the bundled specs declare
 REALCODE = ROOT / "benchmarks" / "realcode"
 DEFAULT_CLIENTS = ROOT.parent / "shared" / "real-clients"
+EXTRA_CLIENTS = Path("/work/extra-clients")
 
 
 @dataclass
@@ -185,18 +192,27 @@ def score_file(engine: Engine, label: dict[str, Any], text: str) -> FileResult:
     return result
 
 
-def load_labels(split: str) -> Iterable[dict[str, Any]]:
+def load_labels(split: str, labels: Path = REALCODE / "labels") -> Iterable[dict[str, Any]]:
+    """The labels of one split of the frozen set, or every label of `labels` when it is another
+    set (the extra development set has no split)."""
+    frozen = labels == REALCODE / "labels"
     chosen = json.loads((REALCODE / "split.json").read_text(encoding="utf-8"))["files"]
-    for path in sorted((REALCODE / "labels").glob("*.json")):
+    for path in sorted(labels.glob("*.json")):
         label = json.loads(path.read_text(encoding="utf-8"))
-        if split == "all" or chosen.get(label["file"]) == split:
+        if not frozen or split == "all" or chosen.get(label["file"]) == split:
             yield label
 
 
-def evaluate(engine: Engine, clients: Path, split: str) -> tuple[dict[str, Any], list[FileResult]]:
+def evaluate(
+    engine: Engine, clients: Path, split: str, labels: Path = REALCODE / "labels"
+) -> tuple[dict[str, Any], list[FileResult]]:
     results = []
-    for label in load_labels(split):
-        text = (clients / "files" / label["file"]).read_text(encoding="utf-8", errors="replace")
+    for label in load_labels(split, labels):
+        file = clients / "files" / label["file"]
+        if not file.is_file():
+            print(f"skipped {label['file']}: not in {clients / 'files'}", file=sys.stderr)
+            continue
+        text = file.read_text(encoding="utf-8", errors="replace")
         results.append(score_file(engine, label, text))
     overall = Tally()
     by_language: dict[str, Tally] = defaultdict(Tally)
@@ -223,7 +239,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", type=Path, required=True)
     parser.add_argument("--split", choices=("dev", "test", "all"), default="dev")
-    parser.add_argument("--clients", type=Path, default=DEFAULT_CLIENTS)
+    parser.add_argument("--set", choices=("realcode", "extra"), default="realcode")
+    parser.add_argument("--clients", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--misses", action="store_true", help="list missed calls, wrong diagnostics"
@@ -231,8 +248,12 @@ def main() -> int:
     args = parser.parse_args()
     if args.split == "test" and args.misses:
         parser.error("the test split's misses are not shown: tune on dev")
+    extra = args.set == "extra"
+    clients = args.clients or (EXTRA_CLIENTS if extra else DEFAULT_CLIENTS)
+    labels = REALCODE / "extra" / "labels" if extra else REALCODE / "labels"
+    split = "extra" if extra else args.split
     with Engine.open(args.bundle) as engine:
-        report, results = evaluate(engine, args.clients, args.split)
+        report, results = evaluate(engine, clients, split, labels)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
