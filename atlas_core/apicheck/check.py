@@ -21,17 +21,32 @@ from atlas_core.apicheck.client_keywords import check_client_keyword
 from atlas_core.apicheck.endpoints import check_endpoint, deprecated_operation
 from atlas_core.apicheck.findings import Place
 from atlas_core.apicheck.keys import check_key, check_required
-from atlas_core.apicheck.matching import SCHEME_HOST
+from atlas_core.apicheck.matching import RESOURCE, SCHEME_HOST, locate
 from atlas_core.apicheck.model import ApiModel, Operation, spelled_like
 from atlas_core.recognize import BODY, ENDPOINT, OPERATION, QUERY, SDK, CallSite, Located
 from atlas_core.syntax import line_starts
 from atlas_core.types import ApiFinding
 
 
-def check_located(model: ApiModel, sites: list[Located], line_text: Any) -> list[ApiFinding]:
-    """Findings for the call sites of one document; `line_text(n)` is the text of line n."""
+def check_located(
+    model: ApiModel, sites: list[Located], line_text: Any, *, unshown_bases: bool = True
+) -> list[ApiFinding]:
+    """Findings for the call sites of one document; `line_text(n)` is the text of line n.
+    `unshown_bases`: whether a call whose base the code does not show, only its first resource
+    (`matching.RESOURCE`), is judged at all (not in a document that talks to another API:
+    `foreign.talks_to_other_api`)."""
     if not model:
         return []
+    evidence: dict[str, str] = {}
+
+    def judged(url: str) -> bool:
+        if unshown_bases:
+            return True
+        if url not in evidence:
+            where = locate(model, url)
+            evidence[url] = where.evidence if where is not None else ""
+        return evidence[url] != RESOURCE
+
     findings: list[ApiFinding] = []
     endpoints: dict[tuple[str, str], Operation | None] = {}
     required_seen: set[tuple[str, str, tuple[str, ...], int]] = set()
@@ -40,6 +55,8 @@ def check_located(model: ApiModel, sites: list[Located], line_text: Any) -> list
         site = item.site
         text = line_text(item.line)
         place = Place(item.line, site.start, site.end, text[site.start : site.end])
+        if site.client != SDK and not judged(site.url):
+            continue
         if site.role == ENDPOINT:
             # One report per call: on the literal that writes its path, not on a base constant
             # the call joins it to, nor again on a later piece of the same URL.

@@ -38,7 +38,9 @@ def check_key(
     if op.spec is None:
         return []
     allowed = _allowed(op, role)
-    if allowed is None:
+    # A body sent to an operation that takes none: the call's method was misread (a helper's
+    # ``call="post"``), not every key misspelt.
+    if allowed is None or (role == BODY and not allowed):
         return []
     known = {p.name: p for p in allowed}
     param = known.get(name)

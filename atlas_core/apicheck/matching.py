@@ -21,6 +21,7 @@ from atlas_core.recognize import UNKNOWN
 
 _COLLIBRA_HOST = re.compile(r"(?i)^[a-z][a-z0-9+.\-]*://[^/]*collibra[^/]*")
 SCHEME_HOST = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://[^/]*")
+_VERSION = re.compile(r"(?i)v\d+(?:\.\d+)*")
 
 # How sure the URL is Collibra's: a known base path or host, or only a known first resource.
 COLLIBRA, RESOURCE = "collibra", "resource"
@@ -65,6 +66,16 @@ def locate(model: ApiModel, url: str) -> ApiPath | None:
             return None
     segments = segments_of(path)
     if not segments or all(s == WILDCARD for s in segments):
+        return None
+    # A segment the code computes only in part (``f"{kind}s"``) may be any word: the path is
+    # not certain, and no operation is guessed for it.
+    if any(UNKNOWN in s and s != WILDCARD for s in segments):
+        return None
+    # An API version after the base (``{host}/search/v1``) is another API's path scheme,
+    # unless a documented path has that version segment too.
+    versions = {s for s in segments if _VERSION.fullmatch(s)}
+    fits = model.matching(segments) if versions and not based else ()
+    if versions and not based and not any(versions <= set(op.segments) for _, op in fits):
         return None
     # Outside the specs' base paths, only what starts like a documented path is judged: a
     # Collibra host serves other APIs too (Edge, data quality, ...) that no spec here describes.

@@ -1,0 +1,92 @@
+"""No diagnostic rather than a guess (issue 29): shapes of public client code, written here in
+their form, on which the checks used to judge a call that is not certainly a Collibra call, or
+not certainly the call they thought."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from atlas_core.engine import Engine
+from tests.apicheck_bundle import build_apicheck_bundle
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:
+        yield opened
+
+
+def _checks(engine: Engine, code: str) -> list[tuple[int, str]]:
+    return [(f.line, f.check) for f in engine.check_code(code, "python")]
+
+
+# A marketing API with assets of its own, its base set at run time in a global.
+OTHER_API = """import requests
+
+ROOT = None
+
+
+def connect(site):
+    global ROOT
+    ROOT = site + "{base}"
+
+
+def find(kind, text):
+    return requests.get(f"{{ROOT}}assets/{{kind}}", params={{"search": text, "depth": "full"}})
+"""
+
+
+def test_a_document_that_talks_to_another_api_is_not_judged_by_resource_names(
+    engine: Engine,
+) -> None:
+    """``assets`` behind a base the code does not show is Collibra's only by its name: in a
+    document that writes another API's versioned base and never names Collibra, no finding."""
+    assert _checks(engine, OTHER_API.format(base="/api/REST/2.0/")) == []
+    # The same calls in a Collibra client (its base path written) are judged as before.
+    judged = _checks(engine, OTHER_API.format(base="/rest/2.0/"))
+    assert judged == [(11, "unknown-param"), (11, "unknown-param")]
+
+
+def test_a_version_segment_after_an_unseen_base_is_another_api(engine: Engine) -> None:
+    code = (
+        "import requests\n"
+        "\n"
+        "# Copies Collibra terms into the search index.\n"
+        "def query(host, text):\n"
+        '    return requests.get(f"{host}/assets/v2", params={"q": text})\n'
+        "\n"
+        "def usage(host):\n"
+        '    return requests.get(f"{host}/roles/v1/stats")\n'
+    )
+    assert _checks(engine, code) == []
+
+
+def test_a_segment_the_code_computes_in_part_is_not_a_parameter(engine: Engine) -> None:
+    """``f"{kind}s"`` may be any word: the path is not certain, so neither is the operation."""
+    code = (
+        "import requests\n"
+        'BASE = "https://acme.collibra.com/rest/2.0"\n'
+        "def find(kind, text):\n"
+        '    return requests.get(f"{BASE}/assets/{kind}s", params={"search": text})\n'
+    )
+    assert _checks(engine, code) == []
+    whole = code.replace("{kind}s", "{asset_id}").replace("kind,", "asset_id,")
+    assert _checks(engine, whole) == [(3, "unknown-param")]
+
+
+def test_a_body_for_an_operation_that_takes_none_is_a_misread_method(engine: Engine) -> None:
+    """A helper that picks its method from an argument (``call="post"``) is read as its default
+    GET: the body keys are not each a mistake of a GET that takes no body."""
+    code = (
+        "import requests\n"
+        'BASE = "https://acme.collibra.com/rest/2.0"\n'
+        'def api_request(url, call="get", data=None):\n'
+        '    if call == "get":\n'
+        "        return requests.get(url)\n"
+        "    return requests.post(url, json=data)\n"
+        "def upload(asset_id):\n"
+        '    return api_request(f"{BASE}/assets/{asset_id}", call="post", data={"title": "x"})\n'
+    )
+    assert _checks(engine, code) == []
