@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 MAX_FINDINGS = 500
 PROSE_LANGUAGES = frozenset({"markdown", "plaintext", "text", "restructuredtext", "asciidoc"})
-# Data files: a JSON or YAML document holding a deprecated name is a request body or a config
-# written for the API (a TableViewConfig), not code that might use the word for anything else.
+# Data files: a JSON or YAML document may be a request body or a config written for the API (a
+# TableViewConfig), or data of anything else: a single word counts only as a key or a type name
+# (`data_places`).
 DATA_LANGUAGES = frozenset({"json", "jsonc", "yaml"})
 
 _WORD = re.compile(r"\w+")
@@ -251,15 +252,19 @@ def find_terms(
     sites: Sequence[Located] | None = None,
     limit: int = MAX_FINDINGS,
 ) -> list[TermFinding]:
-    """The deprecated terms a document shows. In prose and data files, what `find` finds there;
-    in code a single word (SBVR's ``Term``, ``ConceptType``) counts only where the code uses it as
+    """The deprecated terms a document shows. In prose, what `find` finds there; in a data file
+    a single word only as a key or a type name (`data_places`); in code a single word (SBVR's ``Term``, ``ConceptType``) counts only where the code uses it as
     a Collibra API name: the URL, a key or a literal value of a call the call readers see (its
     body built in a variable too; `sites`, scanned here when not given), or a name imported from a
     Collibra package. The same word in any other string or mapping is the code's own business."""
     lang = normalize_language(language)
     prose = lang in PROSE_LANGUAGES
-    if prose or lang in DATA_LANGUAGES:
-        return matcher.find(text, limit, prose_file=prose)
+    if prose:
+        return matcher.find(text, limit, prose_file=True)
+    if lang in DATA_LANGUAGES:
+        from atlas_core.engine.data_places import DataPlaces
+
+        return matcher.find(text, limit, keep=DataPlaces(text))
     return matcher.find(text, limit, keep=ApiPlaces(text, lang, sites))
 
 

@@ -156,6 +156,10 @@ def test_code_names_a_deprecated_word_only_as_an_api_name() -> None:
     )
     found = [(f.text, text.count("\n", 0, f.start)) for f in find_terms(SBVR, text, "python")]
     assert found == [("ConceptType", 1), ("Term", 4), ("ConceptType", 6)]
-    # Data and prose files keep the matcher's own rules: a JSON body written for the API.
-    data = '{"Resources": {"Term": {}}, "kind": "ConceptType"}'
+    # A data file names the API's words as keys and type names (a view config, an import
+    # body), not as the values of a mapping to another vocabulary or a column's name.
+    data = '{"Resources": {"Term": {}}, "resourceType": "ConceptType"}'
     assert [f.text for f in find_terms(SBVR, data, "json")] == ["Term", "ConceptType"]
+    mapping = '[{"name": "Glossary", "sbvr": "ConceptType"}, {"name": "Term", "mode": "x"}]'
+    assert find_terms(SBVR, mapping, "json") == []
+    assert [f.text for f in find_terms(SBVR, "Term:\n  - ConceptType\n", "yaml")] == ["Term"]
