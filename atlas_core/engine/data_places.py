@@ -10,9 +10,8 @@ import re
 
 # The value of such a key is the name of a Collibra type.
 _TYPE_KEY = re.compile(r"(?i)(?:resource|asset|concept)?_?type(?:_?name)?|discriminator")
-# The key a value on the same line belongs to: ``"key": "`` or ``key: `` just before it.
-_KEY_BEFORE = re.compile(r"""["']?([\w-]+)["']?\s*:\s*["']?$""")
 _QUOTES = "\"'"
+MAX_KEY_REACH = 120  # characters looked back for the key a value belongs to
 
 
 class DataPlaces:
@@ -30,6 +29,22 @@ class DataPlaces:
             after += 1
         if after < len(text) and text[after] == ":":
             return True  # a key
-        line_start = text.rfind("\n", 0, start) + 1
-        key = _KEY_BEFORE.search(text, max(line_start, start - 200), start)
-        return key is not None and bool(_TYPE_KEY.fullmatch(key.group(1)))
+        return _TYPE_KEY.fullmatch(_key_before(text, start)) is not None
+
+
+def _key_before(text: str, start: int) -> str:
+    """The key whose value starts at `start` (``"key": "`` or ``key: `` just before it), read
+    backwards a few characters: a minified document is one line of megabytes."""
+    at = start - 1
+    low = max(0, start - MAX_KEY_REACH)
+    while at >= low and text[at] in _QUOTES + " \t":
+        at -= 1
+    if at < low or text[at] != ":":
+        return ""
+    at -= 1
+    while at >= low and text[at] in _QUOTES + " \t":
+        at -= 1
+    end = at + 1
+    while at >= low and (text[at].isalnum() or text[at] in "_-"):
+        at -= 1
+    return text[at + 1 : end]
