@@ -314,3 +314,73 @@ def test_mistakes_behind_a_helper_are_flagged_at_the_call(engine: Engine) -> Non
     )
     # The helpers' own bodies are not calls of their own.
     assert all(f.line > _line(CHECKED, "c = Catalog") for f in found)
+
+
+WORD_PATHS = """\
+import logging
+import requests
+
+
+class Catalog:
+    def __init__(self, host):
+        self.host = host
+        self.http = requests.Session()
+
+    def _fetch(self, endpoint, params=None):
+        return self.http.get(f"{self.host}/rest/2.0/{endpoint}", params=params)
+
+    def tags(self):
+        logging.info("tags")
+        return self._fetch("tags", params={"limit": 5})
+"""
+
+
+def test_a_word_a_wrapper_joins_after_its_own_slash_is_the_endpoint() -> None:
+    sites = _sites(WORD_PATHS)
+    line = _line(WORD_PATHS, 'self._fetch("tags"')
+    assert (line, "endpoint", "GET", "{}/rest/2.0/tags", "") in sites
+    assert [s for s in sites if s[0] == _line(WORD_PATHS, "logging.info")] == []
+
+
+HELD = """\
+import httpx
+
+
+class Transport:
+    def __init__(self, base):
+        self.base = base + "/rest/2.0"
+        self.client = httpx.Client()
+
+    def _send(self, verb, path, **options):
+        for _ in range(3):
+            reply = self.client.request(verb, f"{self.base}{path}", **options)
+        return reply
+
+
+class Resource:
+    def __init__(self, transport):
+        self._transport = transport
+
+    def _read(self, path, params=None):
+        return self._transport._send("GET", path, params=params)
+
+
+class Statuses(Resource):
+    def one(self, status_id):
+        return self._read(f"/statuses/{status_id}")
+"""
+
+
+def test_an_inherited_method_forwarding_to_a_held_transport() -> None:
+    line = _line(HELD, "self._read(f")
+    assert (line, "endpoint", "GET", "{}/rest/2.0/statuses/{}", "") in _sites(HELD)
+
+
+def test_a_method_two_classes_define_is_no_guess_for_a_held_object() -> None:
+    code = HELD + (
+        "\n\nclass Other:\n"
+        "    def _send(self, verb, path, **options):\n"
+        '        return httpx.request(verb, "https://elsewhere.example" + path)\n'
+    )
+    line = _line(code, "self._read(f")
+    assert [s for s in _sites(code) if s[0] == line and "/rest/2.0" in s[3]] == []

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.python_names import PythonNames
+from atlas_core.recognize.calls.python_callee import Param, PythonCallees
 from atlas_core.recognize.calls.site import BODY, HEADER, HTTP_VERBS, QUERY, UNKNOWN
-from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
+from atlas_core.syntax import is_field
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -55,13 +55,6 @@ def mark(index: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Param:
-    name: str
-    default: Node | None = None
-    rest: bool = False  # ``*args`` or ``**kwargs``
-
-
-@dataclass(frozen=True, slots=True)
 class Summary:
     """What one function sends: `url` and `method` with `mark(i)` for parameter i."""
 
@@ -96,7 +89,7 @@ def has_marks(text: str) -> bool:
     return _MARK.search(text) is not None
 
 
-class PythonWrappers(PythonNames):
+class PythonWrappers(PythonCallees):
     """Summaries of the document's own functions that send requests. Subclasses say which calls
     are direct HTTP calls (`direct_template`)."""
 
@@ -212,71 +205,6 @@ class PythonWrappers(PythonNames):
             else:
                 values.append(UNKNOWN)
         return values, nodes
-
-    # --- which function a call calls -------------------------------------------------------
-
-    def _callee(self, call: Node) -> tuple[Node, int] | None:
-        """The function definition `call` calls in this document, and how many of its leading
-        parameters the call does not pass (``self``)."""
-        function = child(call, "function")
-        if function is None:
-            return None
-        if function.type == "identifier":
-            definition = self._function_named(self.text(function), call)
-            return (definition, 0) if definition is not None else None
-        if function.type != "attribute":
-            return None
-        receiver = child(function, "object")
-        name = self.text(child(function, "attribute"))
-        if receiver is None:
-            return None
-        klass = None
-        if self._is_self(receiver):
-            klass = next((a for a in ancestors(call) if a.type == "class_definition"), None)
-        elif receiver.type in ("identifier", "attribute"):
-            made = self._definition(receiver)
-            if made is not None and made.type == "call":
-                maker = child(made, "function")
-                if maker is not None and maker.type == "identifier":
-                    klass = self._class_of(self.text(maker))
-            elif receiver.type == "identifier":
-                klass = self._class_of(self.text(receiver))  # ``Client.helper(...)``
-        definition = self._method_in(klass, name) if klass is not None else None
-        if definition is None:
-            return None
-        params = self._params(definition)
-        leading = 1 if params and params[0].name in ("self", "cls") else 0
-        return definition, leading
-
-    def _function_named(self, name: str, at: Node) -> Node | None:
-        """A function `name` defined at module level (or around `at`)."""
-        for ident in self.named_nodes(name, 0, len(self.data), _is_identifier, limit=16):
-            parent = ident.parent
-            if (
-                parent is None
-                or parent.type != "function_definition"
-                or not is_field(ident, "name")
-            ):
-                continue
-            owner = next((a for a in ancestors(parent) if a.type in _SCOPES), None)
-            if owner is None or (
-                owner.type != "class_definition" and any(a.id == owner.id for a in ancestors(at))
-            ):
-                return parent
-        return None
-
-    def _method_in(self, klass: Node, name: str) -> Node | None:
-        body = child(klass, "body")
-        for statement in body.named_children if body is not None else []:
-            definition = statement
-            if statement.type == "decorated_definition":
-                definition = child(statement, "definition") or statement
-            if (
-                definition.type == "function_definition"
-                and self.text(child(definition, "name")) == name
-            ):
-                return definition
-        return None
 
     # --- what a function sends -------------------------------------------------------------
 
@@ -406,28 +334,6 @@ class PythonWrappers(PythonNames):
         arguments = splat.parent
         call = arguments.parent if arguments is not None else None
         return call is not None and call.type == "call" and self.template(call, {}) is not None
-
-    def _params(self, definition: Node) -> list[Param]:
-        parameters = child(definition, "parameters")
-        found = []
-        for p in parameters.named_children if parameters is not None else []:
-            if p.type == "identifier":
-                found.append(Param(self.text(p)))
-            elif p.type in ("default_parameter", "typed_default_parameter"):
-                name = child(p, "name")
-                if name is not None and name.type == "identifier":
-                    found.append(Param(self.text(name), child(p, "value")))
-            elif p.type == "typed_parameter":
-                first = p.named_child(0)
-                if first is not None and first.type == "identifier":
-                    found.append(Param(self.text(first)))
-                elif first is not None and first.named_child(0) is not None:
-                    found.append(Param(self.text(first.named_child(0)), rest=True))
-            elif p.type in ("list_splat_pattern", "dictionary_splat_pattern"):
-                name = p.named_child(0)
-                if name is not None:
-                    found.append(Param(self.text(name), rest=True))
-        return found
 
 
 def _is_identifier(node: Node) -> bool:

@@ -377,6 +377,7 @@ def _probes(document: Document, node: Node) -> list[int]:
         data.find(b"/", node.start_byte, node.end_byte) < 0
         and not _BASE_FIRST.match(data, node.start_byte, node.end_byte)
         and not _is_segment(document, node)
+        and not _is_first_word(document, node, content)
     ):
         return _pathless_keys(document, node, start)
     keys = _QUERY_KEY_BYTES.finditer(data, node.start_byte, node.end_byte)
@@ -406,6 +407,27 @@ def _pathless_keys(document: Document, node: Node, start: int) -> list[int]:
 # ``target(base).path("assets")``, Spring's ``queryParam("name", n)``, and a body map's keys
 # (``Map.of("name", n)``, ``body.put("name", n)``); the reader says which reach a call.
 _WORD_METHODS = frozenset({b"path", b"queryParam", b"of", b"put"})
+
+
+# A lone word: what a wrapper's path argument may be when the wrapper adds the slash itself.
+_WORD = re.compile(rb"[A-Za-z][\w-]{1,63}")
+
+
+def _is_first_word(document: Document, node: Node, content: Node | None) -> bool:
+    """A Python or JavaScript string of one word as the first argument of a call: the path a
+    wrapper joins to its base (``self._get("communities", params=p)`` on
+    ``f"{base}/rest/2.0/{endpoint}"``); the reader says whether it reaches a request."""
+    arguments = node.parent
+    if node.type not in ("string", "template_string") or content is None or arguments is None:
+        return False
+    if arguments.type not in ("argument_list", "arguments"):  # Python's, JavaScript's
+        return False
+    first = arguments.named_children[0] if arguments.named_children else None
+    return (
+        first is not None
+        and first.id == node.id
+        and _WORD.fullmatch(document.data, content.start_byte, content.end_byte) is not None
+    )
 
 
 def _is_segment(document: Document, node: Node) -> bool:
