@@ -90,3 +90,14 @@ def test_a_body_for_an_operation_that_takes_none_is_a_misread_method(engine: Eng
         '    return api_request(f"{BASE}/assets/{asset_id}", call="post", data={"title": "x"})\n'
     )
     assert _checks(engine, code) == []
+
+
+def test_an_endpoint_unlike_any_documented_one_is_left_alone(engine: Engine) -> None:
+    """A path no docs page describes and no documented path is a slip of may be an endpoint the
+    bundle's docs do not cover (a health check, a newer resource): no finding. A slip of a
+    documented path (another case, singular for plural, a letter or two) is still an error."""
+    call = 'import requests\n\nrequests.get("https://acme.collibra.com/rest/2.0{path}")\n'
+    assert _checks(engine, call.format(path="/health")) == []
+    assert _checks(engine, call.format(path="/dashboards/tiles")) == []
+    for slip in ("/asset", "/Assets", "/asests"):
+        assert _checks(engine, call.format(path=slip)) == [(2, "unknown-endpoint")], slip

@@ -282,7 +282,7 @@ def test_a_helper_call_site_is_checked_where_its_path_is_written(engine: Engine)
         "        return rest.getForObject(base + path, String.class);\n"
         "    }\n"
         "    void run(String id, Settings settings) {\n"
-        '        read("/asset/" + id);\n'
+        '        read("/asset?name=" + id);\n'
         '        read("/assets");\n'
         "        read(settings.path());\n"
         "    }\n"
@@ -290,7 +290,7 @@ def test_a_helper_call_site_is_checked_where_its_path_is_written(engine: Engine)
     )
     found = engine.check_code(code, "java")
     assert [(f.line, f.check) for f in found] == [(6, "unknown-endpoint")]
-    assert code.splitlines()[6][found[0].start : found[0].end] == "/asset/"
+    assert code.splitlines()[6][found[0].start : found[0].end] == "/asset?name="
 
 
 SPRING = """\
