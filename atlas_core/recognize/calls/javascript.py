@@ -13,10 +13,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.held_keys import held_whole_js
-from atlas_core.recognize.calls.js_params import builder_key_site, search_assignment
+from atlas_core.recognize.calls.js_config import (
+    OPTIONS,
+    merged_into,
+    options_context,
+    sending_call,
+)
+from atlas_core.recognize.calls.js_params import (
+    builder_key_site,
+    chain_context,
+    search_assignment,
+)
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
+from atlas_core.recognize.calls.js_returns import argument_in_url, callers
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
-from atlas_core.recognize.calls.js_wrappers import in_forwarding_body
+from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, is_forwarded
 from atlas_core.recognize.calls.site import (
     BODY,
     ENDPOINT,
@@ -46,9 +57,6 @@ _OPTION_ROLES = {
 }
 _TYPED = frozenset({"as_expression", "satisfies_expression", "non_null_expression"})
 _WITH_BODY = frozenset({"post", "put", "patch"})
-# superagent's chain: `superagent.post(url).set(...).query(q).send(body)`.
-_CHAIN_ROLES = {"send": BODY, "query": QUERY}
-_CHAIN_LINKS = frozenset({"set", "type", "accept", "auth", "timeout", "retry", "withCredentials"})
 _PASS_THROUGH = frozenset(
     {
         "array",
@@ -155,7 +163,7 @@ class JavaScriptCalls(JsRequests):
                     node, path = call, []
                 else:
                     index = [a.id for a in parent.named_children].index(node.id)
-                    chained = self._chain_context(call, path[::-1])
+                    chained = chain_context(self, call, path[::-1])
                     if chained is not None:
                         return chained
                     return self._argument_context(call, index, path[::-1])
@@ -209,27 +217,7 @@ class JavaScriptCalls(JsRequests):
         if use.type == "shorthand_property_identifier":
             obj = use.parent
             return self._container(obj, [self.text(use)], False, 0) if obj is not None else None
-        return self._container(use, [], False, 0)
-
-    def _chain_context(self, call: Node, path: list[str]) -> KeyContext | None:
-        """``superagent.post(url).send(body)``: the keys of `.send`'s and `.query`'s argument."""
-        function = self.callee(call)
-        if function is None or function.type != "member_expression":
-            return None
-        role = _CHAIN_ROLES.get(self.text(child(function, "property")))
-        link = child(function, "object")
-        while role is not None and link is not None and link.type == "call_expression":
-            http = self.http(link)
-            if http is not None:
-                return KeyContext(role, http, nested=len(path))
-            inner = self.callee(link)
-            if inner is None or inner.type != "member_expression":
-                return None
-            name = self.text(child(inner, "property"))
-            if name not in _CHAIN_LINKS and name not in _CHAIN_ROLES:
-                return None
-            link = child(inner, "object")
-        return None
+        return self._container(use, [], False, 0) or options_context(self, use)
 
     def _argument_context(self, call: Node, index: int, path: list[str]) -> KeyContext | None:
         http = self.http(call)
@@ -237,6 +225,9 @@ class JavaScriptCalls(JsRequests):
             inner = (http.roles or {}).get(index)
             if inner is None:
                 return None
+            if inner.role == OPTIONS:  # `send(path, {qs: {...}})`: the keys under `qs`
+                role = _OPTION_ROLES.get(path[0]) if path else None
+                return KeyContext(role, http, nested=len(path) - 1) if role else None
             return KeyContext(inner.role, http, nested=inner.nested + len(path))
         if http is None and index == 0:
             sent = self.xhr_send(call)  # `xhr.send(JSON.stringify({...}))`
@@ -283,6 +274,10 @@ class JavaScriptCalls(JsRequests):
             return parent if is_field(node, "object") else None
         if kind == "arguments" and parent.parent is not None:
             call = parent.parent
+            if call.type == "call_expression" and argument_in_url(
+                self, call, [a.id for a in self._arguments(call)].index(node.id)
+            ):
+                return call  # `endpoint("assets")` of the code's own URL builder
             if not (
                 call.type == "new_expression" and self._callee_text(call) == "URL"
             ) and not self._callee_text(call).endswith(("encodeURIComponent", "String")):
@@ -298,14 +293,11 @@ class JavaScriptCalls(JsRequests):
             return True, None
         if parent.type == "pair" and self._key_name(child(parent, "key")) == "url":
             config = parent.parent
-            arguments = config.parent if config is not None else None
-            if arguments is not None and arguments.type == "arguments" and arguments.parent:
-                return True, self.http(arguments.parent)
-            return True, None
+            call = sending_call(self, config)
+            return True, self.http(call) if call is not None else merged_into(self, root, config)
         if root.type == "shorthand_property_identifier" and self.text(root) == "url":
-            arguments = parent.parent
-            if arguments and arguments.type == "arguments" and arguments.parent:
-                return True, self.http(arguments.parent)
+            call = sending_call(self, parent)
+            return True, self.http(call) if call is not None else merged_into(self, root, parent)
         return False, None
 
     def url_part_site(self, node: Node) -> CallSite | None:
@@ -349,6 +341,10 @@ class JavaScriptCalls(JsRequests):
                 return []
             uses = self.field_uses(prop)
             return uses if len(uses) == 1 else []  # a base URL many methods share
+        if parent.type in ("return_statement", "arrow_function"):
+            if is_forwarded(self._value(root, 0)):
+                return []  # `(resource) => `${API}/${resource}``: its callers write the path
+            return callers(self, root)  # a URL-building function's value: its calls
         if parent.type not in ("variable_declarator", "assignment_expression"):
             return None
         name = child(parent, "name") or child(parent, "left")

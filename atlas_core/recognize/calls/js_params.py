@@ -1,7 +1,8 @@
-"""Query keys written by name on a builder object rather than in an object literal or a URL string:
-``url.searchParams.append("name", q)`` on a ``new URL(...)``, ``params.set("name", q)`` on a
-``new URLSearchParams()``, Angular's ``new HttpParams().set("name", q)`` (immutable: a chain, or
-``params = params.set(...)``), and ``url.search = params``.
+"""Query and body keys written by name on a builder object rather than in an object literal or a
+URL string: ``url.searchParams.append("name", q)`` on a ``new URL(...)``, ``params.set("name", q)``
+on a ``new URLSearchParams()``, Angular's ``new HttpParams().set("name", q)`` (immutable: a chain,
+or ``params = params.set(...)``), ``url.search = params``, and superagent's chained
+``.query(q)``/``.send(body)``.
 
 A key counts only where the builder object is seen made (``new URL``, ``new URLSearchParams``,
 ``new HttpParams``) and reaches a request; the same ``.set("name", v)`` on anything else (a Map,
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.site import QUERY
+from atlas_core.recognize.calls.site import BODY, QUERY
 from atlas_core.recognize.calls.walk import KeyContext
 from atlas_core.syntax import field as child
 from atlas_core.syntax import is_field
@@ -30,6 +31,9 @@ _SETTERS = frozenset({"append", "set"})
 _ENCODED = "URLSearchParams"
 _BUILDERS = frozenset({_ENCODED, "HttpParams"})
 _MAX_CHAIN = 64  # `.set(...)` links followed down one chain
+# superagent's chain: `superagent.post(url).set(...).query(q).send(body)`.
+_CHAIN_ROLES = {"send": BODY, "query": QUERY}
+_CHAIN_LINKS = frozenset({"set", "type", "accept", "auth", "timeout", "retry", "withCredentials"})
 
 
 def builder_key_site(reader: JavaScriptCalls, node: Node) -> CallSite | None:
@@ -156,3 +160,26 @@ def _reassigned(reader: JavaScriptCalls, top: Node, name: str) -> bool:
         and is_field(top, "right")
         and reader.text(child(parent, "left")) == name
     )
+
+
+def chain_context(reader: JavaScriptCalls, call: Node, path: list[str]) -> KeyContext | None:
+    """``superagent.post(url).send(body)``: the keys of `.send`'s and `.query`'s argument."""
+    function = reader.callee(call)
+    if function is None or function.type != "member_expression":
+        return None
+    role = _CHAIN_ROLES.get(reader.text(child(function, "property")))
+    link = child(function, "object")
+    for _ in range(_MAX_CHAIN):
+        if role is None or link is None or link.type != "call_expression":
+            return None
+        http = reader.http(link)
+        if http is not None:
+            return KeyContext(role, http, nested=len(path))
+        inner = reader.callee(link)
+        if inner is None or inner.type != "member_expression":
+            return None
+        name = reader.text(child(inner, "property"))
+        if name not in _CHAIN_LINKS and name not in _CHAIN_ROLES:
+            return None
+        link = child(inner, "object")
+    return None

@@ -11,8 +11,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.js_config import declared_method, merged_config
+from atlas_core.recognize.calls.js_returns import builder_of, returned
 from atlas_core.recognize.calls.js_values import Bind, JsValues
-from atlas_core.recognize.calls.js_wrappers import summary_of
+from atlas_core.recognize.calls.js_wrappers import MAX_WRAPPER_DEPTH, parameters, summary_of
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, join_base
 from atlas_core.syntax import ancestors
 from atlas_core.syntax import field as child
@@ -56,6 +58,7 @@ class Http:
     inner: Http | None = None
     args: tuple[tuple[str, Node | None], ...] = ()  # the wrapper's parameters and arguments
     roles: dict[int, KeyContext] | None = None  # a wrapper's argument -> what its keys are
+    method_param: str = ""  # the parameter whose options, merged in last, may set the method
 
 
 class JsRequests(JsValues):
@@ -115,8 +118,8 @@ class JsRequests(JsValues):
             return None  # a Map's, a URLSearchParams' or a Headers' `get`
         if jquery:
             return self._jquery(call, args, _JQUERY_VERBS[verb])
-        if any(a.type in _FUNCTION_VALUES for a in args):
-            return None  # `router.get(path, handler)`: a server route, not a request
+        if receiver_text not in _OPTIONS_STYLE and any(a.type in _FUNCTION_VALUES for a in args):
+            return None  # `router.get(path, handler)`: a server route, not a request's callback
         base = self._instance_base(receiver)
         looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
         if not looks_http and "/" not in self._value(args[0], 0):
@@ -186,7 +189,7 @@ class JsRequests(JsValues):
         return None
 
     def _with_method(self, http: Http, options: Node | None) -> Http:
-        http.method_node = self._pair_value(options, "method")
+        http.method_node = declared_method(self, options)
         http.method = self._method_of(http, None)
         return http
 
@@ -194,12 +197,20 @@ class JsRequests(JsValues):
         if not args:
             return None
         call = args[0].parent.parent if args[0].parent is not None else None
+        spread = any(c.type == "spread_element" for c in args[0].named_children)
+        # `request(Object.assign({}, defaults, opts))`, `axios({...defaults, ...opts})`
+        merged = merged_config(self, args[0]) if args[0].type != "object" or spread else None
+        if merged is not None:
+            http = Http("GET", merged.url, "config", verb, merged.base, call, merged.method)
+            http.method_param = merged.param
+            http.method = self._method_of(http, None)
+            return http
         if args[0].type != "object":
             return Http("GET", args[0], "config", verb, call=call)
         url = self._pair_value(args[0], "url") or self._pair_value(args[0], "uri")
         base = self._option(args[0], "baseURL") or self._option(args[0], "baseUrl")
         http = Http("GET", url, "config", verb, base, call)
-        http.method_node = self._pair_value(args[0], "method") or (
+        http.method_node = declared_method(self, args[0]) or (
             self._pair_value(args[0], "type") if verb == "ajax" else None
         )
         http.method = self._method_of(http, None)
@@ -228,21 +239,53 @@ class JsRequests(JsValues):
         return http
 
     def _bind(self, http: Http, bind: Bind | None) -> Bind:
-        """The values a wrapper call gives its wrapper's parameters (None: not passed)."""
-        return {
-            name: (self._value(arg, 0, bind) if arg is not None else None)
-            for name, arg in http.args
-            if name
-        }
+        """The values a wrapper call gives its wrapper's parameters (None: not passed), and
+        ``name.method`` for an options object passed as one that asks for a method."""
+        bound: Bind = {}
+        for name, arg in http.args:
+            if not name:
+                continue
+            bound[name] = self._value(arg, 0, bind) if arg is not None else None
+            method = declared_method(self, arg) if arg is not None else None
+            if method is not None:
+                bound[f"{name}.method"] = self._value(method, 0, bind)
+            elif arg is not None and arg.type == "identifier" and bind is not None:
+                passed = bind.get(f"{self.text(arg)}.method")  # forwarded from an outer wrapper
+                if passed is not None:
+                    bound[f"{name}.method"] = passed
+        return bound
 
     def _method_of(self, http: Http, bind: Bind | None) -> str:
         """The method a request sends; "" where it comes from a value the code does not show."""
         if http.inner is not None:
             return self._method_of(http.inner, self._bind(http, bind))
+        chosen = bind.get(f"{http.method_param}.method") if http.method_param and bind else None
+        if chosen is not None:
+            return "" if chosen in (UNKNOWN, "") else chosen.upper()
         if http.method_node is None:
             return http.verb.upper() if http.style == "axios" else (http.method or "GET")
         value = self._value(http.method_node, 0, bind)
         return "" if value in (UNKNOWN, "") else value.upper()
+
+    def _call_value(self, call: Node, depth: int, bind: Bind | None) -> str:
+        definition = builder_of(self, call)
+        value = returned(self, definition) if definition is not None else None
+        if definition is None or value is None:
+            return UNKNOWN
+        if definition.id in self.summarising or len(self.summarising) >= MAX_WRAPPER_DEPTH:
+            return UNKNOWN  # a builder calling itself, or too deep a chain
+        names = parameters(self, definition)
+        args = [*self._arguments(call), *([None] * len(names))]
+        inner: Bind = {
+            name: self._value(arg, depth + 1, bind) if arg is not None else None
+            for name, arg in zip(names, args, strict=False)
+            if name
+        }
+        self.summarising.append(definition.id)
+        try:
+            return self._value(value, depth + 1, inner)
+        finally:
+            self.summarising.pop()
 
     def _url_of(self, http: Http, bind: Bind | None) -> str:
         if http.inner is not None:

@@ -88,14 +88,19 @@ class JsValues(CallWalk):
             return self._value(child(node, "object"), depth + 1, bind)  # a `new URL`'s
         if kind == "member_expression":
             return self._value(self._field_value(node), depth + 1)
-        if kind == "call_expression" and not self._arguments(node):
+        if kind == "call_expression":
             function = self.callee(node)  # `url.toString()`
-            if self.text(function).endswith(".toString") and function is not None:
+            to_string = function is not None and self.text(function).endswith(".toString")
+            if to_string and not self._arguments(node):
                 return self._value(child(function, "object"), depth + 1, bind)
-            return UNKNOWN
+            return self._call_value(node, depth, bind)
         if kind == "new_expression" and self._callee_text(node) == "URL":
             args = [self._value(a, depth + 1, bind) for a in self._arguments(node)]
             return url_join(args[1], args[0]) if len(args) == 2 else (args[0] if args else UNKNOWN)
+        return UNKNOWN
+
+    def _call_value(self, call: Node, depth: int, bind: Bind | None) -> str:
+        """What a call of the code's own URL-building function returns (`js_returns`)."""
         return UNKNOWN
 
     def _appended(

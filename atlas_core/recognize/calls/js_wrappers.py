@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
     from atlas_core.recognize.calls.js_requests import JsRequests
+    from atlas_core.recognize.calls.js_values import JsValues
     from atlas_core.recognize.calls.walk import KeyContext
 
 MAX_WRAPPER_DEPTH = 4
@@ -42,7 +43,7 @@ class Summary:
 
 def summary_of(reader: JsRequests, call: Node) -> Summary | None:
     """The summary of the wrapper `call` calls, if the document defines one."""
-    definition = _definition_of(reader, call)
+    definition = definition_of(reader, call)
     if definition is None:
         return None
     if reader.memo is None:
@@ -64,7 +65,7 @@ def _summarise(reader: JsRequests, definition: Node) -> Summary | None:
 
 
 def _read_summary(reader: JsRequests, definition: Node) -> Summary | None:
-    params = _parameters(reader, definition)
+    params = parameters(reader, definition)
     body = child(definition, "body")
     if body is None or not any(params):
         return None
@@ -96,15 +97,16 @@ def _read_summary(reader: JsRequests, definition: Node) -> Summary | None:
     return Summary(params, inner, url_index, roles)
 
 
-def _parameters(reader: JsRequests, definition: Node) -> tuple[str, ...]:
+def parameters(reader: JsValues, definition: Node) -> tuple[str, ...]:
+    """The names of a function's parameters ("" for a destructured one)."""
     single = child(definition, "parameter")  # `p => ...`
     if single is not None:
         return (reader.text(single),)
-    parameters = child(definition, "parameters")
-    if parameters is None:
+    listed = child(definition, "parameters")
+    if listed is None:
         return ()
     names = []
-    for param in parameters.named_children:
+    for param in listed.named_children:
         if param.type in ("required_parameter", "optional_parameter"):
             param = child(param, "pattern") or param
         if param.type == "assignment_pattern":
@@ -113,7 +115,7 @@ def _parameters(reader: JsRequests, definition: Node) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _definition_of(reader: JsRequests, call: Node) -> Node | None:
+def definition_of(reader: JsValues, call: Node) -> Node | None:
     """The function `call` calls, when this document defines it: a function declaration or a
     function assigned to a name for `name(...)`; a method or function-valued field for
     `receiver.name(...)`, in the caller's own class first when the receiver is `this`."""

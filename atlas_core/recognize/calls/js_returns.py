@@ -1,0 +1,153 @@
+"""URLs built by the code's own functions: a function (or arrow function, or method called on
+``this``) that returns a URL expression, with or without its parameters in it::
+
+    function infoUrl(base) { return `${base}/rest/2.0/application/info`; }
+    const endpoint = (resource) => `${API}/rest/2.0/${resource}`;
+
+    fetch(infoUrl(origin));                 // GET {}/rest/2.0/application/info
+    axios.get(endpoint("assets"), {...});   // GET {API}/rest/2.0/assets
+
+The value of such a call is its function's one returned expression read with the call's
+arguments; the returned URL's literal belongs to the requests its call sites send.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.js_values import FUNCTIONS
+from atlas_core.recognize.calls.js_wrappers import definition_of, parameters
+from atlas_core.syntax import ancestors, is_field
+from atlas_core.syntax import field as child
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from atlas_core.recognize.calls.js_values import JsValues
+
+_MAX_NODES = 4000  # nodes of one function body looked through for its return statements
+_MAX_CALLERS = 8  # call sites of one URL-building function followed
+_NOT_OWN = FUNCTIONS | {"class_declaration", "class"}
+_URL_LIKE = frozenset(
+    {"string", "template_string", "binary_expression", "identifier", "new_expression"}
+)
+
+
+def builder_of(reader: JsValues, call: Node) -> Node | None:
+    """The function `call` calls when it is the document's own (``name(...)`` or
+    ``this.name(...)``), else None: a method of any other receiver is someone else's."""
+    function = reader.callee(call)
+    if function is None:
+        return None
+    if function.type == "member_expression":
+        receiver = child(function, "object")
+        if receiver is None or receiver.type != "this":
+            return None
+    elif function.type != "identifier":
+        return None
+    return definition_of(reader, call)
+
+
+def returned(reader: JsValues, definition: Node) -> Node | None:
+    """The one URL-like expression a function returns (an arrow function's expression body): a
+    string, a template, a concatenation, a name or a ``new URL(...)``; a function returning a
+    call's result (``return fetch(url)``) builds no URL."""
+    if reader.memo is None:
+        value = _returned(definition)
+    else:
+        value = reader.memo.remember(("js-returned", definition.id), lambda: _returned(definition))
+    return value if value is not None and value.type in _URL_LIKE else None
+
+
+def _returned(definition: Node) -> Node | None:
+    body = child(definition, "body")
+    if body is None:
+        return None
+    if body.type != "statement_block":
+        return body
+    found: list[Node] = []
+    stack = list(reversed(body.named_children))
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > _MAX_NODES or len(found) > 1:
+            return None
+        if node.type in _NOT_OWN:
+            continue
+        if node.type == "return_statement":
+            value = node.named_children[0] if node.named_child_count else None
+            if value is None:
+                return None
+            found.append(value)
+            continue
+        stack.extend(reversed(node.named_children))
+    return found[0] if len(found) == 1 else None
+
+
+def argument_in_url(reader: JsValues, call: Node, index: int) -> bool:
+    """Whether argument `index` of `call` is part of the URL its (own) function returns."""
+    definition = builder_of(reader, call)
+    value = returned(reader, definition) if definition is not None else None
+    if definition is None or value is None:
+        return False
+    names = parameters(reader, definition)
+    if index >= len(names) or not names[index]:
+        return False
+    return any(
+        True
+        for _ in reader.named_nodes(
+            names[index], value.start_byte, value.end_byte, reader.is_use, limit=1
+        )
+    )
+
+
+def callers(reader: JsValues, value: Node) -> list[Node] | None:
+    """Where the function returning `value` (a return statement's or an arrow's expression) is
+    called: its call expressions; None when `value` is not returned."""
+    parent = value.parent
+    if parent is None:
+        return None
+    if parent.type == "return_statement":
+        function = next((a for a in ancestors(parent) if a.type in FUNCTIONS), None)
+    elif parent.type == "arrow_function" and is_field(value, "body"):
+        function = parent
+    else:
+        return None
+    if function is None or returned(reader, function) is None:
+        return []
+    name, method = _name_of(reader, function)
+    if not name:
+        return []
+    calls = []
+    for found in reader.named_nodes(name, 0, len(reader.data), _callable):
+        call = found.parent
+        if method and call is not None and call.type == "member_expression":
+            receiver = child(call, "object")
+            call = call.parent if receiver is not None and receiver.type == "this" else None
+        if call is None or call.type != "call_expression":
+            continue
+        called = definition_of(reader, call)
+        if called is not None and called.id == function.id:
+            calls.append(call)
+        if len(calls) >= _MAX_CALLERS:
+            break
+    return calls
+
+
+def _name_of(reader: JsValues, function: Node) -> tuple[str, bool]:
+    """A function's name, and whether it is a method (called as ``this.name(...)``)."""
+    if function.type in ("function_declaration", "generator_function_declaration"):
+        return reader.text(child(function, "name")), False
+    if function.type == "method_definition":
+        return reader.text(child(function, "name")), True
+    parent = function.parent
+    if parent is not None and parent.type == "variable_declarator":
+        return reader.text(child(parent, "name")), False
+    if parent is not None and parent.type == "pair":
+        return reader.text(child(parent, "key")), True
+    return "", False
+
+
+def _callable(node: Node) -> bool:
+    return node.type in ("identifier", "property_identifier")
