@@ -19,7 +19,7 @@ from atlas_core.apicheck.findings import (
     Place,
     finding,
 )
-from atlas_core.apicheck.model import Operation
+from atlas_core.apicheck.model import WILDCARD, Operation
 from atlas_core.recognize import BODY, QUERY
 from atlas_core.types import ApiFinding, Param
 
@@ -48,6 +48,10 @@ def check_key(
     target = f"{'params' if role == QUERY else 'body'}.{name}"
     if param is None:
         if not _NAME.match(name) or (role == QUERY and _list_form(name) in known):
+            return []
+        if role == BODY and name == "id" and WILDCARD in op.segments:
+            # The id of the resource the path already names: Collibra's change requests take
+            # it in the body too and ignore it there, whether or not a spec lists it.
             return []
         near = _near(name, [p.name for p in allowed])
         message = f"'{name}' is not a {where} of {op.endpoint}"
@@ -84,7 +88,14 @@ def check_required(
     if not allowed:
         return []
     have = set(written)
-    missing = [p.name for p in allowed if p.required and p.name not in have]
+    # `baseResourceId` and `baseResourceType` are the flat spelling of a required
+    # `baseResource` object that the same schema lists beside it: the key is there.
+    missing = [
+        p.name
+        for p in allowed
+        if p.required
+        and not any(_FLAT.fullmatch(key, len(p.name)) for key in have if key.startswith(p.name))
+    ]
     if missing:
         # A misspelled key (`nmae`) is one mistake: its unknown-key finding offers the required
         # name, so that name is not reported missing a second time.
@@ -104,6 +115,8 @@ def check_required(
     return [finding(MISSING_REQUIRED, WARNING, message, place, op, target=target)]
 
 
+# What a flat key adds to the name of the reference object it stands for.
+_FLAT = re.compile(r"(?:|Id|Ids|Type|Name|PublicId|_id|_ids|_type|_name)")
 _NAME = re.compile(r"^[A-Za-z_$][\w$.\-\[\]]{0,199}$")
 
 

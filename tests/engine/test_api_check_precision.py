@@ -8,7 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from atlas_core.apicheck import ApiModel, Operation, check_request
+from atlas_core.apicheck.model import Spec
 from atlas_core.engine import Engine
+from atlas_core.types import Param
 from tests.apicheck_bundle import build_apicheck_bundle
 
 
@@ -101,3 +104,48 @@ def test_an_endpoint_unlike_any_documented_one_is_left_alone(engine: Engine) -> 
     assert _checks(engine, call.format(path="/dashboards/tiles")) == []
     for slip in ("/asset", "/Assets", "/asests"):
         assert _checks(engine, call.format(path=slip)) == [(2, "unknown-endpoint")], slip
+
+
+def _comments_model() -> ApiModel:
+    """Collibra's comment and asset-change shapes: a required `baseResource` object listed beside
+    its flat `baseResourceId`/`baseResourceType` form, and a change request whose schema does not
+    list the `id` the path already names."""
+    spec = Spec("core", "Core", "core.json", "/rest/2.0")
+    comment = Operation(
+        "POST",
+        "/comments",
+        ("comments",),
+        body=(
+            Param("baseResource", "body", "object", required=True),
+            Param("baseResourceId", "body", "string"),
+            Param("baseResourceType", "body", "string"),
+            Param("content", "body", "string", required=True),
+        ),
+        spec=spec,
+    )
+    change = Operation(
+        "PATCH",
+        "/assets/{assetId}",
+        ("assets", "{}"),
+        params=(Param("assetId", "path", "string", required=True),),
+        body=(Param("name", "body", "string"), Param("displayName", "body", "string")),
+        spec=spec,
+    )
+    return ApiModel((spec,), [comment, change])
+
+
+def test_the_flat_form_of_a_required_object_is_that_object() -> None:
+    model = _comments_model()
+    flat = {"baseResourceId": "a-1", "baseResourceType": "Asset", "content": "checked"}
+    assert check_request(model, "POST", "/comments", body=flat)[1] == []
+    # A body without either form still lacks it.
+    [missing] = check_request(model, "POST", "/comments", body={"content": "checked"})[1]
+    assert missing.check == "missing-required" and "'baseResource'" in missing.message
+
+
+def test_a_body_id_beside_the_path_id_is_not_unknown() -> None:
+    model = _comments_model()
+    body = {"id": "a-1", "name": "Revenue"}
+    assert check_request(model, "PATCH", "/assets/a-1", body=body)[1] == []
+    [unknown] = check_request(model, "PATCH", "/assets/a-1", body={"ident": "a-1"})[1]
+    assert unknown.check == "unknown-param"
