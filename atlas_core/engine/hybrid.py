@@ -162,7 +162,8 @@ class HybridSearch:
                 mask=mask,
             )
             rows, scores = rank(model, cands)
-            return self._diversified(table, rows.tolist(), scores, text, part.scope)
+            found = self._diversified(table, rows.tolist(), scores, text, part.scope)
+            return self._with_twins(table, found)
         keyword = vector = None
         if mode in ("keyword", "hybrid"):
             result = part.keyword().search(text, depth, mask)
@@ -185,7 +186,23 @@ class HybridSearch:
         else:
             ranked = keyword if keyword is not None else vector
         assert ranked is not None
-        return self._diversified(table, ranked.rows.tolist(), ranked.scores, text, part.scope)
+        found = self._diversified(table, ranked.rows.tolist(), ranked.scores, text, part.scope)
+        return found if mode == "keyword" else self._with_twins(table, found)
+
+    def _with_twins(
+        self, table: ChunkTable, found: list[tuple[int, float]]
+    ) -> list[tuple[int, float]]:
+        """The vendor's section on a third party page's subject just above that page (see
+        atlas_core/search/twins.py); unchanged for a bundle that does not mark third parties."""
+        from atlas_core.search import with_twins
+
+        twins = table.twins()
+        if not twins or not self.settings.twin_depth:
+            return found
+        files, headings = table.file_code, table.cols["heading"]
+        return with_twins(
+            found, twins, lambda row: (int(files[row]), headings[row]), self.settings.twin_depth
+        )
 
     def _with_cards(self, part: OpenBundle, ranked: Ranked, query_vector: Any) -> Ranked:
         """`ranked` with each row's page card added (see atlas_core/search/cards.py), re-sorted;

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from atlas_core.search.synonyms import verify_problems
     from atlas_core.search.tokenize import expand_query, query_terms, tokenize
     from atlas_core.search.train import train_ranking
+    from atlas_core.search.twins import with_twins
 
 _EXPORTS = {
     "CARDS_FILE": "cards",
@@ -116,6 +117,7 @@ _EXPORTS = {
     "train_ranking": "train",
     "ELLIPSIS": "excerpt",
     "excerpt_at": "excerpt",
+    "with_twins": "twins",
 }
 __all__ = [
     "CARDS_FILE",
@@ -166,6 +168,7 @@ __all__ = [
     "tokenize",
     "train_ranking",
     "verify_problems",
+    "with_twins",
     "write_cards",
     "write_keyword_index",
     "write_ranking",

@@ -55,6 +55,7 @@ class ChunkTable:
         self.by_id: dict[str, int] | None = None
         # Per row: a third party's page (`mark_third_party`); None when the bundle does not say.
         self.third_party: np.ndarray | None = None
+        self._twins: dict[int, int] | None = None
         self._masks: dict[tuple[str, str, bool], np.ndarray | None] = {}
 
     def mark_third_party(self, files: set[str]) -> None:
@@ -63,6 +64,19 @@ class ChunkTable:
 
         by_code = np.asarray([f in files for f in self.file_ids], dtype=bool)
         self.third_party = by_code[self.file_code] if self.n else np.zeros(0, bool)
+        self._twins = None
+
+    def twins(self) -> dict[int, int]:
+        """Third party's row -> the vendor's row on the same named subject
+        (`atlas_core.search.twins`); empty when the bundle does not say who publishes what."""
+        if self.third_party is None:
+            return {}
+        if self._twins is None:  # two threads may both compute it: the same answer
+            from atlas_core.search.twins import vendor_twins
+
+            c = self.cols
+            self._twins = vendor_twins(c["title"], c["heading"], self.third_party.tolist())
+        return self._twins
 
     def mask(self, filters: SearchFilters) -> np.ndarray | None:
         """Rows allowed by the filters, or None when every row is."""
