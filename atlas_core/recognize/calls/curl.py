@@ -8,13 +8,13 @@ splits them (quotes, escapes), each character remembering its line and column, s
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from atlas_core.recognize.calls.curl_words import Command as _Command
 from atlas_core.recognize.calls.curl_words import Word as _Word
 from atlas_core.recognize.calls.curl_words import is_json, json_key_at
 from atlas_core.recognize.calls.curl_words import tail as _tail
+from atlas_core.recognize.calls.curl_wrappers import COMMAND_WORD, expand_variables, shell_wrappers
 from atlas_core.recognize.calls.shell_tools import (
     BODY_ITEM,
     QUERY_ITEM,
@@ -87,10 +87,6 @@ _DATA_LONG = frozenset(
     }
 )
 _SEPARATORS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>"})
-_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
-# A line where an HTTP command may start.
-COMMAND_WORD = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|https?)(?=\s)")
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|\d+)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*|\d)")
 
 
 def read_curl(document: Document, line: int, column: int, language: str) -> CallSite | None:
@@ -102,16 +98,14 @@ def read_curl(document: Document, line: int, column: int, language: str) -> Call
         ),
         None,
     )
-    if first is None:
-        return None
-    words, last = _split(document, first)
-    if line > last:
-        return None  # the nearest curl above ended before the cursor's line
+    words, last = _split(document, first) if first is not None else ([], -1)
+    if first is None or line > last:  # no command, or the nearest above ended before the cursor
+        return _wrapped(document, line, column, language)
     command = _parse(words)
     if command is None or command.curl is None:
         return None
     method = command.method.upper() or _implied_method(command)
-    url = _expand_shell_variables(command.url.value, document, first) if command.url else ""
+    url = expand_variables(command.url.value, document, first) if command.url else ""
     if url and not url.replace(UNKNOWN, "").strip():
         return None  # a URL the script does not show (``curl "$1"``)
     site = _Answer(method, tidy_url(url), line, column, language)
@@ -132,6 +126,33 @@ def read_curl(document: Document, line: int, column: int, language: str) -> Call
             name = word.value.split(":", 1)[0].strip()
             if name and site.index(word) <= len(name):
                 return site.make(HEADER, name, *site.span(word, 0, len(name)))
+    return None
+
+
+def _wrapped(document: Document, line: int, column: int, language: str) -> CallSite | None:
+    """A call of a shell function that runs an HTTP command with its arguments
+    (``api_get "/rest/2.0/assets"``, `curl_wrappers`): the argument the command's URL reads is
+    the endpoint, one its data reads the body."""
+    call, _ = _split(document, line)
+    wrapper = shell_wrappers(document).get(call[0].value) if call else None
+    command = _parse(_split(document, wrapper.command)[0]) if wrapper is not None else None
+    if wrapper is None or command is None or command.url is None:
+        return None
+    args = [w.value for w in call[1:]]
+    used: set[int] = set()
+    url = expand_variables(command.url.value, document, wrapper.command, args, used)
+    site = _Answer(
+        command.method.upper() or _implied_method(command), tidy_url(url), line, column, language
+    )
+    for index in used:
+        if index + 1 < len(call) and site.on(call[index + 1]):
+            return site.on_url(call[index + 1])
+    for option, word in command.data:
+        read: set[int] = set()
+        expand_variables(word.value, document, wrapper.command, args, read)
+        for index in read:
+            if index + 1 < len(call) and site.on(call[index + 1]):
+                return site.on_data(call[index + 1], QUERY if command.get else BODY, option)
     return None
 
 
@@ -268,35 +289,6 @@ def _option(command: _Command, name: str, arg: _Word | None) -> None:
         command.url = arg
     elif name in ("T", "upload-file"):
         command.upload = True
-
-
-def _expand_shell_variables(url: str, document: Document, before: int, depth: int = 0) -> str:
-    """Shell variables in a URL, through ``NAME=value`` assignments above the command."""
-
-    def value(m: re.Match[str]) -> str:
-        name = m.group(1) or m.group(2)
-        if depth > 3 or (m.group(0).startswith("${") and m.group(0) != "${" + name + "}"):
-            return UNKNOWN  # ${NAME:-default} and the like: whatever the environment says
-        if name.isdigit():
-            return UNKNOWN  # a function's or the script's argument
-        assigned = _assignment(document, name, before)
-        assigned = _SUBSTITUTION.sub(UNKNOWN, assigned)  # a command's output
-        if "$(" in assigned or "`" in assigned:
-            return UNKNOWN
-        return (
-            _expand_shell_variables(assigned, document, before, depth + 1) if assigned else UNKNOWN
-        )
-
-    return _VARIABLE.sub(value, url)
-
-
-def _assignment(document: Document, name: str, before: int) -> str:
-    pattern = re.compile(rf"^\s*(?:export\s+)?{re.escape(name)}=(.*)$")
-    for number in range(before - 1, max(before - 500, -1), -1):
-        m = pattern.match(document.line(number))
-        if m:
-            return m.group(1).strip().strip("\"'")
-    return ""
 
 
 # --- the answer ---------------------------------------------------------------------------------

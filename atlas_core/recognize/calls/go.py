@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Iterator
 
+from atlas_core.recognize.calls.go_builders import Builder, bound_argument, builder_value
 from atlas_core.recognize.calls.go_keys import request_keys
 from atlas_core.recognize.calls.site import HTTP_VERBS, CallSite, tidy_url
 from atlas_core.recognize.calls.text_calls import (
@@ -74,6 +75,11 @@ class _GoReader:
         self._package: dict[str, tuple[int, int] | None] = {}
         # ``q.Encode()`` calls read in the URL being rebuilt: (the name, its offset)
         self.encoded: list[tuple[str, int]] = []
+        # the file's own URL-building functions (`go_builders`): read once each, the arguments
+        # of the calls being read, innermost last, and the functions being read
+        self.builders: dict[str, Builder | None] = {}
+        self.bound: list[dict[str, tuple[int, int]]] = []
+        self.evaluating: list[str] = []
 
     def in_comment(self, at: int) -> bool:
         line, _ = self.lines.position(at)
@@ -145,11 +151,21 @@ class _GoReader:
                 return self.sprintf(args, depth)
             if call.group(1) in _PASS_THROUGH and args:
                 return self.value(*args[0], depth + 1)
+            built = (
+                builder_value(self, call.group(1), args, depth)
+                if "." not in call.group(1)
+                else None
+            )
+            if built is not None:
+                return built  # `buildURL("/rest/2.0/assets", params)`
             values = call.group(1).removesuffix(".Encode")
             if not args and values != call.group(1) and _IDENT.fullmatch(values):
                 self.encoded.append((values, start))  # `base + "/assets?" + q.Encode()`
             return [UNKNOWN_PART]
         if _IDENT.fullmatch(text, start, end):
+            passed = bound_argument(self, text[start:end], depth)
+            if passed is not None:
+                return passed  # a builder's parameter: what its call passes
             found = self.definition(text[start:end], start)
             return self.value(*found, depth + 1) if found is not None else [UNKNOWN_PART]
         return [UNKNOWN_PART]

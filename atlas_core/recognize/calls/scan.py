@@ -482,16 +482,20 @@ def _with_value(text: str, line: int, site: CallSite) -> Located:
 
 def _scan_shell(document: Document, deadline: float, limit: int) -> list[Located]:
     from atlas_core.recognize.calls.curl import read_curl  # for shell documents only
+    from atlas_core.recognize.calls.curl_wrappers import shell_wrappers
 
     found: dict[tuple[int, int, int, str, str], Located] = {}
     text = document.text
     if _CURL_WORD.search(text) is None:
         return []
+    wrappers = shell_wrappers(document)  # `api_get "/rest/2.0/assets"` calls of a curl function
     for line in range(document.line_count):
         if len(found) >= limit or time.monotonic() > deadline:
             break
         content = document.line(line)
-        if not _CURL_WORD.search(content) and not _continues(document, line):
+        first = content.split(None, 1)[0] if wrappers and content.strip() else ""
+        command = _CURL_WORD.search(content) or _continues(document, line) or first in wrappers
+        if not command:
             continue
         columns = [m.start() + 1 for m in _CURL_URL.finditer(content)]
         columns += [m.start(1) for m in _JSON_KEY.finditer(content)]
