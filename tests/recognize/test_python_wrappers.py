@@ -384,3 +384,32 @@ def test_a_method_two_classes_define_is_no_guess_for_a_held_object() -> None:
     )
     line = _line(code, "self._read(f")
     assert [s for s in _sites(code) if s[0] == line and "/rest/2.0" in s[3]] == []
+
+
+IMPORTED = """\
+from catalog.settings import GOVERNANCE_URL
+from catalog.transport import api_get_json, postRequest, get_url, cache_get
+
+def domains_of(community_id):
+    address = f"{GOVERNANCE_URL}/domains?communityId={community_id}"
+    return api_get_json(address)
+
+def new_tag(name):
+    return postRequest(url=f"{GOVERNANCE_URL}/tags", payload={"name": name})
+
+def not_sent(route):
+    return get_url(f"{GOVERNANCE_URL}/tags"), cache_get(f"{GOVERNANCE_URL}/tags")
+"""
+
+
+def test_a_helper_imported_from_another_module_is_read_by_its_name() -> None:
+    """Its body is not in view: the verb its name says and the URL it is given are the call.
+    A helper named for building a URL or for a cache sends nothing."""
+    endpoints = [
+        (line, method, url) for line, role, method, url, _ in _sites(IMPORTED) if role == "endpoint"
+    ]
+    assert [(line, method) for line, method, _ in endpoints] == [
+        (_line(IMPORTED, "address = "), "GET"),
+        (_line(IMPORTED, "postRequest(url"), "POST"),
+    ]
+    assert endpoints[0][2].endswith("/domains") and endpoints[1][2].endswith("/tags")

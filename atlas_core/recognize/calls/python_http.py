@@ -18,6 +18,47 @@ if TYPE_CHECKING:
 
 URL_KEYWORDS = ("url", "endpoint", "path", "uri", "route")
 _HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_NAMED_VERBS = frozenset({"get", "post", "put", "patch", "delete"})
+# Words of a helper that builds or fakes a request rather than sending one (`get_url(path)`).
+_NOT_SENT = frozenset(
+    [
+        "url",
+        "uri",
+        "path",
+        "endpoint",
+        "link",
+        "href",
+        "base",
+        "route",
+        "header",
+        "headers",
+        "param",
+        "params",
+        "body",
+        "payload",
+        "mock",
+        "fake",
+        "stub",
+        "cache",
+        "cached",
+        "build",
+        "make",
+        "parse",
+        "format",
+    ]
+)
+
+
+def named_verb(name: str) -> str:
+    """The HTTP method a function's name says it sends (``mcp_get_request``, ``apiPost``,
+    ``http_delete``), or "": exactly one method word among two or more, none that says it
+    only builds a URL or fakes a request. A bare ``get`` is a dict's or a client's."""
+    words = [w.lower() for w in _WORDS.findall(name)]
+    verbs = [w for w in words if w in _NAMED_VERBS]
+    if len(words) < 2 or len(verbs) != 1 or _NOT_SENT.intersection(words):
+        return ""
+    return verbs[0].upper()
 
 
 @dataclass(slots=True)
@@ -129,6 +170,14 @@ class PythonHttp(PythonWrappers):
             return SentRequest(method, url, base, method_node=None if method else method_node)
         if name in ("urlopen", "Request") and args:
             return SentRequest(self._method_literal(kwargs.get("method")) or "", args[0])
+        verb = named_verb(name)
+        if verb and self._callee(call) is None:
+            # A helper imported from another module (`api_get(url)`, `post_request(url, body)`):
+            # its body is not in view, its name says the method, and the URL it is given says
+            # the endpoint. One whose body is in view is read through that body instead.
+            url = args[0] if args else next((kwargs[k] for k in URL_KEYWORDS if k in kwargs), None)
+            if url is not None and "/" in self._value(url, 0, {}):
+                return SentRequest(verb, url)
         return None
 
     def _partial(self, made: Node, args: list[Node], kwargs: dict[str, Node]) -> SentRequest | None:
