@@ -48,3 +48,41 @@ def test_an_http_file_is_checked(engine: Engine) -> None:
     assert found.check == "unknown-endpoint" and found.line == 1
     ok = "GET https://acme.collibra.com/rest/2.0/assets?name=x\n"
     assert engine.check_code(ok, "http") == []
+
+
+POSTMAN = """\
+{
+  "info": {
+    "name": "Catalog",
+    "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
+  },
+  "item": [
+    {
+      "name": "Find roles",
+      "request": {
+        "method": "GET",
+        "header": [],
+        "url": {
+          "raw": "{{host}}/rest/2.0/roles?name=Owner",
+          "host": ["{{host}}"]
+        }
+      }
+    },
+    {
+      "name": "Add tag",
+      "request": {"method": "POST", "body": {"mode": "raw", "raw": "{}"},
+        "url": "{{host}}/rest/2.0/tags"
+      }
+    }
+  ]
+}
+"""
+
+
+def test_a_postman_collections_requests_are_calls() -> None:
+    rows = _read(POSTMAN, "json")
+    assert (12, ENDPOINT, "GET", "{}/rest/2.0/roles", "") in rows
+    assert (12, QUERY, "GET", "{}/rest/2.0/roles", "name") in rows
+    assert (20, ENDPOINT, "POST", "{}/rest/2.0/tags", "") in rows
+    # the same keys in any other JSON document are data, not requests
+    assert _read(POSTMAN.replace("getpostman", "example"), "json") == []

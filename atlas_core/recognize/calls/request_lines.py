@@ -1,6 +1,7 @@
 """Raw HTTP request lines: ``GET /rest/2.0/assets?name=x`` in a ``.http`` file (REST clients), an
-``http`` code block, or a line of markdown prose, read as a call: the method, the URL (query string
-aside) and each query key with its value.
+``http`` code block, a line of markdown prose, or a Postman collection's request (its ``method``
+and its URL's ``raw``), read as a call: the method, the URL (query string aside) and each query
+key with its value.
 
 Only a method word in capitals followed by a URL with a path counts, so "GET requests" or "use
 GET" is prose; the checks then judge the URL as they judge any call's (a visibly Collibra base or
@@ -19,6 +20,12 @@ _REQUEST_LINE = re.compile(
 )
 _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 MAX_LINE = 4000
+# A Postman collection (v2.x): a request's `"method": "POST"`, then its URL as `"raw": "..."` (or
+# `"url": "..."`) a few lines below.
+_POSTMAN = ("schema.getpostman.com", "_postman_id")
+_POSTMAN_METHOD = re.compile(r'"method"\s*:\s*"(GET|POST|PUT|PATCH|DELETE)"')
+_POSTMAN_URL = re.compile(r'^\s*"(?:raw|url)"\s*:\s*"((?:\{\{|https?://|/)[^"\\]*)"')
+_MAX_POSTMAN_CHARS = 4_000_000
 
 
 def request_line_sites(line: str, language: str) -> list[CallSite]:
@@ -50,3 +57,24 @@ def request_line_sites(line: str, language: str) -> list[CallSite]:
                 )
             )
     return sites
+
+
+def postman_lines(text: str) -> list[tuple[int, str]]:
+    """A Postman collection's requests as request lines, each on the line of its URL with the URL
+    in its own columns (its ``{{variables}}`` read as unknown parts); [] for any other JSON."""
+    if len(text) > _MAX_POSTMAN_CHARS or not any(mark in text[:2000] for mark in _POSTMAN):
+        return []
+    lines: list[tuple[int, str]] = []
+    method = ""
+    for number, content in enumerate(text.split("\n")):
+        methods = _POSTMAN_METHOD.findall(content)
+        if methods:
+            method = methods[-1]
+        m = _POSTMAN_URL.match(content)
+        if m is None or not method:
+            continue
+        pad = m.start(1) - len(method) - 1
+        if pad >= 0:
+            lines.append((number, " " * pad + method + " " + m.group(1)))
+        method = ""
+    return lines

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.generic import is_generic
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
-from atlas_core.recognize.calls.request_lines import request_line_sites
+from atlas_core.recognize.calls.request_lines import postman_lines, request_line_sites
 from atlas_core.recognize.calls.site import BODY, ENDPOINT, HTTP, OPERATION, QUERY, SDK, CallSite
 from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES, text_calls
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
@@ -118,6 +118,8 @@ def scan_calls(
         return _scan_shell(Document(text), deadline, limit)
     if lang == "http":  # a REST client's .http file: one request line per request
         return _request_lines(list(enumerate(text.split("\n"))), lang, deadline, limit)
+    if lang == "json":  # a Postman collection's requests (any other JSON has none)
+        return _request_lines(postman_lines(text), lang, deadline, limit)
     if lang in TEXT_LANGUAGES:
         return _scan_text(Document(text), lang, deadline, limit)
     if lang == "html":
