@@ -413,3 +413,30 @@ def test_a_helper_imported_from_another_module_is_read_by_its_name() -> None:
         (_line(IMPORTED, "postRequest(url"), "POST"),
     ]
     assert endpoints[0][2].endswith("/domains") and endpoints[1][2].endswith("/tags")
+
+
+DISPATCH = """\
+import requests
+
+SITE = "https://dg.example.org/rest/2.0"
+
+
+def call_api(route, verb="get", payload=None):
+    if verb.lower() == "get":
+        return requests.get(SITE + route, timeout=10)
+    elif verb == "post":
+        return requests.post(SITE + route, json=payload, timeout=10)
+
+
+call_api("/domains", verb="post", payload={"name": "Sales"})
+call_api("/domains")
+"""
+
+
+def test_a_helper_that_branches_on_its_method_argument_sends_that_method() -> None:
+    """Not its first branch's: the argument (or its default) picks the branch."""
+    found = {(line, role, method) for line, role, method, _, _ in _sites(DISPATCH)}
+    posted, listed = _line(DISPATCH, 'verb="post"'), _line(DISPATCH, 'call_api("/domains")')
+    assert {(posted, "endpoint", "POST"), (posted, "body", "POST")} <= found
+    assert (listed, "endpoint", "GET") in found
+    assert not any(line == posted and method == "GET" for line, _, method in found)

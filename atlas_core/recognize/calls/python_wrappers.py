@@ -42,6 +42,7 @@ KEYWORD_ROLES = {
     "cookies": HEADER,
 }
 _NO_CUT = 1 << 30
+_VERBS = "|".join(sorted(HTTP_VERBS))
 _FIRST_MARK = 0xF0000  # a parameter's placeholder: one private-use character per parameter
 _MARK = re.compile("[\U000f0000-\U000f00ff]")
 # What may stand before a forwarded path: a host and an API base (``https://h/rest/2.0/``).
@@ -247,9 +248,24 @@ class PythonWrappers(PythonCallees):
             if sent is None or not has_marks(sent[0] + sent[1]) or sent[2] >= MAX_WRAPPERS:
                 continue
             url, method, depth = sent
+            if not has_marks(method):
+                method = self._dispatched(body, params, method)
             roles, kwargs_on = self._roles(definition, body, params)
             return Summary(params, url, method, roles, depth + 1, kwargs_on)
         return None
+
+    def _dispatched(self, body: Node, params: tuple[Param, ...], method: str) -> str:
+        """``if call == "post": requests.post(...)`` on a parameter: the method is that
+        parameter's value at each call site (its default where not passed), not the first
+        branch's."""
+        text = self.text(body)
+        for i, param in enumerate(params):
+            if not param.rest and re.search(
+                rf"\b{re.escape(param.name)}(?:\.(?:lower|upper)\(\))?\s*==\s*[\"'](?i:{_VERBS})[\"']",
+                text,
+            ):
+                return mark(i)
+        return method
 
     def _body_calls(self, body: Node) -> list[Node]:
         calls: list[Node] = []
