@@ -16,6 +16,7 @@ import pytest
 from atlas_core.engine import Engine
 from atlas_core.identifiers.store.mentions import MentionBuilder, MentionIndex
 from atlas_core.identifiers.store.places import CODE, DEFINITION, HEADING, SPAN, TABLE
+from atlas_core.recognize import scan_calls
 from tests.identifiers.mention_pages import PAGES
 from tests.reload_support import reseal
 
@@ -290,3 +291,29 @@ def test_bad_input_is_an_empty_answer(widget_bundle, bad):
             assert type(exc).__name__ == "QueryError", exc
             return
     assert isinstance(found, list)
+
+
+def _resolved(bundle: Path, method: str, url: str) -> tuple[str, str, str] | None:
+    site = next(
+        s.site
+        for s in scan_calls(f'import requests\nrequests.{method}("{url}")\n', "python")
+        if s.site.role == "endpoint"
+    )
+    with Engine.open(bundle) as engine:
+        target = engine.resolve_call(site)
+    return None if target is None else (target.method, target.path, target.operation.file)
+
+
+def test_an_endpoint_only_a_page_shows_in_use_resolves_to_that_page(widget_bundle):
+    """No spec defines POST /gadgets/archive; the tutorial's curl shows it in use, so a call of it
+    is that page's endpoint. A path with a part the code computes, or one no page names, stays
+    unresolved, and a path the spec defines still resolves to the spec."""
+    host = "https://h.example/acme/api/v9"
+    assert _resolved(widget_bundle, "post", f"{host}/gadgets/archive") == (
+        "POST",
+        "/acme/api/v9/gadgets/archive",
+        "guide/tutorial.md",
+    )
+    assert _resolved(widget_bundle, "post", f"{host}/gadgets/unarchive") is None
+    spec = _resolved(widget_bundle, "get", "https://h.example/widgets/42")
+    assert spec is not None and spec[:2] == ("GET", "/widgets/{widgetId}")

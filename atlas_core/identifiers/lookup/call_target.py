@@ -191,11 +191,27 @@ def _same_operation(lookup: Lookup, method: str, segments: list[str]) -> list[Ca
         if literal is not None:
             fitting.append((-literal, index, cand))
     if not fitting:
-        return []
+        return _shown_in_use(found, method, path)
     fitting.sort(key=lambda item: item[:2])
     first = fitting[0][2]
     subject = (first.method.upper(), path_key(first.path))
     return [c for _, _, c in fitting if (c.method.upper(), path_key(c.path)) == subject]
+
+
+def _shown_in_use(found: list[Candidate], method: str, path: str) -> list[Candidate]:
+    """An endpoint no spec defines but a page shows in use (``curl -X POST
+    '.../rest/2.0/search'`` in the Search API tutorial, the OAuth guide's token request): that
+    page, for a call whose method the code says and whose path is all literal. A third party's
+    page is no evidence of the vendor's API."""
+    if not method or "{}" in path_key(path):
+        return []
+    return [
+        replace(cand, method=method, path=cand.name)
+        for cand in found
+        if cand.kind == "mention"
+        and cand.publisher != "third-party"
+        and path_key(cand.name) == path_key(path)
+    ][:1]
 
 
 def _segments_agree(written: list[str], documented: list[str]) -> int | None:
