@@ -80,9 +80,19 @@ def test_a_segment_the_code_computes_in_part_is_not_a_parameter(engine: Engine) 
 
 
 def test_a_body_for_an_operation_that_takes_none_is_a_misread_method(engine: Engine) -> None:
-    """A helper that picks its method from an argument (``call="post"``) is read as its default
-    GET: the body keys are not each a mistake of a GET that takes no body."""
+    """A body sent to a GET that takes none means the method was misread (a helper that picks
+    it in a way the reader does not follow): its keys are not each a mistake. A helper that
+    branches on its method argument (``call="post"``) is read with that method."""
     code = (
+        "import requests\n"
+        'BASE = "https://acme.collibra.com/rest/2.0"\n'
+        "def api_request(url, call, data=None):\n"
+        "    return requests.get(url) if not data else requests.post(url, json=data)\n"
+        "def upload(asset_id):\n"
+        '    return api_request(f"{BASE}/assets/{asset_id}", "post", data={"title": "x"})\n'
+    )
+    assert _checks(engine, code) == []
+    branching = (
         "import requests\n"
         'BASE = "https://acme.collibra.com/rest/2.0"\n'
         'def api_request(url, call="get", data=None):\n'
@@ -92,7 +102,8 @@ def test_a_body_for_an_operation_that_takes_none_is_a_misread_method(engine: Eng
         "def upload(asset_id):\n"
         '    return api_request(f"{BASE}/assets/{asset_id}", call="post", data={"title": "x"})\n'
     )
-    assert _checks(engine, code) == []
+    # /assets/{assetId} takes no POST: one finding, on the method, none on the body's keys.
+    assert _checks(engine, branching) == [(7, "method-not-allowed")]
 
 
 def test_an_endpoint_unlike_any_documented_one_is_left_alone(engine: Engine) -> None:
