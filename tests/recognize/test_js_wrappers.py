@@ -181,3 +181,74 @@ def test_a_helper_with_a_runtime_url_gives_nothing(checks: Engine) -> None:
     )
     found = checks.check_code(code, "javascript")
     assert {(f.line, f.check) for f in found} == {(6, "unknown-param")}
+
+
+PAGED = """\
+export async function* eachPage(fetchOne, route, query) {
+  for (let at = 0; ; at += 100) {
+    const page = await fetchOne(route + "?offset=" + at, query);
+    if (!page.results.length) return;
+    yield page.results;
+  }
+}
+
+export async function collect(fetchOne, route, query) {
+  const out = [];
+  for await (const rows of eachPage(fetchOne, route, query)) out.push(...rows);
+  return out;
+}
+
+export async function first(fetchOne, route, query) {
+  return (await fetchOne(route, query)).results[0];
+}
+
+export async function count(fetchOne, route, query) {
+  const head = await fetchOne(route + "?limit=0", query);
+  return head.total ?? (await fetchOne(route, query)).results.length;
+}
+
+export function catalogApi(http) {
+  const fetchOne = (p, o) => http.get(p, o);
+  const every = (route, query) => collect(fetchOne, route, query);
+  return {
+    tags: () => every("/rest/2.0/tags", {}),
+    user: (userId) => fetchOne(`/rest/2.0/users/${userId}`),
+    role: (roleId) => fetchOne(`/rest/2.0/roles/${roleId}`),
+  };
+}
+"""
+
+
+def test_a_local_wrapper_named_like_many_parameters_before_it_is_still_read() -> None:
+    """`fetchOne` is a parameter of three functions above its definition (ten uses): the local
+    arrow is still the function the calls below it call, and a chain through it that ends too
+    deep does not spoil the direct calls."""
+    endpoints = {
+        (line, method, url) for line, role, method, url, _ in _sites(PAGED) if role == "endpoint"
+    }
+    lines = PAGED.splitlines()
+    user = next(i for i, text in enumerate(lines) if "user: (userId)" in text)
+    assert (user, "GET", "/rest/2.0/users/{}") in endpoints
+    assert (user + 1, "GET", "/rest/2.0/roles/{}") in endpoints
+
+
+DEEP = """\
+async function send(p) { return fetch("https://dg.example.org" + p); }
+async function hop4(p) { return send(p); }
+async function hop3(p) { return hop4(p); }
+async function hop2(p) { return hop3(p); }
+async function hop1(p) { return hop2(p); }
+hop1("/rest/2.0/tags");
+send("/rest/2.0/users");
+hop4("/rest/2.0/roles");
+"""
+
+
+def test_a_chain_too_deep_to_follow_does_not_hide_its_shallow_wrappers() -> None:
+    """`hop1` is past the depth followed, so its call says nothing; what that cut reading found
+    about `send` and `hop4` holds for that chain only, not for their own calls below."""
+    endpoints = {(line, url) for line, role, _, url, _ in _sites(DEEP) if role == "endpoint"}
+    assert endpoints == {
+        (6, "https://dg.example.org/rest/2.0/users"),
+        (7, "https://dg.example.org/rest/2.0/roles"),
+    }

@@ -67,6 +67,8 @@ class JsRequests(JsValues):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.summarising: list[int] = []  # wrappers being summarised, innermost last
+        # Readings cut short by recursion or depth: what they found is not remembered.
+        self.cuts = 0
 
     def use_context(self, use: Node) -> KeyContext | None:
         """What the keys of the object a name holds become, read where the name is used."""
@@ -77,7 +79,9 @@ class JsRequests(JsValues):
             return None
         if self.memo is None:
             return self._read_http(call)
-        return self.memo.remember(("js-http", call.id), lambda: self._read_http(call))
+        return self.memo.remember_whole(
+            ("js-http", call.id), lambda: self._read_http(call), lambda: self.cuts
+        )
 
     def _read_http(self, call: Node) -> Http | None:
         function = self.callee(call)
@@ -273,6 +277,7 @@ class JsRequests(JsValues):
         if definition is None or value is None:
             return UNKNOWN
         if definition.id in self.summarising or len(self.summarising) >= MAX_WRAPPER_DEPTH:
+            self.cuts += 1
             return UNKNOWN  # a builder calling itself, or too deep a chain
         names = parameters(self, definition)
         args = [*self._arguments(call), *([None] * len(names))]

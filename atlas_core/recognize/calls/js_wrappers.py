@@ -11,6 +11,7 @@ mutual recursion) is no wrapper.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS, FUNCTIONS
@@ -48,14 +49,15 @@ def summary_of(reader: JsRequests, call: Node) -> Summary | None:
         return None
     if reader.memo is None:
         return _summarise(reader, definition)
-    return reader.memo.remember(
-        ("js-wrapper", definition.id), lambda: _summarise(reader, definition)
+    return reader.memo.remember_whole(
+        ("js-wrapper", definition.id), lambda: _summarise(reader, definition), lambda: reader.cuts
     )
 
 
 def _summarise(reader: JsRequests, definition: Node) -> Summary | None:
     active = reader.summarising
     if definition.id in active or len(active) >= MAX_WRAPPER_DEPTH:
+        reader.cuts += 1
         return None  # recursion, or a chain too deep to follow
     active.append(definition.id)
     try:
@@ -123,15 +125,17 @@ def definition_of(reader: JsValues, call: Node) -> Node | None:
     if function is None:
         return None
     if function.type == "identifier":
+        # The nearest definition before the call (an inner `const get = ...` shadows an outer
+        # one), else a function declared later (hoisted). Only definitions count toward the
+        # cap: a name used a hundred times before its definition is still found.
         name = reader.text(function)
-        found = reader.named_nodes(name, 0, len(reader.data), _is_identifier)
-        for count, ident in enumerate(found):
-            if count >= _MAX_DEFINITIONS:
-                break
-            value = _named_function(ident)
-            if value is not None:
-                return value
-        return None
+        before = reader.named_nodes(
+            name, 0, call.start_byte, _is_function_name, reverse=True, limit=_MAX_DEFINITIONS
+        )
+        after = reader.named_nodes(
+            name, call.start_byte, len(reader.data), _is_function_name, limit=_MAX_DEFINITIONS
+        )
+        return next((_named_function(ident) for ident in chain(before, after)), None)
     if function.type != "member_expression":
         return None
     prop = child(function, "property")
@@ -152,6 +156,10 @@ def definition_of(reader: JsValues, call: Node) -> Node | None:
             if own is not None and own.start_byte <= method.start_byte < own.end_byte:
                 return method
     return candidates[0] if candidates else None
+
+
+def _is_function_name(node: Node) -> bool:
+    return node.type == "identifier" and _named_function(node) is not None
 
 
 def _named_function(ident: Node) -> Node | None:

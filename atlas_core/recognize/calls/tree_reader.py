@@ -231,6 +231,20 @@ class NameMemo:
         value = self._values[key] = read()
         return value
 
+    def remember_whole(
+        self, key: tuple[str, int], read: Callable[[], T], cuts: Callable[[], int]
+    ) -> T:
+        """`remember`, for a reading that may be cut short (a recursion or depth limit met in
+        the middle of a chain of wrappers, counted by `cuts`): what a cut reading found holds
+        for that chain only, so it is not remembered for the next one."""
+        if key in self._values:
+            return self._values[key]
+        before = cuts()
+        value = read()
+        if cuts() == before:
+            self._values[key] = value
+        return value
+
     def nodes(
         self,
         reader: TreeReader,
