@@ -440,3 +440,22 @@ def test_a_helper_that_branches_on_its_method_argument_sends_that_method() -> No
     assert {(posted, "endpoint", "POST"), (posted, "body", "POST")} <= found
     assert (listed, "endpoint", "GET") in found
     assert not any(line == posted and method == "GET" for line, _, method in found)
+
+
+INHERITED = """\
+from catalog.base import RestBase
+
+class Glossary(RestBase):
+    def add_term(self, name):
+        return self._post(url=f"{self.base}/rest/2.0/assets", data={"name": name})
+
+    def terms(self):
+        return self._get(f"{self.base}/rest/2.0/assets")
+"""
+
+
+def test_a_verb_method_of_a_base_class_in_another_module_sends_that_verb() -> None:
+    endpoints = [
+        (line, method) for line, role, method, _, _ in _sites(INHERITED) if role == "endpoint"
+    ]
+    assert endpoints == [(4, "POST"), (7, "GET")]

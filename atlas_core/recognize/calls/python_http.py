@@ -52,8 +52,11 @@ _NOT_SENT = frozenset(
 
 def named_verb(name: str) -> str:
     """The HTTP method a function's name says it sends (``mcp_get_request``, ``apiPost``,
-    ``http_delete``), or "": exactly one method word among two or more, none that says it
-    only builds a URL or fakes a request. A bare ``get`` is a dict's or a client's."""
+    ``http_delete``, a base class's ``_put``), or "": exactly one method word among two or more,
+    none that says it only builds a URL or fakes a request. A bare ``get`` is a dict's or a
+    client's."""
+    if name.startswith("_") and name.strip("_") in _NAMED_VERBS:
+        return name.strip("_").upper()  # a base class's `self._get(url)`
     words = [w.lower() for w in _WORDS.findall(name)]
     verbs = [w for w in words if w in _NAMED_VERBS]
     if len(words) < 2 or len(verbs) != 1 or _NOT_SENT.intersection(words):
