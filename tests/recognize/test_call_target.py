@@ -213,3 +213,10 @@ def test_bad_names_and_urls_answer_empty(engine: Engine, name: str) -> None:
         assert target is None or target.param is None
     sdk = CallSite("", "", "query", name, 0, 1, "sdk", "python", operation=name)
     assert engine.resolve_call(sdk) is None
+
+
+def test_a_path_joined_to_an_unseen_base_without_its_slash(engine: Engine) -> None:
+    """``cfg.base + "assets"``: the base (from a config module) ends in the slash."""
+    code = 'import requests\nimport cfg\nrequests.get(cfg.base + "assets?domainId=" + d)\n'
+    target = resolve(engine, code, "python", "assets?")
+    assert target.endpoint == "GET /assets"

@@ -44,6 +44,7 @@ _BASE_SEGMENT = re.compile(
     r"(?i)\{\}|rest|api|apis|oauth|public|services?|v\d+(?:\.\d+)*|\d+(?:\.\d+)*"
 )
 
+_GLUED_BASE = re.compile(r"^\{\}(?=[A-Za-z])")
 _OPERATION_KINDS = frozenset({"endpoint", "operation"})
 _SCHEMA_KINDS = frozenset({"schema", "type"})
 _ROLE_LOCATIONS: dict[str, frozenset[str]] = {
@@ -161,6 +162,9 @@ def operation_candidates(lookup: Lookup, site: CallSite) -> list[Candidate]:
 
 
 def _by_url(lookup: Lookup, method: str, url: str) -> list[Candidate]:
+    # A base the code does not show, joined to a path without its slash (``cfg.base +
+    # "auth/sessions"``, the base ending in one): the path starts after it.
+    url = _GLUED_BASE.sub("{}/", url, count=1)
     _, path = strip_path(url)
     segments = [s for s in path_key(path).split("/") if s]
     for drop in range(min(len(segments), MAX_BASE_SEGMENTS + 1)):
