@@ -21,9 +21,9 @@ _REQUEST_LINE = re.compile(
     rf"((?:https?://|\{{|\$)?(?:{_PLACEHOLDER}|[^\s`'\"<>|])*/(?:{_PLACEHOLDER}|[^\s`'\"<>)\]|])*)"
 )
 # A URL written alone (a note's list of calls, a browser address): a GET. Only a whole URL on a
-# visibly Collibra REST path, not a link's target nor a string in code (``get("https://...``).
+# visibly Collibra REST path, so a link to any other page is not a call.
 _BARE_URL = re.compile(
-    rf"(?<![\w/(\[\"'=])(https?://(?:{_PLACEHOLDER}|[^\s`'\"<>/|])+/rest/2\.0/(?:{_PLACEHOLDER}|[^\s`'\"<>)\]|])*)"
+    rf"(?<![\w/(\[])(https?://(?:{_PLACEHOLDER}|[^\s`'\"<>/|])+/rest/2\.0/(?:{_PLACEHOLDER}|[^\s`'\"<>)\]|])*)"
 )
 _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 MAX_LINE = 4000
