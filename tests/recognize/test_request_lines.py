@@ -86,21 +86,3 @@ def test_a_postman_collections_requests_are_calls() -> None:
     assert (20, ENDPOINT, "POST", "{}/rest/2.0/tags", "") in rows
     # the same keys in any other JSON document are data, not requests
     assert _read(POSTMAN.replace("getpostman", "example"), "json") == []
-
-
-def test_a_placeholder_host_and_a_url_written_alone_in_notes() -> None:
-    """``<your-instance>`` stands for the reader's host; a whole Collibra REST URL on its own (a
-    note's list of calls, a browser address) is a GET; a link's target or another site is not."""
-    text = (
-        "# Audit\n"
-        "1. **GET** `https://<your-instance>/rest/2.0/activities?contextId=1`\n"
-        "2. https://acme.collibra.com/rest/2.0/responsibilities?resourceIds=2\n"
-        "See [the list](https://acme.collibra.com/rest/2.0/assets) or https://example.org/help.\n"
-    )
-    found = _read(text, "markdown")
-    assert (1, ENDPOINT, "GET", "https://{}/rest/2.0/activities", "") in found
-    assert (1, QUERY, "GET", "https://{}/rest/2.0/activities", "contextId") in found
-    url = "https://acme.collibra.com/rest/2.0/responsibilities"
-    assert (2, ENDPOINT, "GET", url, "") in found
-    assert (2, QUERY, "GET", url, "resourceIds") in found
-    assert not [f for f in found if f[0] == 3]

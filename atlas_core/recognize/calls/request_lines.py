@@ -14,16 +14,9 @@ import re
 
 from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, CallSite, tidy_url
 
-# A placeholder the writer leaves for the reader's host or id: ``<your-instance>``.
-_PLACEHOLDER = r"<[^<>\s]{1,60}>"
 _REQUEST_LINE = re.compile(
     r"(?<![\w/])(GET|POST|PUT|PATCH|DELETE)[*`]*[ \t]+`?"
-    rf"((?:https?://|\{{|\$)?(?:{_PLACEHOLDER}|[^\s`'\"<>|])*/(?:{_PLACEHOLDER}|[^\s`'\"<>)\]|])*)"
-)
-# A URL written alone (a note's list of calls, a browser address): a GET. Only a whole URL on a
-# visibly Collibra REST path, so a link to any other page is not a call.
-_BARE_URL = re.compile(
-    rf"(?<![\w/(\[])(https?://(?:{_PLACEHOLDER}|[^\s`'\"<>/|])+/rest/2\.0/(?:{_PLACEHOLDER}|[^\s`'\"<>)\]|])*)"
+    r"((?:https?://|<|\{|\$)?[^\s`'\"<>]*/[^\s`'\"<>)\]]*)"
 )
 _QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 MAX_LINE = 4000
@@ -37,16 +30,14 @@ _MAX_POSTMAN_CHARS = 4_000_000
 
 def request_line_sites(line: str, language: str) -> list[CallSite]:
     """The endpoint and query-key sites of the request lines on one line of text."""
-    if len(line) > MAX_LINE:
+    if len(line) > MAX_LINE or not any(
+        m in line for m in ("GET", "POST", "PUT", "PATCH", "DELETE")
+    ):
         return []
-    found = [(m.group(1), m) for m in _REQUEST_LINE.finditer(line)]
-    if not found and "/rest/2.0/" in line:
-        found = [("GET", m) for m in _BARE_URL.finditer(line)]
     sites: list[CallSite] = []
-    for method, m in found:
-        group = len(m.groups())  # the URL: the last group of either pattern
-        url = m.group(group).rstrip(".,;:!?")  # a sentence's end is no path
-        start = m.start(group)
+    for m in _REQUEST_LINE.finditer(line):
+        method, url = m.group(1), m.group(2).rstrip(".,;:!?")  # a sentence's end is no path
+        start = m.start(2)
         end = start + len(url)
         endpoint = tidy_url(re.sub(r"<[^>]*>|\{\{[^}]*\}\}|\$\{?\w+\}?", "{}", url))
         sites.append(CallSite(method, endpoint, ENDPOINT, "", start, end, HTTP, language))
