@@ -165,3 +165,39 @@ def test_the_scorer_counts_recognised_calls_and_each_mistake_once() -> None:
     assert (figures["right"], figures["diagnostics"]) == (1, 3)
     assert figures["diagnostics_on_undocumented"] == 1
     assert result.missed == ["3: GET /rest/2.0/domains (requests)"]
+
+
+EXTRA = REALCODE / "extra"
+EXTRA_FILES = Path("/work/extra-clients/files")
+
+
+def _extra_sources() -> dict[str, dict[str, str]]:
+    rows: dict[str, dict[str, str]] = {}
+    for path in sorted(EXTRA.glob("sources-*.tsv")):
+        with path.open(newline="", encoding="utf-8") as fh:
+            rows.update({row["local_file"]: row for row in csv.DictReader(fh, delimiter="\t")})
+    return rows
+
+
+def test_the_extra_set_points_at_its_origins_and_is_labelled_in_the_same_format() -> None:
+    """Every label of the extra development set names a file its sources list gives an origin
+    and a commit or version for (the files themselves are not shipped), in the frozen set's
+    format; none comes from an origin of the frozen set."""
+    sources = _extra_sources()
+    with (CLIENTS / "SOURCES.tsv").open(newline="", encoding="utf-8") as fh:
+        frozen = {row["origin"] for row in csv.DictReader(fh, delimiter="\t")}
+    labels = sorted((EXTRA / "labels").glob("*.json"))
+    assert labels
+    for path in labels:
+        label = json.loads(path.read_text(encoding="utf-8"))
+        row = sources[label["file"]]
+        assert row["origin"] not in frozen and row["commit"], row
+        for call in label["calls"]:
+            assert call["method"] in METHODS and call["via"] in VIA, (label["file"], call)
+            assert call["line"] >= 1 and isinstance(call["documented"], bool)
+        for mistake in label["mistakes"]:
+            assert mistake["kind"] in KINDS and mistake["evidence"], (label["file"], mistake)
+        if EXTRA_FILES.is_dir():  # where the files were fetched: the labels point at real lines
+            text = (EXTRA_FILES / label["file"]).read_text(encoding="utf-8", errors="replace")
+            count = text.count("\n") + 1
+            assert all(c["line"] <= count for c in label["calls"]), label["file"]
