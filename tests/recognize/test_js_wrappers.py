@@ -252,3 +252,86 @@ def test_a_chain_too_deep_to_follow_does_not_hide_its_shallow_wrappers() -> None
         (6, "https://dg.example.org/rest/2.0/users"),
         (7, "https://dg.example.org/rest/2.0/roles"),
     }
+
+
+HANDED = """\
+function toQuery(params = {}) {
+  const q = new URLSearchParams(params).toString();
+  return q ? `?${q}` : "";
+}
+
+async function* walkPages(send, route, filters = {}, opts = {}) {
+  for (let start = 0; ; start += 25) {
+    const page = await send(route + toQuery({ ...filters, limit: 25, offset: start }), opts);
+    if (!page.results.length) return;
+    yield page.results;
+  }
+}
+
+async function gather(send, route, filters = {}, opts = {}) {
+  const rows = [];
+  for await (const batch of walkPages(send, route, filters, opts)) rows.push(...batch);
+  return rows;
+}
+
+export function governanceApi(apiClient) {
+  const read = (p, o) => apiClient.get(p, o);
+  const every = (route, filters, o) => gather(read, route, filters, o);
+  const howMany = async (route, filters, o) =>
+    (await read(route + toQuery({ ...filters, limit: 1 }), o))?.total ?? null;
+  return {
+    domains: (o) => every("/rest/2.0/domains", { sortField: "NAME" }, o),
+    countTags: (ids, o) => howMany("/rest/2.0/tags", { assetIds: ids }, o),
+    owners: (id, o) => read(`/rest/2.0/responsibilities${toQuery({ resourceIds: id })}`, o),
+  };
+}
+"""
+
+
+def test_a_paging_helper_handed_the_sending_function_reads_as_its_request() -> None:
+    """`gather` and `walkPages` call their parameter `send`; the call site passes `read`, a
+    local arrow that sends a GET: the site is that GET of the route it passes, and the keys of
+    the filters it passes, spread into the query, are query keys."""
+    rows = _sites(HANDED)
+    assert (25, "endpoint", "GET", "/rest/2.0/domains", "") in rows
+    assert (25, "query", "GET", "/rest/2.0/domains", "sortField") in rows
+
+
+def test_a_query_string_helper_ends_the_path_and_its_keys_are_query_keys() -> None:
+    """`route + toQuery({...})` and `${...}${toQuery({...})}`: the path ends where the helper's
+    `?...` starts (no unknown glued onto the last segment); a helper returning the response's
+    `?.total ?? null` builds no URL."""
+    rows = _sites(HANDED)
+    assert (26, "endpoint", "GET", "/rest/2.0/tags", "") in rows
+    assert (26, "query", "GET", "/rest/2.0/tags", "assetIds") in rows
+    assert (27, "endpoint", "GET", "/rest/2.0/responsibilities", "") in rows
+    assert (27, "query", "GET", "/rest/2.0/responsibilities", "resourceIds") in rows
+
+
+HANDED_ODDLY = """\
+function page(send, route) { return send(route + "?limit=10"); }
+const unknownSender = makeSender();
+page(unknownSender, "/rest/2.0/assets");
+page(window.send, "/rest/2.0/assets");
+function viaParameter(fn) { return page(fn, "/rest/2.0/communities"); }
+function spin(route, again) { return again(route, again); }
+spin("/rest/2.0/roles", spin);
+const post = (url, body) => fetch(url, { method: "POST", body: JSON.stringify(body) });
+page(post, "/rest/2.0/domains");
+page((u) => fetch("https://dg.example.org" + u), "/rest/2.0/users");
+"""
+
+
+def test_only_a_handed_function_the_document_defines_makes_a_call() -> None:
+    """A function the document does not define (a runtime value, someone else's method, a
+    parameter nothing binds) makes no call; a function that hands itself on stops at the depth
+    limit; the method is the handed function's own."""
+    endpoints = {
+        (line, method, url)
+        for line, role, method, url, _ in _sites(HANDED_ODDLY)
+        if role == "endpoint"
+    }
+    assert endpoints == {
+        (8, "POST", "/rest/2.0/domains"),
+        (9, "GET", "https://dg.example.org/rest/2.0/users"),
+    }

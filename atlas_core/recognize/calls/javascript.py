@@ -24,6 +24,7 @@ from atlas_core.recognize.calls.js_params import (
     chain_context,
     search_assignment,
 )
+from atlas_core.recognize.calls.js_passed import is_query_builder
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
 from atlas_core.recognize.calls.js_returns import argument_in_url, callers
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
@@ -157,6 +158,8 @@ class JavaScriptCalls(JsRequests):
                     node = call
                 elif call.type == "new_expression" and wrapper == "URLSearchParams":
                     node, encoded = call, True
+                elif call.type == "call_expression" and is_query_builder(self, call):
+                    node, encoded = call, True  # `path + toQuery({...})`
                 elif call.type == "new_expression" and wrapper == "HttpParams":
                     if path != ["fromObject"]:  # `new HttpParams({fromObject: {...}})`
                         return None
@@ -221,6 +224,8 @@ class JavaScriptCalls(JsRequests):
 
     def _argument_context(self, call: Node, index: int, path: list[str]) -> KeyContext | None:
         http = self.http(call)
+        if http is not None and http.style == "passed":
+            return None  # which keys the passed function reads, its callers' argument says
         if http is not None and http.style == "wrapper":
             inner = (http.roles or {}).get(index)
             if inner is None:
@@ -314,11 +319,7 @@ class JavaScriptCalls(JsRequests):
     def _forwards(self, http: Http) -> bool:
         """A request in a wrapper's body whose whole path is the wrapper's caller's: the call
         sites are the calls, the body itself is none."""
-        return (
-            http.inner is None
-            and http.call is not None
-            and in_forwarding_body(self, http.call, self.call_url(http))
-        )
+        return http.call is not None and in_forwarding_body(self, http.call, self.call_url(http))
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
         if parent.type in CLASS_FIELDS and is_field(root, "value"):

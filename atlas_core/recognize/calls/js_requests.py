@@ -8,10 +8,16 @@ configs, instances from `axios.create({baseURL})`, request, got, ky, ofetch's `$
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.js_config import declared_method, merged_config
+from atlas_core.recognize.calls.js_http import FORWARDED, Http
+from atlas_core.recognize.calls.js_passed import (
+    as_wrapper,
+    bind_function,
+    is_parameter_call,
+    is_query_builder,
+)
 from atlas_core.recognize.calls.js_returns import builder_of, returned
 from atlas_core.recognize.calls.js_values import Bind, JsValues
 from atlas_core.recognize.calls.js_wrappers import MAX_WRAPPER_DEPTH, parameters, summary_of
@@ -42,25 +48,6 @@ _XHR = frozenset({"XMLHttpRequest", "window.XMLHttpRequest"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 
 
-@dataclass(slots=True)
-class Http:
-    """One request as the code writes it."""
-
-    method: str
-    url: Node | None
-    style: str  # "fetch", "axios" (verb call), "config" (axios(config)), "options" (ky, got),
-    # "jquery" ($.get(url, data)), "xhr" (xhr.open(method, url)), "wrapper" (a call of the
-    # code's own function that makes the request `inner`)
-    verb: str = ""
-    base: str = ""
-    call: Node | None = None
-    method_node: Node | None = None  # where the method is written, when not in the verb
-    inner: Http | None = None
-    args: tuple[tuple[str, Node | None], ...] = ()  # the wrapper's parameters and arguments
-    roles: dict[int, KeyContext] | None = None  # a wrapper's argument -> what its keys are
-    method_param: str = ""  # the parameter whose options, merged in last, may set the method
-
-
 class JsRequests(JsValues):
     """The request a call sends, if it sends one."""
 
@@ -69,6 +56,8 @@ class JsRequests(JsValues):
         self.summarising: list[int] = []  # wrappers being summarised, innermost last
         # Readings cut short by recursion or depth: what they found is not remembered.
         self.cuts = 0
+        self.passing = 0  # passed functions being read through, for the depth limit
+        self.passed_functions: dict[str, Node] = {}  # `Bind` tokens of functions passed
 
     def use_context(self, use: Node) -> KeyContext | None:
         """What the keys of the object a name holds become, read where the name is used."""
@@ -102,6 +91,9 @@ class JsRequests(JsValues):
             http = Http("GET", args[1], "xhr", call=call, method_node=args[0])
             http.method = self._method_of(http, None)
             return http
+        if is_parameter_call(self, function):
+            url = args[0] if args else None
+            return Http("", url, "passed", callee, call=call, args=tuple(("", a) for a in args))
         wrapped = self._wrapper_call(call, args)
         if wrapped is not None:
             return wrapped
@@ -239,8 +231,36 @@ class JsRequests(JsValues):
             args=tuple(zip(summary.params, padded, strict=False)),
             roles=summary.roles,
         )
+        if not self._resolves(http):
+            return None  # a function passed to it that the document does not show
         http.method = self._method_of(http, None)
         return http
+
+    def _resolves(self, http: Http) -> bool:
+        """Whether the functions a wrapper call's chain calls through its parameters are each
+        one this call (or a caller, for a parameter it forwards) passes."""
+        bind: Bind | None = None
+        for _ in range(MAX_WRAPPER_DEPTH * 2):
+            if http.inner is not None:
+                bind, http = self._bind(http, bind), http.inner
+            elif http.style == "passed":
+                token = bind.get(f"{http.verb}.fn") if bind is not None else None
+                if token == FORWARDED:
+                    return True
+                target = as_wrapper(self, http, bind)
+                if target is None:
+                    return False
+                http = target
+            else:
+                return True
+        return False
+
+    def _through(self, http: Http, bind: Bind | None) -> Http | None:
+        """`_passed`, counted: a function passing itself along stops at the depth limit."""
+        if self.passing >= MAX_WRAPPER_DEPTH * 2:
+            self.cuts += 1
+            return None
+        return as_wrapper(self, http, bind)
 
     def _bind(self, http: Http, bind: Bind | None) -> Bind:
         """The values a wrapper call gives its wrapper's parameters (None: not passed), and
@@ -257,12 +277,23 @@ class JsRequests(JsValues):
                 passed = bind.get(f"{self.text(arg)}.method")  # forwarded from an outer wrapper
                 if passed is not None:
                     bound[f"{name}.method"] = passed
+            if arg is not None:
+                bind_function(self, bound, name, arg, bind)
         return bound
 
     def _method_of(self, http: Http, bind: Bind | None) -> str:
         """The method a request sends; "" where it comes from a value the code does not show."""
         if http.inner is not None:
             return self._method_of(http.inner, self._bind(http, bind))
+        if http.style == "passed":
+            target = self._through(http, bind)
+            if target is None:
+                return ""
+            self.passing += 1
+            try:
+                return self._method_of(target, bind)
+            finally:
+                self.passing -= 1
         chosen = bind.get(f"{http.method_param}.method") if http.method_param and bind else None
         if chosen is not None:
             return "" if chosen in (UNKNOWN, "") else chosen.upper()
@@ -272,6 +303,8 @@ class JsRequests(JsValues):
         return "" if value in (UNKNOWN, "") else value.upper()
 
     def _call_value(self, call: Node, depth: int, bind: Bind | None) -> str:
+        if is_query_builder(self, call):
+            return "?" + UNKNOWN  # `path + toQuery(params)`: the path ends here
         definition = builder_of(self, call)
         value = returned(self, definition) if definition is not None else None
         if definition is None or value is None:
@@ -295,6 +328,15 @@ class JsRequests(JsValues):
     def _url_of(self, http: Http, bind: Bind | None) -> str:
         if http.inner is not None:
             return self._url_of(http.inner, self._bind(http, bind))
+        if http.style == "passed":
+            target = self._through(http, bind)
+            if target is None:
+                return UNKNOWN
+            self.passing += 1
+            try:
+                return self._url_of(target, bind)
+            finally:
+                self.passing -= 1
         value = self._value(http.url, 0, bind) if http.url is not None else UNKNOWN
         return join_base(http.base, value)
 

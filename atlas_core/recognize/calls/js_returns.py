@@ -56,7 +56,24 @@ def returned(reader: JsValues, definition: Node) -> Node | None:
         value = _returned(definition)
     else:
         value = reader.memo.remember(("js-returned", definition.id), lambda: _returned(definition))
-    return value if value is not None and value.type in _URL_LIKE else None
+    return value if value is not None and _url_like(reader, value, 0) else None
+
+
+def _url_like(reader: JsValues, value: Node, depth: int) -> bool:
+    """A string, a template, a name, a ``new URL(...)``, a concatenation, or a default
+    (``base ?? DEFAULT``) of them; ``(await get(url))?.total ?? null`` is a response's value."""
+    if value.type != "binary_expression":
+        return value.type in _URL_LIKE
+    operator = reader.text(child(value, "operator"))
+    if operator == "+":
+        return True
+    left = child(value, "left")
+    return (
+        operator in ("??", "||")
+        and left is not None
+        and depth < 4
+        and (_url_like(reader, left, depth + 1))
+    )
 
 
 def _returned(definition: Node) -> Node | None:

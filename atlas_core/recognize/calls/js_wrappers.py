@@ -45,8 +45,11 @@ class Summary:
 def summary_of(reader: JsRequests, call: Node) -> Summary | None:
     """The summary of the wrapper `call` calls, if the document defines one."""
     definition = definition_of(reader, call)
-    if definition is None:
-        return None
+    return summary_of_definition(reader, definition) if definition is not None else None
+
+
+def summary_of_definition(reader: JsRequests, definition: Node) -> Summary | None:
+    """The summary of a function the document defines, if it is a wrapper."""
     if reader.memo is None:
         return _summarise(reader, definition)
     return reader.memo.remember_whole(
