@@ -49,8 +49,6 @@ def check_key(
     if param is None:
         if not _NAME.match(name) or (role == QUERY and _list_form(name) in known):
             return []
-        if _public_form(name) in known or _list_form(_public_form(name)) in known:
-            return []
         if role == BODY and name == "id" and WILDCARD in op.segments:
             # The id of the resource the path already names: Collibra's change requests take
             # it in the body too and ignore it there, whether or not a spec lists it.
@@ -127,13 +125,6 @@ def _list_form(name: str) -> str:
     "". Newer API versions take such lists where an older spec lists only the one id; a rewrite to
     the singular would break working code, so the list form is never reported as unknown."""
     return name[:-1] if name.endswith(("Ids", "_ids")) else ""
-
-
-def _public_form(name: str) -> str:
-    """The id a public-id key stands for (``typePublicId`` -> ``typeId``, ``statusPublicIds`` ->
-    ``statusIds``), or "". Newer API versions take a type's or status's public id wherever an
-    older spec lists only its UUID; that key is the same reference, not an unknown one."""
-    return re.sub(r"PublicId(s?)$", r"Id\1", name) if "PublicId" in name else ""
 
 
 def _allowed(op: Operation, role: str) -> tuple[Param, ...] | None:

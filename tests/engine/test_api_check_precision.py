@@ -160,21 +160,3 @@ def test_a_body_id_beside_the_path_id_is_not_unknown() -> None:
     assert check_request(model, "PATCH", "/assets/a-1", body=body)[1] == []
     [unknown] = check_request(model, "PATCH", "/assets/a-1", body={"ident": "a-1"})[1]
     assert unknown.check == "unknown-param"
-
-
-def test_a_public_id_key_is_the_id_it_stands_for() -> None:
-    """``typePublicId`` is the asset type's public id, taken where an older spec lists only
-    ``typeId``: never unknown, nor a did-you-mean. A key that is no such form still is."""
-    spec = Spec("core", "Core", "core.json", "/rest/2.0")
-    add = Operation(
-        "POST",
-        "/assets",
-        ("assets",),
-        body=(Param("name", "body", "string", required=True), Param("typeId", "body", "string")),
-        spec=spec,
-    )
-    model = ApiModel((spec,), [add])
-    body = {"name": "Revenue", "typePublicId": "BusinessTerm"}
-    assert check_request(model, "POST", "/assets", body=body)[1] == []
-    [unknown] = check_request(model, "POST", "/assets", body={"name": "x", "kindPublicId": "y"})[1]
-    assert unknown.check == "unknown-param"
