@@ -36,8 +36,8 @@ def connect(site):
     ROOT = site + "{base}"
 
 
-def find(kind, text):
-    return requests.get(f"{{ROOT}}assets/{{kind}}", params={{"search": text, "depth": "full"}})
+def find(text):
+    return requests.get(f"{{ROOT}}assets", params={{"search": text, "depth": "full"}})
 """
 
 
@@ -75,7 +75,7 @@ def test_a_segment_the_code_computes_in_part_is_not_a_parameter(engine: Engine) 
         '    return requests.get(f"{BASE}/assets/{kind}s", params={"search": text})\n'
     )
     assert _checks(engine, code) == []
-    whole = code.replace("{kind}s", "{asset_id}").replace("kind,", "asset_id,")
+    whole = code.replace("/{kind}s", "")
     assert _checks(engine, whole) == [(3, "unknown-param")]
 
 
@@ -159,4 +159,19 @@ def test_a_body_id_beside_the_path_id_is_not_unknown() -> None:
     body = {"id": "a-1", "name": "Revenue"}
     assert check_request(model, "PATCH", "/assets/a-1", body=body)[1] == []
     [unknown] = check_request(model, "PATCH", "/assets/a-1", body={"ident": "a-1"})[1]
+    assert unknown.check == "unknown-param"
+
+
+def test_a_query_key_on_an_operation_that_lists_no_query_parameter_is_left_alone() -> None:
+    """With no query parameter to be a slip of, a key the spec does not list (``include`` on the
+    current session) may simply be unlisted; where the operation lists some, it is judged."""
+    spec = Spec("core", "Core", "core.json", "/rest/2.0")
+    session = Operation("GET", "/auth/sessions/current", ("auth", "sessions", "current"), spec=spec)
+    listing = Operation(
+        "GET", "/tags", ("tags",), params=(Param("name", "query", "string"),), spec=spec
+    )
+    model = ApiModel((spec,), [session, listing])
+    query = {"include": "csrfToken"}
+    assert check_request(model, "GET", "/auth/sessions/current", params=query)[1] == []
+    [unknown] = check_request(model, "GET", "/tags", params=query)[1]
     assert unknown.check == "unknown-param"
