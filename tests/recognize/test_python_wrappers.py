@@ -228,6 +228,27 @@ def test_generated_internals_call_api() -> None:
     assert _sites(code) == [(5, "endpoint", "GET", "{}/assets/{assetId}", "")]
 
 
+def test_generated_internals_by_keyword_and_openapi_generator_7() -> None:
+    """``call_api(resource_path=..., method=...)`` and the newer generators'
+    ``param_serialize(method=..., resource_path=...)``; their map arguments are no keys."""
+    code = (
+        "class TagApi:\n"
+        "    def get_tag_with_http_info(self, tag_id):\n"
+        "        return self.api_client.call_api(resource_path='/tags/{tagId}', method='GET',\n"
+        "                                        path_params=path_params, auth_settings=auth)\n"
+        "    def _add_tag_serialize(self, add_tag_request):\n"
+        "        return self.api_client.param_serialize(\n"
+        "            method='POST',\n"
+        "            resource_path='/tags',\n"
+        "            body=_body_params,\n"
+        "        )\n"
+    )
+    assert _sites(code) == [
+        (2, "endpoint", "GET", "{}/tags/{tagId}", ""),
+        (7, "endpoint", "POST", "{}/tags", ""),
+    ]
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 

@@ -13,7 +13,12 @@ import re
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.held_keys import held_whole
-from atlas_core.recognize.calls.python_http import URL_KEYWORDS, PythonHttp, SentRequest
+from atlas_core.recognize.calls.python_http import (
+    GENERATED_SENDERS,
+    URL_KEYWORDS,
+    PythonHttp,
+    SentRequest,
+)
 from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES
 from atlas_core.recognize.calls.site import (
     BODY,
@@ -272,7 +277,7 @@ class PythonCalls(PythonHttp):
             index = next((i for i, a in enumerate(self._positional(call)) if a == argument), -1)
             role = http.positional_roles.get(index)
             return KeyContext(role, http) if role else None
-        if http is not None and self._callee_name(call) != "call_api":
+        if http is not None and self._callee_name(call) not in GENERATED_SENDERS:
             # A generated client's `call_api` takes path, query and header maps by position.
             role = _POSITIONAL_ROLE.get(self._callee_name(call))
             return KeyContext(role, http) if role and argument != http.url else None
@@ -376,7 +381,12 @@ class PythonCalls(PythonHttp):
         return last, self._callee_name(call)
 
     def is_transport_method(self, name: str) -> bool:
-        return name in HTTP_VERBS or name == "request" or name.startswith("_")
+        return (
+            name in HTTP_VERBS
+            or name == "request"
+            or name.startswith("_")
+            or name in GENERATED_SENDERS  # a generated client's own sending, not an operation
+        )
 
 
 def _placed(context: KeyContext | None, nested: int) -> KeyContext | None:

@@ -16,7 +16,9 @@ from atlas_core.syntax import field as child
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-URL_KEYWORDS = ("url", "endpoint", "path", "uri", "route")
+URL_KEYWORDS = ("url", "endpoint", "path", "uri", "route", "resource_path")
+# A generated client's request functions: where the path and the method are, by position.
+GENERATED_SENDERS = {"call_api": (0, 1), "param_serialize": (1, 0)}
 _HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _NAMED_VERBS = frozenset({"get", "post", "put", "patch", "delete"})
@@ -122,7 +124,7 @@ class PythonHttp(PythonWrappers):
         http = self._direct(call)
         if http is None or index < 0 or index >= len(args := self._positional(call)):
             return None
-        if self._callee_name(call) == "call_api":
+        if self._callee_name(call) in GENERATED_SENDERS:
             return None  # path, query and header maps by position: no one role
         if args[index] in (http.url, http.method_node):
             return None
@@ -160,11 +162,18 @@ class PythonHttp(PythonWrappers):
             if not looks_http and (url is None or "/" not in self._value(url, 0, {})):
                 return None
             return SentRequest(name.upper(), url, self._client_base(receiver))
-        if name == "call_api" and len(args) > 1:
-            # A generated client's internals: the path is relative to a base the client is
-            # configured with at runtime, which may be another API's.
-            method = self._method_literal(args[1])
-            return SentRequest(method, args[0], UNKNOWN, method_node=args[1])
+        if name in GENERATED_SENDERS:
+            # A generated client's internals (``call_api(path, method, ...)``, or by keyword;
+            # openapi-generator 7's ``param_serialize(method=..., resource_path=...)``): the path
+            # is relative to a base the client is configured with at runtime, which may be
+            # another API's.
+            path_at, method_at = GENERATED_SENDERS[name]
+            url = args[path_at] if len(args) > path_at else kwargs.get("resource_path")
+            method_node = args[method_at] if len(args) > method_at else kwargs.get("method")
+            if url is None or method_node is None:
+                return None
+            method = self._method_literal(method_node)
+            return SentRequest(method, url, UNKNOWN, method_node=method_node)
         method_node = args[0] if args else kwargs.get("method")
         method = self._method_literal(method_node)
         if method or (name == "request" and receiver is not None):
