@@ -157,3 +157,31 @@ def test_ternary_paths_a_base_with_its_slash_and_a_cors_proxy() -> None:
     assert (10, "endpoint", "GET", "{}/communities", "") in rows
     assert (10, "query", "GET", "{}/communities", "offset") in rows
     assert (11, "endpoint", "GET", f"{BASE}/statuses", "") in rows
+
+
+def test_node_request_options_and_generated_client_internals() -> None:
+    """Node's ``https.request(options)`` with the options in a variable (its URL under
+    ``path``), a generated TypeScript client's ``this.request({path, method})`` and a generated
+    JavaScript client's ``apiClient.callApi(path, method, ...)``."""
+    node = (
+        "const https = require('https');\n"
+        "const options = { hostname: host, path: '/rest/2.0/tags', method: 'DELETE' };\n"
+        "https.request(options, (res) => res.resume()).end();\n"
+    )
+    assert (1, "endpoint", "DELETE", "/rest/2.0/tags", "") in _rows(node)
+    generated_ts = (
+        "export class TagsApi extends runtime.BaseAPI {\n"
+        "  async findTagsRaw(init?: RequestInit) {\n"
+        "    return this.request({ path: `/tags`, method: 'GET', query: q }, init);\n"
+        "  }\n"
+        "}\n"
+    )
+    assert (2, "endpoint", "GET", "/tags", "") in _rows(generated_ts, "typescript")
+    generated_js = (
+        "export default class TagsApi {\n"
+        "  addTagWithHttpInfo(body) {\n"
+        "    return this.apiClient.callApi('/tags', 'POST', {}, {}, {}, {}, body, ['basicAuth']);\n"
+        "  }\n"
+        "}\n"
+    )
+    assert (2, "endpoint", "POST", "{}/tags", "") in _rows(generated_js)

@@ -72,6 +72,10 @@ _PASS_THROUGH = frozenset(
     }
 )
 
+# The keys of a request config that hold its URL (`path`: Node's `https.request`, generated
+# TypeScript clients' `this.request({path, method})`).
+_URL_KEYS = frozenset({"url", "uri", "path"})
+
 
 class JavaScriptCalls(JsRequests):
     LOOSE_STRINGS = False
@@ -296,11 +300,11 @@ class JavaScriptCalls(JsRequests):
             if http is not None and http.url is not None and http.url.id == root.id:
                 return True, http
             return True, None
-        if parent.type == "pair" and self._key_name(child(parent, "key")) == "url":
+        if parent.type == "pair" and self._key_name(child(parent, "key")) in _URL_KEYS:
             config = parent.parent
             call = sending_call(self, config)
             return True, self.http(call) if call is not None else merged_into(self, root, config)
-        if root.type == "shorthand_property_identifier" and self.text(root) == "url":
+        if root.type == "shorthand_property_identifier" and self.text(root) in _URL_KEYS:
             call = sending_call(self, parent)
             return True, self.http(call) if call is not None else merged_into(self, root, parent)
         return False, None

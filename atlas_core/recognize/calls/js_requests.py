@@ -99,6 +99,13 @@ class JsRequests(JsValues):
             return wrapped
         if callee in _CONFIG_CALLS or callee.endswith(".request"):
             return self._config_call(args, "ajax" if "ajax" in callee else "")
+        if callee.endswith(".callApi") and len(args) > 1:
+            # A generated JavaScript client's internals, `apiClient.callApi(path, method, ...)`:
+            # the path is relative to a base configured at runtime.
+            http = Http("", args[0], "config", call=call, method_node=args[1])
+            http.base = UNKNOWN
+            http.method = self._method_of(http, None)
+            return http
         if function.type != "member_expression":
             return None
         verb = self.text(child(function, "property"))
@@ -201,13 +208,23 @@ class JsRequests(JsValues):
             http.method_param = merged.param
             http.method = self._method_of(http, None)
             return http
-        if args[0].type != "object":
+        config = args[0]
+        if config.type == "identifier":  # `const options = {path, method}; https.request(options)`
+            made = self._definition(config)
+            config = made if made is not None and made.type == "object" else config
+        if config.type != "object":
             return Http("GET", args[0], "config", verb, call=call)
-        url = self._pair_value(args[0], "url") or self._pair_value(args[0], "uri")
-        base = self._option(args[0], "baseURL") or self._option(args[0], "baseUrl")
+        # `path` as Node's `https.request({hostname, path, method})` and generated TypeScript
+        # clients' `this.request({path, method, query})` name it.
+        url = (
+            self._pair_value(config, "url")
+            or self._pair_value(config, "uri")
+            or self._pair_value(config, "path")
+        )
+        base = self._option(config, "baseURL") or self._option(config, "baseUrl")
         http = Http("GET", url, "config", verb, base, call)
-        http.method_node = declared_method(self, args[0]) or (
-            self._pair_value(args[0], "type") if verb == "ajax" else None
+        http.method_node = declared_method(self, config) or (
+            self._pair_value(config, "type") if verb == "ajax" else None
         )
         http.method = self._method_of(http, None)
         return http
