@@ -185,3 +185,23 @@ def test_node_request_options_and_generated_client_internals() -> None:
         "}\n"
     )
     assert (2, "endpoint", "POST", "{}/tags", "") in _rows(generated_js)
+
+
+def test_a_url_object_a_script_changes_before_sending_it_is_that_calls() -> None:
+    """At a script's top level, ``new URL(...)``, its ``searchParams`` set on the next lines and
+    one ``fetch(url)``: the URL and its keys are that call's. A base shared by several calls
+    is still no one call's."""
+    script = (
+        "const url = new URL(`${origin}/rest/2.0/tags`);\n"
+        'url.searchParams.set("name", label);\n'
+        "const reply = await fetch(url);\n"
+    )
+    rows = _rows(script)
+    assert (0, "endpoint", "GET", "{}/rest/2.0/tags", "") in rows
+    assert (1, "query", "GET", "{}/rest/2.0/tags", "name") in rows
+    shared = (
+        'const BASE = "https://acme.collibra.com/rest/2.0/tags";\n'
+        "await fetch(BASE);\n"
+        'await fetch(BASE, { method: "POST" });\n'
+    )
+    assert not any(row[0] == 0 for row in _rows(shared))

@@ -129,13 +129,20 @@ class CallWalk(TreeReader):
         uses = self.assigned_uses(root, parent)
         if uses is None:
             return None
-        if len(uses) > 1 and self.scope_of(parent) is None:
-            return None  # a module or class constant many calls share is no one call's URL
+        shared = len(uses) > 1 and self.scope_of(parent) is None
+        sent = None
         for use in uses:
             found = self.url_call(self.use_root(use), depth + 1)
-            if found is not None:
+            if found is None:
+                continue
+            if not shared:
                 return found
-        return None
+            if sent is not None:
+                return None  # a module or class constant many calls share is no one call's URL
+            sent = found
+        # At module level, a URL that one call sends (``fetch(url)``) and other lines only
+        # touch (``url.searchParams.set(...)``, a log line) is that call's.
+        return sent
 
     def sdk_operation(self, call: Node) -> str:
         """The generated-client method `call` calls (`assetApi.findAssets`), else ""."""
