@@ -10,6 +10,9 @@ that cannot see the call does not guess.
 
 One scan shares a `NameMemo`, so following ``BASE`` or ``session`` back to their assignments
 costs one search of the document per name instead of one per call.
+
+What a scan keeps and where in a string it asks are in `scan_sites`; the scans of shell scripts,
+text-read languages and request lines in `scan_text`.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.generic import is_generic
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
-from atlas_core.recognize.calls.request_lines import postman_lines, request_line_sites
+from atlas_core.recognize.calls.request_lines import postman_lines
 from atlas_core.recognize.calls.scan_sites import Located
 from atlas_core.recognize.calls.scan_sites import keep as _keep
 from atlas_core.recognize.calls.scan_sites import probes as _probes
-from atlas_core.recognize.calls.scan_sites import with_value as _with_value
-from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES, text_calls
+from atlas_core.recognize.calls.scan_text import scan_request_lines as _request_lines
+from atlas_core.recognize.calls.scan_text import scan_shell as _scan_shell
+from atlas_core.recognize.calls.scan_text import scan_text as _scan_text
+from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
 from atlas_core.recognize.calls.windows import is_windowed, outline_of, window
 from atlas_core.recognize.text_scan import normalize_language
@@ -71,13 +76,7 @@ _CLIENT_RECEIVER = re.compile(
     rb"(?i)(?:api|client|service)(?:_instance)?\s*(?:\(\s*\))?\s*(?:[.]|::)\s*$"
 )
 _QUERY_CACHE: dict[str, Any] = {}  # compiled queries by language
-_QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 _TABLE_ROW = re.compile(r"^\s*\||\s\|\s")
-_CURL_WORD = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|https?)\s")  # HTTPie is http/https
-_CURL_URL = re.compile(r"""(?:https?://|/rest/|\$\{?\w+\}?/)[^\s'"\\]*""")
-# Other words worth asking about: a URL in a variable (``"$URL"``), an HTTPie item (``name=x``).
-_SHELL_WORD = re.compile(r"""(?:^|\s)["']?(\$\{?\w|[A-Za-z_][\w.\-\[\]]*(?:==|:=|=))""")
-_JSON_KEY = re.compile(r'"([^"\\\n]{1,200})"\s*:')
 
 
 def scan_calls(
@@ -345,48 +344,7 @@ def _scan_windows(
     return sorted(found.values(), key=lambda f: (f.line, f.site.start))
 
 
-# --- shell and markdown ----------------------------------------------------------------------
-
-
-def _scan_shell(document: Document, deadline: float, limit: int) -> list[Located]:
-    from atlas_core.recognize.calls.curl import read_curl  # for shell documents only
-    from atlas_core.recognize.calls.curl_wrappers import shell_wrappers
-
-    found: dict[tuple[int, int, int, str, str], Located] = {}
-    text = document.text
-    if _CURL_WORD.search(text) is None:
-        return []
-    wrappers = shell_wrappers(document)  # `api_get "/rest/2.0/assets"` calls of a curl function
-    for line in range(document.line_count):
-        if len(found) >= limit or time.monotonic() > deadline:
-            break
-        content = document.line(line)
-        first = content.split(None, 1)[0] if wrappers and content.strip() else ""
-        command = _CURL_WORD.search(content) or _continues(document, line) or first in wrappers
-        if not command:
-            continue
-        columns = [m.start() + 1 for m in _CURL_URL.finditer(content)]
-        columns += [m.start(1) for m in _JSON_KEY.finditer(content)]
-        columns += [m.start(1) for m in _QUERY_KEY.finditer(content)]
-        columns += [m.start(1) for m in _SHELL_WORD.finditer(content)]
-        for column in columns:
-            _keep(found, document, line, read_curl(document, line, column, "shell"))
-    return sorted(found.values(), key=lambda f: (f.line, f.site.start))
-
-
-def _scan_text(document: Document, language: str, deadline: float, limit: int) -> list[Located]:
-    """A document of a language read as text (Go, PowerShell): its reader lists the calls."""
-    found: dict[tuple[int, int, int, str, str], Located] = {}
-    for line, site in text_calls(document, language, deadline):
-        if len(found) >= limit:
-            break
-        _keep(found, document, line, site)
-    return sorted(found.values(), key=lambda f: (f.line, f.site.start))
-
-
-def _continues(document: Document, line: int) -> bool:
-    """Whether `line` belongs to a command started above (the line before ends in ``\\``)."""
-    return line > 0 and document.line(line - 1).rstrip().endswith("\\")
+# --- markdown --------------------------------------------------------------------------------
 
 
 def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
@@ -415,18 +373,3 @@ def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
     found += _request_lines(taken, "markdown", deadline, limit - len(found))
     found.sort(key=lambda f: (f.line, f.site.start))
     return found
-
-
-def _request_lines(
-    lines: list[tuple[int, str]], language: str, deadline: float, limit: int
-) -> list[Located]:
-    """The sites of raw request lines (`request_lines`), each line given with its number."""
-    found: dict[tuple[int, int, int, str, str], Located] = {}
-    for number, content in lines:
-        if len(found) >= limit or time.monotonic() > deadline:
-            break
-        for site in request_line_sites(content, language):
-            key = (number, site.start, site.end, site.role, site.name)
-            if key not in found:
-                found[key] = _with_value(content, number, site)
-    return list(found.values())
