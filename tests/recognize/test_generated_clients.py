@@ -50,6 +50,22 @@ def test_operation_calls_on_a_generated_python_client_are_scanned(engine: Engine
     assert target is not None and (target.method, target.path) == ("GET", "/assets/{assetId}")
 
 
+def test_a_client_class_made_in_place_is_a_client(engine: Engine) -> None:
+    """``AssetsApi(c).get_asset(...)``: the class is made and called on one line, whatever its
+    argument is named; a call on anything else made in place is no client's."""
+    code = (
+        "from acme_core import AssetsApi\n"
+        "one = AssetsApi(c).get_asset(asset_id='a-1')\n"
+        "rows = Reader(c).find_assets(name='x')\n"
+    )
+    found = _sdk(code, "python")
+    assert (1, OPERATION, "get_asset", "get_asset") in found
+    assert not [f for f in found if f[0] == 2]
+    [read] = [i for i in scan_calls(code, "python") if i.line == 1 and i.site.role == OPERATION]
+    target = engine.resolve_call(read.site, define=False)
+    assert target is not None and (target.method, target.path) == ("GET", "/assets/{assetId}")
+
+
 def test_generated_java_client_calls_are_scanned() -> None:
     code = (
         "class Catalog {\n"

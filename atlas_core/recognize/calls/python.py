@@ -376,7 +376,8 @@ class PythonCalls(PythonHttp):
         function = child(call, "function")
         if function is None or function.type != "attribute":
             return None
-        receiver = self.text(child(function, "object"))
+        # `AssetsApi(client).find_assets(...)`: the class made in place, not its argument.
+        receiver = re.sub(r"\([^()]*\)$", "", self.text(child(function, "object")))
         last = re.split(r"[.(]", receiver.rstrip(")"))[-1] if receiver else ""
         return last, self._callee_name(call)
 

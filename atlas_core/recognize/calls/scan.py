@@ -73,7 +73,7 @@ _SDK_QUERIES = {
 }
 # `api.`, `client().`, and Java's method reference `assetApi::`
 _CLIENT_RECEIVER = re.compile(
-    rb"(?i)(?:api|client|service)(?:_instance)?\s*(?:\(\s*\))?\s*(?:[.]|::)\s*$"
+    rb"(?i)(?:api|client|service)(?:_instance)?\s*(?:\([^()\n]{0,80}\))?\s*(?:[.]|::)\s*$"
 )
 _QUERY_CACHE: dict[str, Any] = {}  # compiled queries by language
 _TABLE_ROW = re.compile(r"^\s*\||\s\|\s")
