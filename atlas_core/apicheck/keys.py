@@ -43,7 +43,7 @@ def check_key(
     # parameter at all has nothing to be a slip of: the spec may just not list it
     # (``include=csrfToken`` on GET /auth/sessions/current), and the server ignores what it
     # does not know.
-    if allowed is None or not allowed:
+    if not allowed:
         return []
     known = {p.name: p for p in allowed}
     param = known.get(name)

@@ -68,7 +68,7 @@ class JsRequests(JsValues):
             return None
         if self.memo is None:
             return self._read_http(call)
-        return self.memo.remember_whole(
+        return self.memo.remember(
             ("js-http", call.id), lambda: self._read_http(call), lambda: self.cuts
         )
 
@@ -102,8 +102,7 @@ class JsRequests(JsValues):
         if callee.endswith(".callApi") and len(args) > 1:
             # A generated JavaScript client's internals, `apiClient.callApi(path, method, ...)`:
             # the path is relative to a base configured at runtime.
-            http = Http("", args[0], "config", call=call, method_node=args[1])
-            http.base = UNKNOWN
+            http = Http("", args[0], "config", base=UNKNOWN, call=call, method_node=args[1])
             http.method = self._method_of(http, None)
             return http
         if function.type != "member_expression":

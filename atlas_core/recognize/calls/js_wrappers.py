@@ -52,7 +52,7 @@ def summary_of_definition(reader: JsRequests, definition: Node) -> Summary | Non
     """The summary of a function the document defines, if it is a wrapper."""
     if reader.memo is None:
         return _summarise(reader, definition)
-    return reader.memo.remember_whole(
+    return reader.memo.remember(
         ("js-wrapper", definition.id), lambda: _summarise(reader, definition), lambda: reader.cuts
     )
 

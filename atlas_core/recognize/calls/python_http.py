@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES, PythonWrappers
 from atlas_core.recognize.calls.site import BODY, HTTP_VERBS, QUERY, UNKNOWN, join_base
+from atlas_core.recognize.text_scan import split_words
 from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
@@ -20,7 +21,6 @@ URL_KEYWORDS = ("url", "endpoint", "path", "uri", "route", "resource_path")
 # A generated client's request functions: where the path and the method are, by position.
 GENERATED_SENDERS = {"call_api": (0, 1), "param_serialize": (1, 0)}
 _HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _NAMED_VERBS = frozenset({"get", "post", "put", "patch", "delete"})
 # Words of a helper that builds or fakes a request rather than sending one (`get_url(path)`).
 _NOT_SENT = frozenset(
@@ -59,7 +59,7 @@ def named_verb(name: str) -> str:
     client's."""
     if name.startswith("_") and name.strip("_") in _NAMED_VERBS:
         return name.strip("_").upper()  # a base class's `self._get(url)`
-    words = [w.lower() for w in _WORDS.findall(name)]
+    words = [w.lower() for w in split_words(name)]
     verbs = [w for w in words if w in _NAMED_VERBS]
     if len(words) < 2 or len(verbs) != 1 or _NOT_SENT.intersection(words):
         return ""

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import re
 
-from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, CallSite, tidy_url
+from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, QUERY_KEY, CallSite, tidy_url
 
 _REQUEST_LINE = re.compile(
     r"(?<![\w/])(GET|POST|PUT|PATCH|DELETE)[*`]*[ \t]+`?"
     r"((?:https?://|<|\{|\$)?[^\s`'\"<>]*/[^\s`'\"<>)\]]*)"
 )
-_QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 MAX_LINE = 4000
 # A Postman collection (v2.x): a request's `"method": "POST"`, then its URL as `"raw": "..."` (or
 # `"url": "..."`) a few lines below.
@@ -41,8 +40,8 @@ def request_line_sites(line: str, language: str) -> list[CallSite]:
         end = start + len(url)
         endpoint = tidy_url(re.sub(r"<[^>]*>|\{\{[^}]*\}\}|\$\{?\w+\}?", "{}", url))
         sites.append(CallSite(method, endpoint, ENDPOINT, "", start, end, HTTP, language))
-        keys = tuple(k.group(1) for k in _QUERY_KEY.finditer(url))
-        for k in _QUERY_KEY.finditer(url):
+        keys = tuple(k.group(1) for k in QUERY_KEY.finditer(url))
+        for k in QUERY_KEY.finditer(url):
             sites.append(
                 CallSite(
                     method,

@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 import time
 
+from atlas_core.recognize.calls.curl_wrappers import COMMAND_WORD
 from atlas_core.recognize.calls.request_lines import request_line_sites
 from atlas_core.recognize.calls.scan_sites import Located, keep, with_value
+from atlas_core.recognize.calls.site import QUERY_KEY
 from atlas_core.recognize.calls.text_calls import text_calls
 from atlas_core.syntax import Document
 
-_QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
-_CURL_WORD = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|https?)\s")  # HTTPie is http/https
 _CURL_URL = re.compile(r"""(?:https?://|/rest/|\$\{?\w+\}?/)[^\s'"\\]*""")
 # Other words worth asking about: a URL in a variable (``"$URL"``), an HTTPie item (``name=x``).
 _SHELL_WORD = re.compile(r"""(?:^|\s)["']?(\$\{?\w|[A-Za-z_][\w.\-\[\]]*(?:==|:=|=))""")
@@ -28,7 +28,7 @@ def scan_shell(document: Document, deadline: float, limit: int) -> list[Located]
 
     found: dict[tuple[int, int, int, str, str], Located] = {}
     text = document.text
-    if _CURL_WORD.search(text) is None:
+    if COMMAND_WORD.search(text) is None:
         return []
     wrappers = shell_wrappers(document)  # `api_get "/rest/2.0/assets"` calls of a curl function
     for line in range(document.line_count):
@@ -36,12 +36,12 @@ def scan_shell(document: Document, deadline: float, limit: int) -> list[Located]
             break
         content = document.line(line)
         first = content.split(None, 1)[0] if wrappers and content.strip() else ""
-        command = _CURL_WORD.search(content) or _continues(document, line) or first in wrappers
+        command = COMMAND_WORD.search(content) or _continues(document, line) or first in wrappers
         if not command:
             continue
         columns = [m.start() + 1 for m in _CURL_URL.finditer(content)]
         columns += [m.start(1) for m in _JSON_KEY.finditer(content)]
-        columns += [m.start(1) for m in _QUERY_KEY.finditer(content)]
+        columns += [m.start(1) for m in QUERY_KEY.finditer(content)]
         columns += [m.start(1) for m in _SHELL_WORD.finditer(content)]
         for column in columns:
             keep(found, document, line, read_curl(document, line, column, "shell"))

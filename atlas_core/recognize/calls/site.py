@@ -56,6 +56,9 @@ class CallSite:
 
 # --- URLs ------------------------------------------------------------------------------------
 
+# A query key written in a URL's text (``?name=``, ``&limit=``): what every reader of URL text
+# reads the keys with.
+QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 _UNKNOWN_RUN = re.compile(r"(?:\{\})+")
 _PROXIED = re.compile(r"^https?://[^/]+/+(https?://)")
 

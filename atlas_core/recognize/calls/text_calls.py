@@ -15,13 +15,20 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, UNKNOWN, CallSite, tidy_url
+from atlas_core.recognize.calls.site import (
+    ENDPOINT,
+    HTTP,
+    QUERY,
+    QUERY_KEY,
+    UNKNOWN,
+    CallSite,
+    tidy_url,
+)
 from atlas_core.syntax import Document
 
 TEXT_LANGUAGES = frozenset({"go", "powershell"})
 # A hover reads the calls whose text starts this many lines around the cursor.
 HOVER_LINES = 80
-_QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +105,7 @@ def url_sites(
     )
     spans = dict.fromkeys(p.span for p in literals if p.span is not None)
     for first, last in spans:
-        for m in _QUERY_KEY.finditer(lines.text, first, last):
+        for m in QUERY_KEY.finditer(lines.text, first, last):
             key_line, key_start = lines.position(m.start(1))
             site = _site(
                 method, tidy, QUERY, m.group(1), key_start, key_start + len(m.group(1)), language

@@ -224,24 +224,21 @@ class NameMemo:
         self._found: dict[tuple[str, Callable[[Node], bool]], tuple[list[int], list[Node]]] = {}
         self._values: dict[tuple[str, int], Any] = {}
 
-    def remember(self, key: tuple[str, int], read: Callable[[], T]) -> T:
-        """`read()`, once per `key` (what a reader found out about one node) in this scan."""
-        if key in self._values:
-            return self._values[key]
-        value = self._values[key] = read()
-        return value
-
-    def remember_whole(
-        self, key: tuple[str, int], read: Callable[[], T], cuts: Callable[[], int]
+    def remember(
+        self,
+        key: tuple[str, int],
+        read: Callable[[], T],
+        cuts: Callable[[], int] | None = None,
     ) -> T:
-        """`remember`, for a reading that may be cut short (a recursion or depth limit met in
-        the middle of a chain of wrappers, counted by `cuts`): what a cut reading found holds
-        for that chain only, so it is not remembered for the next one."""
+        """`read()`, once per `key` (what a reader found out about one node) in this scan. With
+        `cuts`, the count of readings cut short (a recursion or depth limit met in the middle of
+        a chain of wrappers): what a cut reading found holds for that chain only, so it is not
+        remembered for the next one."""
         if key in self._values:
             return self._values[key]
-        before = cuts()
+        before = cuts() if cuts is not None else 0
         value = read()
-        if cuts() == before:
+        if cuts is None or cuts() == before:
             self._values[key] = value
         return value
 
