@@ -335,3 +335,59 @@ def test_only_a_handed_function_the_document_defines_makes_a_call() -> None:
         (8, "POST", "/rest/2.0/domains"),
         (9, "GET", "https://dg.example.org/rest/2.0/users"),
     }
+
+
+HANDED_OPTIONS = """\
+const API = "https://dg.example.org/rest/2.0";
+async function send(route, init = {}) { return fetch(API + route, init); }
+async function call(route, options) {
+  const res = await fetch(`${API}${route}`, { ...options, headers: { ...auth, ...options.headers } });
+  return res.json();
+}
+function fixed(route, options) { return fetch(API + route, { ...options, method: "GET" }); }
+function verb(route, how) { return fetch(API + route, { method: how.toUpperCase() }); }
+send("/domains", { method: "POST", body: JSON.stringify(domain) });
+call("/communities/" + id, { method: "DELETE" });
+call("/roles");
+fixed("/users", { method: "POST" });
+verb("/assets", "post");
+"""
+
+
+def test_the_method_comes_from_the_options_a_caller_hands_on() -> None:
+    """`fetch(url, init)` and `fetch(url, {...options, headers})` in a wrapper send the method
+    its caller's options ask for (GET when they ask for none); a method written after the
+    spread wins; `how.toUpperCase()` of a passed verb is that verb."""
+    endpoints = {
+        (line, method, url)
+        for line, role, method, url, _ in _sites(HANDED_OPTIONS)
+        if role == "endpoint"
+    }
+    assert endpoints == {
+        (8, "POST", "https://dg.example.org/rest/2.0/domains"),
+        (9, "DELETE", "https://dg.example.org/rest/2.0/communities/{}"),
+        (10, "GET", "https://dg.example.org/rest/2.0/roles"),
+        (11, "GET", "https://dg.example.org/rest/2.0/users"),
+        (12, "POST", "https://dg.example.org/rest/2.0/assets"),
+    }
+
+
+ROUTE_TABLE = """\
+const ROUTES = { communities: "/rest/2.0/communities", api: { tags: "/rest/2.0/tags" } };
+async function load(base) {
+  const a = await fetch(base + ROUTES.communities);
+  return fetch(`${base}${ROUTES.api.tags}?limit=5`);
+}
+"""
+
+
+def test_a_path_kept_in_an_object_of_routes_is_read_where_it_is_sent() -> None:
+    endpoints = {
+        (line, method, url)
+        for line, role, method, url, _ in _sites(ROUTE_TABLE)
+        if role == "endpoint"
+    }
+    assert endpoints == {
+        (0, "GET", "{}/rest/2.0/communities"),
+        (0, "GET", "{}/rest/2.0/tags"),
+    }

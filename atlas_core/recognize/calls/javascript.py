@@ -350,12 +350,43 @@ class JavaScriptCalls(JsRequests):
             if is_forwarded(self._value(root, 0)):
                 return []  # `(resource) => `${API}/${resource}``: its callers write the path
             return callers(self, root)  # a URL-building function's value: its calls
+        if parent.type == "pair" and is_field(root, "value"):
+            return self._key_uses(parent)  # `const paths = {assets: "/rest/2.0/assets"}`
         if parent.type not in ("variable_declarator", "assignment_expression"):
             return None
         name = child(parent, "name") or child(parent, "left")
         if name is None or name.type != "identifier":
             return []
         return self.declared_uses(self.text(name), parent)
+
+    def _key_uses(self, pair: Node) -> list[Node] | None:
+        """Reads of ``paths.assets`` (``paths.api.tags``) where `pair` is that key of an object
+        (nested in objects) a name holds."""
+        keys: list[str] = []
+        node: Node | None = pair
+        while node is not None and node.type == "pair" and len(keys) <= MAX_DEPTH:
+            keys.insert(0, self._key_name(child(node, "key")))
+            obj = node.parent
+            node = obj.parent if obj is not None else None
+        if node is None or node.type != "variable_declarator" or not all(keys):
+            return None
+        name = child(node, "name")
+        if name is None or name.type != "identifier":
+            return None
+        uses = [self._member_read(use, keys) for use in self.declared_uses(self.text(name), node)]
+        return [use for use in uses if use is not None]
+
+    def _member_read(self, use: Node, keys: list[str]) -> Node | None:
+        """The ``name.a.b`` that a read `use` of a name starts, when it reads the keys `keys`."""
+        member = use
+        for key in keys:
+            outer = member.parent
+            if outer is None or outer.type != "member_expression" or not is_field(member, "object"):
+                return None
+            if self.text(child(outer, "property")) != key:
+                return None
+            member = outer
+        return member
 
     def use_root(self, use: Node) -> Node:
         return use if use.type == "shorthand_property_identifier" else self.url_root(use)

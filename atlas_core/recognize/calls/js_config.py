@@ -73,6 +73,23 @@ def merged_config(reader: JsValues, node: Node) -> Merged | None:
     return Merged(url, method, later[-1] if later else "", base)
 
 
+def options_method(reader: JsValues, options: Node | None) -> tuple[Node | None, str]:
+    """The method the options of a request ask for, and the parameter merged in after it whose
+    ``method`` the caller may set ("" for none): ``fetch(url, opts)``,
+    ``fetch(url, {...options, headers})``, ``{method: "GET", ...options}``."""
+    if options is None:
+        return None, ""
+    found = _sources(reader, options, 0)[:MAX_SOURCES]
+    method: Node | None = None
+    method_at = -1
+    for index, source in enumerate(found):
+        declared = declared_method(reader, source) if source.type == "object" else None
+        if declared is not None:
+            method, method_at = declared, index
+    later = [reader.text(s) for s in found[method_at + 1 :] if s.type == "identifier"]
+    return method, later[-1] if later else ""
+
+
 def declared_method(reader: JsValues, options: Node | None) -> Node | None:
     """The method an options object asks for: its ``X-HTTP-Method-Override`` header (the
     method the server runs), else its ``method``."""

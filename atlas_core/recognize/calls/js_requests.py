@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from atlas_core.recognize.calls.js_config import declared_method, merged_config
+from atlas_core.recognize.calls.js_config import declared_method, merged_config, options_method
 from atlas_core.recognize.calls.js_http import FORWARDED, Http
 from atlas_core.recognize.calls.js_passed import (
     as_wrapper,
@@ -191,7 +191,9 @@ class JsRequests(JsValues):
         return None
 
     def _with_method(self, http: Http, options: Node | None) -> Http:
-        http.method_node = declared_method(self, options)
+        # `fetch(url, opts)`, `fetch(url, {...options, headers})`: a wrapper's caller may pass
+        # the method in the options it hands on.
+        http.method_node, http.method_param = options_method(self, options)
         http.method = self._method_of(http, None)
         return http
 

@@ -37,6 +37,8 @@ _CALLEE_WRAPPERS = frozenset(
     {"await_expression", "parenthesized_expression", "non_null_expression"}
 )
 _NOTHING = frozenset({"null", "undefined"})
+# Calls that give back the string they are called on (for a method name, upper case).
+_SAME_VALUE = frozenset({"toString", "toUpperCase", "trim"})
 # How many definitions of `this.name` are compared before giving up on one value.
 _MAX_FIELD_DEFINITIONS = 8
 
@@ -87,12 +89,16 @@ class JsValues(CallWalk):
         if kind == "member_expression" and self.text(child(node, "property")) == "href":
             return self._value(child(node, "object"), depth + 1, bind)  # a `new URL`'s
         if kind == "member_expression":
-            return self._value(self._field_value(node), depth + 1)
+            value = self._field_value(node)
+            if value is None:
+                value = self._member_value(node, depth)
+            return self._value(value, depth + 1)
         if kind == "call_expression":
-            function = self.callee(node)  # `url.toString()`
-            to_string = function is not None and self.text(function).endswith(".toString")
-            if to_string and not self._arguments(node):
-                return self._value(child(function, "object"), depth + 1, bind)
+            function = self.callee(node)  # `url.toString()`, `method.toUpperCase()`
+            spelled = self.text(child(function, "property")) if function is not None else ""
+            if spelled in _SAME_VALUE and function is not None and not self._arguments(node):
+                value = self._value(child(function, "object"), depth + 1, bind)
+                return value.upper() if spelled == "toUpperCase" else value
             return self._call_value(node, depth, bind)
         if kind == "new_expression" and self._callee_text(node) == "URL":
             args = [self._value(a, depth + 1, bind) for a in self._arguments(node)]
@@ -161,6 +167,21 @@ class JsValues(CallWalk):
                 values.append(value)
         texts = {self.text(v) for v in values}
         return values[0] if len(texts) == 1 else None
+
+    def _member_value(self, member: Node, depth: int) -> Node | None:
+        """``endpoints.assets``, ``config.api.base``: a key of an object literal a name holds."""
+        receiver = child(member, "object")
+        if receiver is None or depth > MAX_DEPTH:
+            return None
+        if receiver.type == "identifier":
+            held = self._definition(receiver)
+        elif receiver.type == "member_expression":
+            held = self._member_value(receiver, depth + 1)
+        else:
+            return None
+        if held is None or held.type != "object":
+            return None
+        return self._pair_value(held, self.text(child(member, "property")))
 
     def _field_definition_value(self, prop: Node, this: bool) -> Node | None:
         parent = prop.parent
