@@ -113,6 +113,29 @@ def test_inline_scripts_of_an_html_page_are_javascript() -> None:
     assert _rows(PAGE.replace("<script>", "<script type='text/x-template'>"), "html") == set()
 
 
+TEMPLATED_PAGE = """\
+<script>
+  const API = "{{ collibra_url }}/rest/2.0";
+  {% if editable %}
+  const rows = {{ rows|tojson }};
+  {% endif %}
+  fetch(API + "/domains", { method: "POST", body: JSON.stringify({ name: n, communityId: c }) });
+  <% if (admin) { %>
+  fetch("<%= base %>/rest/2.0/users/" + id, { method: "DELETE" });
+  <% } %>
+</script>
+"""
+
+
+def test_a_server_template_page_keeps_its_script_readable() -> None:
+    """Jinja and EJS tags inside a page's script: statement tags are no JavaScript, a value tag
+    stands for a value, and a placeholder inside a URL string is an unknown part of it."""
+    rows = _rows(TEMPLATED_PAGE, "html")
+    assert (5, "endpoint", "POST", "{}/rest/2.0/domains", "") in rows
+    assert (5, "body", "POST", "{}/rest/2.0/domains", "communityId") in rows
+    assert (7, "endpoint", "DELETE", "{}/rest/2.0/users/{}", "") in rows
+
+
 def test_a_minified_bundle_and_a_long_file_of_wrapper_calls() -> None:
     call = f'fetch("{BASE}/assets",{{method:"POST",body:JSON.stringify({{name:n}})}});'
     wrapper = "function w(p,q){return axios.get(B+p,{params:q})}"

@@ -2,7 +2,11 @@
 
 Everything outside the ``<script>`` elements that hold JavaScript becomes spaces (line breaks
 kept), so every line and column of the result is the line and column of the HTML; the scripts of
-one page share one global scope, as they do in the browser.
+one page share one global scope, as they do in the browser. A page that is a server template
+(Jinja, Django, EJS) keeps its tags in the scripts too: statement tags (``{% if token %}``,
+``<% if (a) { %>``) become spaces and an expression standing as a value
+(``const rows = {{ rows|tojson }};``) a ``0``, so that the script parses; a tag inside a string
+stays the string's text.
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ _SCRIPT_TYPES = frozenset(
     {"text/javascript", "application/javascript", "module", "text/ecmascript", "text/babel"}
 )
 _NOT_NEWLINE = re.compile(r"[^\n]")
+_STATEMENT_TAG = re.compile(r"(?s)\{%.*?%\}|\{#.*?#\}|<%(?![=-]).*?%>")
+_VALUE_TAG = re.compile(r"(?s)\{\{.*?\}\}|<%[=-].*?%>")
+_BEFORE_VALUE = frozenset("=(,:[?")
 
 
 def script_text(html: str) -> str:
@@ -29,7 +36,23 @@ def script_text(html: str) -> str:
             continue  # a template, JSON data, a shader: no JavaScript
         start, end = match.span(2)
         parts.append(_NOT_NEWLINE.sub(" ", html[last:start]))
-        parts.append(html[start:end])
+        parts.append(_untemplated(html[start:end]))
         last = end
     parts.append(_NOT_NEWLINE.sub(" ", html[last:]))
     return "".join(parts)
+
+
+def _untemplated(script: str) -> str:
+    """A script with its template tags made JavaScript of the same lines and columns."""
+    if "{%" not in script and "{{" not in script and "{#" not in script and "<%" not in script:
+        return script
+    script = _STATEMENT_TAG.sub(lambda m: _NOT_NEWLINE.sub(" ", m.group()), script)
+
+    def value(match: re.Match[str]) -> str:
+        before = script[max(0, match.start() - 80) : match.start()].rstrip()
+        if not before or (before[-1] not in _BEFORE_VALUE and not before.endswith("return")):
+            return match.group()  # in a string, or glued to other text: left as written
+        blank = _NOT_NEWLINE.sub(" ", match.group())
+        return "0" + blank[1:]
+
+    return _VALUE_TAG.sub(value, script)

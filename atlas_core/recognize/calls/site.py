@@ -60,12 +60,16 @@ class CallSite:
 # reads the keys with.
 QUERY_KEY = re.compile(r"[?&]([A-Za-z_][\w.\-\[\]]*)=")
 _UNKNOWN_RUN = re.compile(r"(?:\{\})+")
+# A template's placeholder left in a URL's text: ``{{ base_url }}`` (Jinja, Postman, Handlebars),
+# ``<%= base %>`` (EJS, ERB), ``<?= $base ?>`` (PHP): a value the code does not show.
+_TEMPLATE_TAG = re.compile(r"\{\{[^{}]*\}\}|<%=.*?%>|<\?=.*?\?>")
 _PROXIED = re.compile(r"^https?://[^/]+/+(https?://)")
 
 
 def tidy_url(url: str) -> str:
     """The endpoint without its query string, one ``{}`` for each run of unknown parts, no doubled
     slash after the host."""
+    url = _TEMPLATE_TAG.sub(UNKNOWN, url)
     url = _UNKNOWN_RUN.sub(UNKNOWN, re.split(r"[?#]", url, maxsplit=1)[0])
     proxied = _PROXIED.search(url)
     if proxied is not None:
