@@ -66,6 +66,26 @@ def test_a_client_class_made_in_place_is_a_client(engine: Engine) -> None:
     assert target is not None and (target.method, target.path) == ("GET", "/assets/{assetId}")
 
 
+def test_a_variant_of_an_operations_method_is_that_operation(engine: Engine) -> None:
+    """`get_asset_with_http_info` (status and headers too), `..._without_preload_content` (the raw
+    response) and Java's `getAssetWithHttpInfo` send the operation `get_asset` does."""
+    python = (
+        "api = acme_core.AssetsApi(api_client)\n"
+        "full = api.get_asset_with_http_info(asset_id)\n"
+        "raw = api.get_asset_without_preload_content(asset_id)\n"
+    )
+    java = "ApiResponse<Asset> r = assetsApi.getAssetWithHttpInfo(assetId);\n"
+    for code, language, lines in ((python, "python", {1, 2}), (java, "java", {0})):
+        resolved = set()
+        for read in scan_calls(code, language):
+            target = (
+                engine.resolve_call(read.site, define=False) if read.site.client == SDK else None
+            )
+            if target is not None and (target.method, target.path) == ("GET", "/assets/{assetId}"):
+                resolved.add(read.line)
+        assert resolved == lines, language
+
+
 def test_generated_java_client_calls_are_scanned() -> None:
     code = (
         "class Catalog {\n"

@@ -42,6 +42,10 @@ _BASE_SEGMENT = re.compile(
 
 _GLUED_BASE = re.compile(r"^\{\}(?=[A-Za-z])")
 _OPERATION_KINDS = frozenset({"endpoint", "operation"})
+# A generated client's variants of one operation's method: `find_assets_with_http_info`
+# (status and headers too), `find_assets_without_preload_content` (the raw response),
+# Java's `findAssetsWithHttpInfo`.
+_VARIANT = re.compile(r"(?<=[a-z0-9])(?:_with_http_info|_without_preload_content|WithHttpInfo)$")
 _ROLE_LABELS = {
     "query": "query parameter",
     "path": "path parameter",
@@ -217,6 +221,7 @@ def _segments_agree(written: list[str], documented: list[str]) -> int | None:
 
 
 def _by_operation_name(lookup: Lookup, method: str, name: str) -> list[Candidate]:
+    name = _VARIANT.sub("", name)
     key = compact(name)
     named = [
         c
