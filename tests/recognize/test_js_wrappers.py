@@ -391,3 +391,31 @@ def test_a_path_kept_in_an_object_of_routes_is_read_where_it_is_sent() -> None:
         (0, "GET", "{}/rest/2.0/communities"),
         (0, "GET", "{}/rest/2.0/tags"),
     }
+
+
+IMPORTED_HELPERS = """\
+import { apiGet, postJson, loadAll } from "./collibra";
+const { httpDelete } = require("./http");
+const BASE = "https://dg.example.org/rest/2.0";
+apiGet(`${BASE}/assets/${id}`, { nameMatch: "x" });
+postJson(BASE + "/communities", { name: n });
+httpDelete(BASE + "/domains/" + id);
+loadAll(BASE + "/roles");
+getUrl(BASE + "/users");
+function apiPut(p) { return cache.set(p, 1); }
+apiPut(BASE + "/tags");
+"""
+
+
+def test_a_helper_out_of_view_sends_the_verb_its_name_says() -> None:
+    """`apiGet(url)` imported from another module: its name says the method, its argument the
+    endpoint, and nothing is said of its other arguments; a name with no verb, one that builds
+    a URL, and a helper the document defines (and that sends nothing) make no call."""
+    rows = _sites(IMPORTED_HELPERS)
+    endpoints = {(line, method, url) for line, role, method, url, _ in rows if role == "endpoint"}
+    assert endpoints == {
+        (3, "GET", "https://dg.example.org/rest/2.0/assets/{}"),
+        (4, "POST", "https://dg.example.org/rest/2.0/communities"),
+        (5, "DELETE", "https://dg.example.org/rest/2.0/domains/{}"),
+    }
+    assert not [row for row in rows if row[1] != "endpoint"]

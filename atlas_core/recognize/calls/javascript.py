@@ -228,8 +228,10 @@ class JavaScriptCalls(JsRequests):
 
     def _argument_context(self, call: Node, index: int, path: list[str]) -> KeyContext | None:
         http = self.http(call)
-        if http is not None and http.style == "passed":
-            return None  # which keys the passed function reads, its callers' argument says
+        if http is not None and http.style in ("passed", "named"):
+            # which keys a passed function reads, its callers' argument says; what a helper out
+            # of view does with its other arguments, nothing here says
+            return None
         if http is not None and http.style == "wrapper":
             inner = (http.roles or {}).get(index)
             if inner is None:

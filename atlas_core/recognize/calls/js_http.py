@@ -24,7 +24,8 @@ class Http:
     style: str  # "fetch", "axios" (verb call), "config" (axios(config)), "options" (ky, got),
     # "jquery" ($.get(url, data)), "xhr" (xhr.open(method, url)), "wrapper" (a call of the
     # code's own function that makes the request `inner`), "passed" (a call of a function the
-    # caller passes as parameter `verb`: which request it is, the caller's argument says)
+    # caller passes as parameter `verb`: which request it is, the caller's argument says),
+    # "named" (a helper out of view whose name says the method: `apiGet(url)`)
     verb: str = ""
     base: str = ""
     call: Node | None = None

@@ -20,8 +20,14 @@ from atlas_core.recognize.calls.js_passed import (
 )
 from atlas_core.recognize.calls.js_returns import builder_of, returned
 from atlas_core.recognize.calls.js_values import Bind, JsValues
-from atlas_core.recognize.calls.js_wrappers import MAX_WRAPPER_DEPTH, parameters, summary_of
+from atlas_core.recognize.calls.js_wrappers import (
+    MAX_WRAPPER_DEPTH,
+    definition_of,
+    parameters,
+    summary_of,
+)
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, join_base
+from atlas_core.recognize.calls.verbs import named_verb
 from atlas_core.syntax import ancestors
 from atlas_core.syntax import field as child
 
@@ -105,6 +111,8 @@ class JsRequests(JsValues):
             http = Http("", args[0], "config", base=UNKNOWN, call=call, method_node=args[1])
             http.method = self._method_of(http, None)
             return http
+        if function.type == "identifier":
+            return self._named_helper(call, callee, args)
         if function.type != "member_expression":
             return None
         verb = self.text(child(function, "property"))
@@ -133,6 +141,15 @@ class JsRequests(JsValues):
             return http
         style = "options" if receiver_text in _OPTIONS_STYLE else "axios"
         return Http(verb.upper(), args[0], style, verb, base or "", call)
+
+    def _named_helper(self, call: Node, name: str, args: list[Node]) -> Http | None:
+        """A helper imported from another module (`apiGet(url)`, `postJson(url, body)`): its body
+        is not in view, its name says the method and the URL it is given the endpoint. One the
+        document defines is read through its body instead."""
+        verb = named_verb(name)
+        if not verb or not args or definition_of(self, call) is not None:
+            return None
+        return Http(verb, args[0], "named", call=call) if "/" in self._value(args[0], 0) else None
 
     def _jquery(self, call: Node, args: list[Node], method: str) -> Http | None:
         """`$.get(url, data, success)`, or jQuery 3's `$.get({url, data})`."""
