@@ -96,6 +96,38 @@ def test_query_keys_and_hover_in_the_call() -> None:
     assert site is not None and (site.role, site.name, site.method) == ("query", "limit", "GET")
 
 
+BALLERINA_CONNECTOR = """\
+public isolated client class Client {
+    remote isolated function listTables(string? name = (), int 'limit = 0) returns Page|error {
+        string resourcePath = string `/tables`;
+        map<anydata> queryParam = {"name": name, "limit": 'limit};
+        resourcePath = resourcePath + check getPathForQueryParam(queryParam);
+        return self.clientEp->get(resourcePath);
+    }
+    remote isolated function getTable(string tableId) returns Table|error {
+        string resourcePath = string `/tables/${getEncodedUri(tableId)}`;
+        return self.clientEp-> get(resourcePath);
+    }
+}
+json one = check cl->delete(string `/rest/2.0/tables/${id}`);
+"""
+
+
+def test_ballerina_string_templates_quoted_names_and_a_query_builder() -> None:
+    """A Ballerina connector's calls: string templates are strings, ``'limit`` is a name (no
+    string starts there), and a path joined to a query-building call ends at the call."""
+    found = [
+        (i.line, i.site.method, i.site.url)
+        for i in scan_calls(BALLERINA_CONNECTOR, "ballerina")
+        if i.site.role == "endpoint"
+    ]
+    assert found == [
+        (2, "GET", "/tables"),
+        (8, "GET", "/tables/{}"),
+        (12, "DELETE", "/rest/2.0/tables/{}"),
+    ]
+
+
 def test_language_ids_of_editors_are_folded() -> None:
     assert [normalize_language(x) for x in ("cs", "rb", "rs", "coffee", "exs", "bal")] == [
         "csharp",

@@ -47,7 +47,7 @@ _CALL = re.compile(
     r"|(?P<later>http|uri|url|curl_init))"
     r"\s*(?:<[\w.<>\[\], ?]{0,80}>\s*)?(?P<open>\(|[ \t]+(?=[\"'@$]))"
 )
-_CANDIDATE = re.compile(r"(?i)/rest/|collibra|[\"']/\w")
+_CANDIDATE = re.compile(r"(?i)/rest/|collibra|[\"'`]/\w")
 _RECEIVER = re.compile(r"([@$]?[A-Za-z_]\w*)\s*(?:\(\s*\))?[!?]?\s*(?:\.|\?\.|::|->)\s*$")
 _CLIENT_LIKE = re.compile(r"(?i)client|api|collibra|dgc|http|rest|conn|session|agent|resource")
 _ROUTE_RECEIVER = re.compile(r"(?i)^(?:app|router|routes?|routing|server|r|mux|sinatra)$")

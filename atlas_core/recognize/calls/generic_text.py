@@ -40,11 +40,13 @@ _TRIPLE = frozenset(
 _HOLE = re.compile(r"#\{[^{}]*\}|\$\{[^{}]*\}|\\\([^()]*\)|\{[^{}]*\}|\$[A-Za-z_]\w*|%[sdvi]")
 # A name, or a field of this object (``self.base``, ``this.base``, ``$this->base``, ``@base``).
 _MEMBER = re.compile(r"(?:(?:this|self)\.|\$this->)?([@$]?[A-Za-z_]\w*)")
-_WRAP_PREFIX = re.compile(r"^(?:new|check|await|try|return)\s+|^[&*]")
+_WRAP_PREFIX = re.compile(r"^(?:new|check|await|try|return|string)\s+|^[&*]")
 _WRAP_SUFFIX = re.compile(
     r"(?:\s*(?:[!?]|\.(?:unwrap|to_string|toString|as_str|toURI|to_s|absoluteString)\s*\(\s*\)"
     r"|\.expect\s*\([^()]*\)))+$"
 )
+# A call whose name says it builds a query string (``getPathForQueryParam``, ``toQueryString``).
+_QUERY_CALL = re.compile(r"(?i)query")
 # Calls whose value is their first argument's: URI and URL constructors, string formatting.
 _PASS = re.compile(
     r"^(?:URI(?:\.(?:create|parse))?|Uri(?:\.(?:parse|https?|tryParse))?|java\.net\.URI"
@@ -60,6 +62,7 @@ class Code:
         self.text = text
         self.lines = Lines(text)
         self.language = language
+        self.quotes = '"`' if language == "ballerina" else "\"'"  # what opens a string
         masked: list[str] = []
         strings: list[tuple[int, int, int]] = []  # (opening quote, content start, content end)
         last = 0
@@ -101,7 +104,7 @@ class Code:
         return self._close(found) if found is not None and found[0] == at else at + 1
 
     def _walk(self, start: int, end: int) -> Iterator[tuple[int, str, int]]:
-        return outside_strings(self.code, start, end, "\"'", self.skip_string)
+        return outside_strings(self.code, start, end, self.quotes, self.skip_string)
 
     def closing(self, opening: int) -> int:
         """The offset of the bracket closing the one at `opening`, or -1 (within `MAX_SPAN`)."""
@@ -174,6 +177,12 @@ class Code:
                 return [UNKNOWN_PART]
             fills = [self.value(*a, before, depth + 1) for a in args[1:4]]
             return self.value(*args[0], before, depth + 1, fills)
+        if (
+            call is not None
+            and _QUERY_CALL.search(call.group(1))
+            and self.closing(opening) == end - 1
+        ):
+            return [Part("?"), UNKNOWN_PART]  # `path + getPathForQueryParam(q)`: the path ends
         member = _MEMBER.fullmatch(expr)
         if member is not None:
             return self.name_value(member.group(1), before, depth)
@@ -186,7 +195,7 @@ class Code:
         interpolations: a hole naming a name the file assigns (``#{BASE}``, ``{base}``) gets its
         value, a positional one (``{}``, ``%s``) the next of `fills`; None when `start:end` is
         not one literal."""
-        head = re.match(r"[A-Za-z$@]{0,4}(?=[\"'])", self.code[start:end])
+        head = re.match(rf"[A-Za-z$@]{{0,4}}(?=[{self.quotes}])", self.code[start:end])
         if head is None:
             return None
         found = self.string_at(start + head.end())
@@ -294,7 +303,9 @@ def _tokens(language: str) -> re.Pattern[str]:
     if language == "csharp":
         strings.append(r'@"(?:[^"]|"")*"')
     strings.append(rf'"(?:{body}|\\.)*"?')
-    if language in _CHAR_QUOTE:
+    if language == "ballerina":
+        strings.append(r"`[^`]*`?")  # string templates; ``'limit`` is a quoted name, no string
+    elif language in _CHAR_QUOTE:
         strings.append(r"'(?:[^'\\\n]|\\.){0,2}'")
     else:
         strings.append(
