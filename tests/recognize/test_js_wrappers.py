@@ -419,3 +419,29 @@ def test_a_helper_out_of_view_sends_the_verb_its_name_says() -> None:
         (5, "DELETE", "https://dg.example.org/rest/2.0/domains/{}"),
     }
     assert not [row for row in rows if row[1] != "endpoint"]
+
+
+OUT_OF_VIEW = """\
+import { DgClient } from "./dg-client";
+const client = new DgClient(cfg);
+await client.restCall(`/rest/2.0/domains/${id}`);
+await client.restCallWithBody("/rest/2.0/communities", "post", { name: n });
+await client.sendRequest("/rest/2.0/roles", { method: "DELETE" });
+await client.describe("/rest/2.0/users");
+await cache.getItem("/rest/2.0/tags");
+await client.restCall(path);
+"""
+
+
+def test_a_helper_method_out_of_view_sends_to_the_rest_path_it_is_given() -> None:
+    """`client.restCall("/rest/2.0/...")` of a class another file defines: the endpoint is the
+    literal REST path, the method the one an argument names, else none (not guessed); a name
+    that says no request, a cache's `getItem` and a path the call does not show give nothing."""
+    rows = _sites(OUT_OF_VIEW, "typescript")
+    endpoints = {(line, method, url) for line, role, method, url, _ in rows if role == "endpoint"}
+    assert endpoints == {
+        (2, "", "/rest/2.0/domains/{}"),
+        (3, "POST", "/rest/2.0/communities"),
+        (4, "DELETE", "/rest/2.0/roles"),
+    }
+    assert not [row for row in rows if row[1] in ("query", "body")]

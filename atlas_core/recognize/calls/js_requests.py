@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.js_config import declared_method, merged_config, options_method
 from atlas_core.recognize.calls.js_http import FORWARDED, Http
+from atlas_core.recognize.calls.js_out_of_view import helper_out_of_view
 from atlas_core.recognize.calls.js_passed import (
     as_wrapper,
     bind_function,
@@ -22,12 +23,10 @@ from atlas_core.recognize.calls.js_returns import builder_of, returned
 from atlas_core.recognize.calls.js_values import Bind, JsValues
 from atlas_core.recognize.calls.js_wrappers import (
     MAX_WRAPPER_DEPTH,
-    definition_of,
     parameters,
     summary_of,
 )
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, join_base
-from atlas_core.recognize.calls.verbs import named_verb
 from atlas_core.syntax import ancestors
 from atlas_core.syntax import field as child
 
@@ -112,7 +111,7 @@ class JsRequests(JsValues):
             http.method = self._method_of(http, None)
             return http
         if function.type == "identifier":
-            return self._named_helper(call, callee, args)
+            return helper_out_of_view(self, call, callee, args)
         if function.type != "member_expression":
             return None
         verb = self.text(child(function, "property"))
@@ -122,7 +121,7 @@ class JsRequests(JsValues):
         receiver_text = self.text(receiver)
         jquery = receiver_text in _JQUERY and verb in _JQUERY_VERBS
         if verb not in HTTP_VERBS and not jquery:
-            return None
+            return helper_out_of_view(self, call, verb, args, receiver_text)  # `client.restCall`
         made = self._definition(receiver) if receiver.type == "identifier" else None
         if made is not None and made.type == "new_expression":
             return None  # a Map's, a URLSearchParams' or a Headers' `get`
@@ -141,15 +140,6 @@ class JsRequests(JsValues):
             return http
         style = "options" if receiver_text in _OPTIONS_STYLE else "axios"
         return Http(verb.upper(), args[0], style, verb, base or "", call)
-
-    def _named_helper(self, call: Node, name: str, args: list[Node]) -> Http | None:
-        """A helper imported from another module (`apiGet(url)`, `postJson(url, body)`): its body
-        is not in view, its name says the method and the URL it is given the endpoint. One the
-        document defines is read through its body instead."""
-        verb = named_verb(name)
-        if not verb or not args or definition_of(self, call) is not None:
-            return None
-        return Http(verb, args[0], "named", call=call) if "/" in self._value(args[0], 0) else None
 
     def _jquery(self, call: Node, args: list[Node], method: str) -> Http | None:
         """`$.get(url, data, success)`, or jQuery 3's `$.get({url, data})`."""
@@ -332,6 +322,8 @@ class JsRequests(JsValues):
         chosen = bind.get(f"{http.method_param}.method") if http.method_param and bind else None
         if chosen is not None:
             return "" if chosen in (UNKNOWN, "") else chosen.upper()
+        if http.style == "named":
+            return http.method  # "" where the call does not show it
         if http.method_node is None:
             return http.verb.upper() if http.style == "axios" else (http.method or "GET")
         value = self._value(http.method_node, 0, bind)

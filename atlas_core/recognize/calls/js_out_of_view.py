@@ -1,0 +1,73 @@
+"""Calls of a helper whose body is not in view (imported from another module, a method of a class
+another file defines): what its call site shows of the request it sends.
+
+- Its name says the method (`apiGet(url)`, `postJson(url, body)`, `client.httpDelete(url)`): that
+  verb, to the URL it is given.
+- Its name says it sends a request (`client.restCall(path)`, `callApi(path, "PATCH", body)`) and
+  one of its arguments is a literal REST path: that endpoint, with the method an argument names
+  (a method literal, an options object's ``method``), else none (the code does not show it: the
+  endpoint is known, and no check claims a method).
+
+What the helper does with its other arguments is out of view: they get no key checks (the
+"named" style). A helper the document defines is read through its body instead (`js_wrappers`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from atlas_core.recognize.calls.js_config import options_method
+from atlas_core.recognize.calls.js_http import Http
+from atlas_core.recognize.calls.js_wrappers import definition_of
+from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN
+from atlas_core.recognize.calls.verbs import named_verb
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from atlas_core.recognize.calls.js_values import JsValues
+
+# A helper name that says it sends a request, and a REST path written in a literal.
+_SENDS = re.compile(r"(?i)request|call|fetch|rest|api|http|send")
+_REST_PATH = re.compile(r"/rest/\d")
+_LITERALS = frozenset({"string", "template_string"})
+_CLIENT = re.compile(r"(?i)client|api|http|rest|collibra|service|request")
+
+
+def helper_out_of_view(
+    reader: JsValues, call: Node, name: str, args: list[Node], receiver: str = ""
+) -> Http | None:
+    """The request a call of a helper out of view sends, when its name and arguments show it;
+    `receiver` is the text of a method call's receiver (a verb-named method counts on a client's
+    or on `this`, not on a cache's `getItem`)."""
+    if not args:
+        return None
+    verb = named_verb(name)
+    if verb and receiver and receiver != "this" and not _CLIENT.search(receiver):
+        verb = ""
+    if verb:
+        if "/" not in reader._value(args[0], 0) or definition_of(reader, call) is not None:
+            return None
+        return Http(verb, args[0], "named", call=call)
+    if not _SENDS.search(name):
+        return None
+    url = next((a for a in args if a.type in _LITERALS and _REST_PATH.search(reader.text(a))), None)
+    if url is None or definition_of(reader, call) is not None:
+        return None
+    return Http(_method_argument(reader, args, url), url, "named", call=call)
+
+
+def _method_argument(reader: JsValues, args: list[Node], url: Node) -> str:
+    """The method another argument names: ``"PATCH"``, or ``{method: "POST"}``; "" for none."""
+    for arg in args:
+        if arg.id == url.id:
+            continue
+        if arg.type == "string" and reader.literal(arg).lower() in HTTP_VERBS:
+            return reader.literal(arg).upper()
+        if arg.type == "object":
+            node, _ = options_method(reader, arg)
+            value = reader._value(node, 0) if node is not None else UNKNOWN
+            if value.lower() in HTTP_VERBS:
+                return value.upper()
+    return ""
