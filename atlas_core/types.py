@@ -355,7 +355,8 @@ class ApiFinding:
     `check` is one of ``unknown-endpoint``, ``method-not-allowed``, ``unknown-param``,
     ``missing-required``, ``bad-value``, ``deprecated``; `severity` ``error``, ``warning`` or
     ``information``. `line`, `start` and `end` place it in the checked code (0-based line,
-    code-point columns; all 0 for `check_request`), `target` names what it is about in a request
+    code-point columns; all 0 for `check_request`; `end` is a column of `end_line` when the
+    range goes on over lines, a literal from its ``{`` to its first key), `target` names what it is about in a request
     (``path``, ``params.nameMatchMode``, ``body.name``). `fixes` are texts that may replace the
     range, best first; `href` links the page that documents the rule and `rule` says where it
     comes from (the spec file, or the docs page). `deprecated` asks editors to strike it through.
@@ -373,6 +374,7 @@ class ApiFinding:
     deprecated: bool = False
     endpoint: str = ""  # the operation the call was matched to, "GET /assets"
     target: str = ""
+    end_line: int | None = None  # None: the range ends on `line`
 
 
 @dataclass(frozen=True, slots=True)

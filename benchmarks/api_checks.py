@@ -62,19 +62,27 @@ class Finding(Protocol):
     def start(self) -> int: ...
     @property
     def end(self) -> int: ...
+    @property
+    def end_line(self) -> int | None: ...
 
 
 def covers(case: dict[str, Any], finding: Finding) -> bool:
     """The finding is the planted check, on the planted line, overlapping the planted text."""
     planted = case.get("planted")
-    if not planted or finding.check != planted["check"] or finding.line != planted["line"]:
+    last = finding.line if finding.end_line is None else finding.end_line
+    if not planted or finding.check != planted["check"]:
         return False
+    if not finding.line <= planted["line"] <= last:
+        return False
+    # The finding's columns on the planted line (a range over lines covers the lines between).
+    start = finding.start if planted["line"] == finding.line else 0
+    end = finding.end if planted["line"] == last else 1 << 30
     line = case["code"].split("\n")[planted["line"]]
     text = planted["text"]
     at = line.find(text)
     while at >= 0:
         # An empty finding range still marks a column: it overlaps when it sits inside the text.
-        if finding.start < at + len(text) and max(finding.end, finding.start + 1) > at:
+        if start < at + len(text) and max(end, start + 1) > at:
             return True
         at = line.find(text, at + 1)
     return False
@@ -87,6 +95,7 @@ def _finding_record(finding: Finding) -> dict[str, Any]:
         "line": finding.line,
         "start": finding.start,
         "end": finding.end,
+        "end_line": finding.line if finding.end_line is None else finding.end_line,
         "message": finding.message,
     }
 

@@ -89,8 +89,34 @@ def check_located(
             seen = (op.endpoint, site.role, site.path_keys, item.line)
             if seen not in required_seen:
                 required_seen.add(seen)
-                findings.extend(check_required(op, site.role, site.path_keys, place))
+                opening = _opening(line_text, place)
+                findings.extend(check_required(op, site.role, site.path_keys, opening))
     return _once(findings)
+
+
+# A call that makes a map of the keys it is given: ``dict(``, ``Map.of(``, Kotlin's ``mapOf(``.
+_MAP_CALL = re.compile(r"(?:\bdict|\.of|\b(?:mutable|hash)?[mM]apOf)\($")
+
+
+def _opening(line_text: Any, key: Place) -> Place:
+    """From where a literal whose first key is at `key` opens (its ``{`` or ``dict(``, a few
+    lines up at most) to that key: a missing key is added to the literal, so its finding starts
+    there; `key` itself when something else stands between."""
+    line, column = key.line, key.start
+    for step in range(4):
+        text = line_text(line)[:column].rstrip()
+        if step == 0 and text[-1:] in ("'", '"', "`"):
+            text = text[:-1].rstrip()  # the first key's own quote
+        if text:
+            if text[-1] == "{" or _MAP_CALL.search(text):
+                end_line = key.line if key.line != line else None
+                return Place(line, len(text) - 1, key.end, text[-1], end_line)
+            return key  # `body.put("sourceId", d)`: a key added to a map, no literal
+        if line == 0:
+            return key
+        line -= 1
+        column = len(line_text(line))
+    return key
 
 
 def _once(findings: list[ApiFinding]) -> list[ApiFinding]:

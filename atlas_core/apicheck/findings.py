@@ -36,12 +36,15 @@ MAX_SUGGESTIONS = 3
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Where in the code a finding goes, and the text written there (for quick fixes)."""
+    """Where in the code a finding goes, and the text written there (for quick fixes); `end` is
+    a column of `end_line` where the place goes on over lines (a literal from its ``{`` to its
+    first key)."""
 
     line: int = 0
     start: int = 0
     end: int = 0
     text: str = ""
+    end_line: int | None = None
 
 
 def _rule(op: Operation) -> str:
@@ -72,6 +75,7 @@ def finding(
         line=place.line,
         start=place.start,
         end=place.end,
+        end_line=place.end_line,
         fixes=tuple(dict.fromkeys(f for f in fixes if f)),
         href=op.url if op is not None else "",
         rule=_rule(op) if op is not None else "",

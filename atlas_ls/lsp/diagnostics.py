@@ -129,7 +129,8 @@ def _api_diagnostics(
             continue
         text_line = lines[f.line]
         start = types.Position(f.line, column_to_client(text_line, f.start, encoding))
-        end = types.Position(f.line, column_to_client(text_line, f.end, encoding))
+        last = f.line if f.end_line is None or not f.line < f.end_line < len(lines) else f.end_line
+        end = types.Position(last, column_to_client(lines[last], f.end, encoding))
         out.append(
             types.Diagnostic(
                 range=types.Range(start=start, end=end),

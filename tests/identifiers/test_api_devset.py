@@ -181,6 +181,7 @@ class _Finding:
     end: int
     severity: str = "warning"
     message: str = ""
+    end_line: int | None = None
 
 
 def test_scoring_matches_check_line_and_overlap() -> None:
@@ -211,6 +212,16 @@ def test_scoring_matches_check_line_and_overlap() -> None:
     assert (result["cases"], result["correct"], result["planted"]) == (3, 1, 2)
     assert [m["case"] for m in result["misses"]] == ["b"]
     assert [fp["case"] for fp in result["false_positives"]] == ["a", "b", "c"]
+
+
+def test_a_finding_over_lines_covers_the_planted_key_on_its_last_line() -> None:
+    code = "body = {\n  'name': n,\n}\nrequests.post(URL, json=body)\n"
+    case = {"id": "a", "shape": "s", "operation": "POST /assets", "code": code}
+    case["planted"] = {"check": "missing-required", "line": 1, "text": "name"}
+    over = _Finding("missing-required", 0, 7, 8, end_line=1)  # from `{` to the key's end column
+    short = _Finding("missing-required", 0, 7, 3, end_line=1)  # ends before the key
+    assert score([case], {"a": [over]})["per_check"]["missing-required"]["tp"] == 1
+    assert score([case], {"a": [short]})["per_check"]["missing-required"]["tp"] == 0
 
 
 def test_docs_blocks_are_the_code_languages_and_bare_curl() -> None:

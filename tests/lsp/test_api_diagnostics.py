@@ -108,6 +108,26 @@ async def test_api_diagnostics_carry_severity_link_rule_and_tag(
     assert types.DiagnosticTag.Deprecated in (working.tags or [])
 
 
+async def test_a_missing_key_is_shown_from_the_literals_opening_to_its_first_key(
+    client: LanguageClient, workdir: Path
+) -> None:
+    text = (
+        "import requests\n"
+        "body = {\n"
+        '    "name": "Orders",\n'
+        "}\n"
+        'requests.post("https://acme.collibra.com/rest/2.0/assets", json=body)\n'
+    )
+    uri = (workdir / "missing.py").as_uri()
+    client.diagnostics.pop(uri, None)
+    open_document(client, uri, text, "python")
+    diags = await wait_until(lambda: client.diagnostics.get(uri))
+    [missing] = [d for d in diags if d.code == "missing-required"]
+    start, end = missing.range.start, missing.range.end
+    assert (start.line, start.character) == (1, text.splitlines()[1].index("{"))
+    assert (end.line, end.character) == (2, text.splitlines()[2].index("name") + len("name"))
+
+
 async def _actions(
     client: LanguageClient, uri: str, diag: types.Diagnostic
 ) -> list[dict[str, Any]]:

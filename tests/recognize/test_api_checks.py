@@ -60,6 +60,25 @@ def test_literal_segments_beat_parameter_segments(engine: Engine) -> None:
     assert dep.check == "deprecated" and dep.endpoint == "DELETE /communities/{communityId}"
 
 
+def test_missing_required_sits_where_the_literal_opens(engine: Engine) -> None:
+    """The missing key is added to the literal, so the finding is on its opening ``{`` (a line
+    above the first key when the literal is spread over lines), not on a key that is right."""
+    code = (
+        "async function add(n) {\n"
+        "  const payload = {\n"
+        "    name: n,\n"
+        '    "displayName": n,\n'
+        "  };\n"
+        f'  return fetch("{BASE}/assets", {{ method: "POST", body: JSON.stringify(payload) }});\n'
+        "}\n"
+    )
+    found = [f for f in engine.check_code(code, "javascript") if f.check == "missing-required"]
+    lines = code.split("\n")
+    assert [(f.line, lines[f.line][f.start], f.end_line) for f in found] == [(1, "{", 2)]
+    assert lines[2][: found[0].end] == "    name"  # the range ends with the first key
+    assert "'domainId', 'typeId'" in found[0].message
+
+
 def test_unknown_query_parameter_and_bad_enum_value(engine: Engine) -> None:
     code = (
         "import requests\n"

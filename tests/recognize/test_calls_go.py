@@ -167,9 +167,14 @@ def test_url_values_and_marshalled_maps_are_request_keys() -> None:
 def test_checks_of_go_request_keys(engine: Engine) -> None:
     found = engine.check_code(KEYS, "go")
     lines = KEYS.splitlines()
-    assert [(f.line, f.check, lines[f.line][f.start : f.end]) for f in found] == [
+    spans = [
+        (f.line, f.check, lines[f.line][f.start : f.end if f.end_line is None else None])
+        for f in found
+    ]
+    assert spans == [
         (7, "unknown-param", "limt"),
         (10, "unknown-param", "size"),
-        (18, "missing-required", "name"),  # no typeId in the marshalled map
+        (17, "missing-required", "{"),  # no typeId in the marshalled map: from where it opens
         (19, "unknown-param", "domainID"),
     ]
+    assert found[2].end_line == 18  # to its first key

@@ -357,7 +357,7 @@ def test_checks_of_spring_keys_and_method_references(engine: Engine) -> None:
     got = [(f.line, f.check, lines[f.line][f.start : f.end]) for f in found]
     assert got == [
         (10, "unknown-param", "domain"),
-        (13, "missing-required", "name"),  # no typeId in the Map.of
+        (13, "missing-required", '("name'),  # no typeId in the Map.of: from its opening
         (15, "missing-required", "sourceId"),  # nor in the map filled with put
         (16, "unknown-param", "targetID"),
     ]
