@@ -136,6 +136,29 @@ def test_a_server_template_page_keeps_its_script_readable() -> None:
     assert (7, "endpoint", "DELETE", "{}/rest/2.0/users/{}", "") in rows
 
 
+HANDLERS_PAGE = """\
+<button onclick="show('/rest/2.0/communities')">Communities</button>
+<button onclick='show("/rest/2.0/domains?limit=5")' onmouseover="hint()">Domains</button>
+<a href="#" onclick="fetch(API + '/tags/' + id, {method: 'DELETE'}); return false;">x</a>
+<p>Writing onclick="show('/rest/2.0/users')" in prose is no handler.</p>
+<script>
+  const API = "https://acme.collibra.com/rest/2.0";
+  function show(path) { return fetch(API.replace("/rest/2.0", "") + path); }
+</script>
+"""
+
+
+def test_event_handler_attributes_are_code_of_the_page() -> None:
+    """`onclick="show('/rest/2.0/...')"` calls a function of the page's scripts: each handler is
+    a statement where it is written; text between tags is no code."""
+    endpoints = {(r[0], r[2], r[3]) for r in _rows(HANDLERS_PAGE, "html") if r[1] == "endpoint"}
+    assert endpoints == {
+        (0, "GET", "{}/rest/2.0/communities"),
+        (1, "GET", "{}/rest/2.0/domains"),
+        (2, "DELETE", "{}/tags/{}"),  # the page sets API after the tag: not read there
+    }
+
+
 def test_a_minified_bundle_and_a_long_file_of_wrapper_calls() -> None:
     call = f'fetch("{BASE}/assets",{{method:"POST",body:JSON.stringify({{name:n}})}});'
     wrapper = "function w(p,q){return axios.get(B+p,{params:q})}"

@@ -19,6 +19,9 @@ _SCRIPT_TYPES = frozenset(
     {"text/javascript", "application/javascript", "module", "text/ecmascript", "text/babel"}
 )
 _NOT_NEWLINE = re.compile(r"[^\n]")
+# A start tag, and an event handler attribute in it with its code (`code`, up to its quote).
+_TAG = re.compile(r"(?i)<[a-z][^<>]*>")
+_HANDLER = re.compile(r"""(?i)\son[a-z]+\s*=\s*(?P<q>["'])(?P<code>(?:(?!(?P=q)).)*)(?P=q)""")
 _STATEMENT_TAG = re.compile(r"(?s)\{%.*?%\}|\{#.*?#\}|<%(?![=-]).*?%>")
 _VALUE_TAG = re.compile(r"(?s)\{\{.*?\}\}|<%[=-].*?%>")
 _BEFORE_VALUE = frozenset("=(,:[?")
@@ -27,7 +30,7 @@ _BEFORE_VALUE = frozenset("=(,:[?")
 def script_text(html: str) -> str:
     """`html` with everything but its inline JavaScript blanked out."""
     if "<script" not in html and "<SCRIPT" not in html:
-        return _NOT_NEWLINE.sub(" ", html)
+        return _markup(html)
     parts: list[str] = []
     last = 0
     for match in _SCRIPT.finditer(html):
@@ -35,9 +38,23 @@ def script_text(html: str) -> str:
         if kind is not None and kind.group(1).lower() not in _SCRIPT_TYPES:
             continue  # a template, JSON data, a shader: no JavaScript
         start, end = match.span(2)
-        parts.append(_NOT_NEWLINE.sub(" ", html[last:start]))
+        parts.append(_markup(html[last:start]))
         parts.append(_untemplated(html[start:end]))
         last = end
+    parts.append(_markup(html[last:]))
+    return "".join(parts)
+
+
+def _markup(html: str) -> str:
+    """Markup blanked out but for its event handlers' code (``onclick="load('/x')"``), each a
+    statement of its own where it is written."""
+    parts: list[str] = []
+    last = 0
+    for tag in _TAG.finditer(html) if "on" in html else ():
+        for handler in _HANDLER.finditer(tag.group()):
+            start, end = (tag.start() + at for at in handler.span("code"))
+            parts += [_NOT_NEWLINE.sub(" ", html[last:start]), html[start:end], ";"]
+            last = end + 1  # the closing quote ends the statement
     parts.append(_NOT_NEWLINE.sub(" ", html[last:]))
     return "".join(parts)
 
