@@ -480,3 +480,32 @@ def test_a_verb_method_of_a_base_class_in_another_module_sends_that_verb() -> No
         (line, method) for line, role, method, _, _ in _sites(INHERITED) if role == "endpoint"
     ]
     assert endpoints == [(4, "POST"), (7, "GET")]
+
+
+HELD_SESSION = """\
+import requests
+
+
+class Reports:
+    def __init__(self, config):
+        self.s = requests.Session()
+        self.url_base = config.base_url
+        self.cache = {}
+
+    def groups_of(self, user_id):
+        url = self.url_base + "userGroups?userId=" + user_id
+        return self.s.get(url).json()
+
+    def cached(self, key):
+        return self.cache.get("roles?" + key)
+"""
+
+
+def test_a_session_held_under_any_name_sends_a_path_glued_to_its_base() -> None:
+    """`self.s = requests.Session()`: `self.s.get(url)` is a request whatever the attribute is
+    called, and a one-word path with its query, added to a base ending in its slash, is the
+    endpoint; a dict's `get` of a look-alike key is none."""
+    rows = _sites(HELD_SESSION)
+    assert (10, "endpoint", "GET", "{}userGroups", "") in rows
+    assert (10, "query", "GET", "{}userGroups", "userId") in rows
+    assert not [row for row in rows if row[0] == 14]

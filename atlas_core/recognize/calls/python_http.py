@@ -21,6 +21,10 @@ URL_KEYWORDS = ("url", "endpoint", "path", "uri", "route", "resource_path")
 # A generated client's request functions: where the path and the method are, by position.
 GENERATED_SENDERS = {"call_api": (0, 1), "param_serialize": (1, 0)}
 _HTTP_RECEIVER = re.compile(r"(?i)requests|httpx|aiohttp|session|client|http")
+# What makes an HTTP session or client: ``self.s = requests.Session()``, ``httpx.Client(...)``.
+_SESSION = re.compile(
+    r"^(?:requests|httpx|aiohttp)\.(?:Session|Client|AsyncClient|ClientSession)\("
+)
 
 
 @dataclass(slots=True)
@@ -110,12 +114,16 @@ class PythonHttp(PythonWrappers):
             # argument in its own words.
             url = args[0] if args else next((kwargs[k] for k in URL_KEYWORDS if k in kwargs), None)
             receiver_text = self.text(receiver)
-            looks_http = bool(_HTTP_RECEIVER.search(receiver_text)) or any(
-                k in KEYWORD_ROLES for k in kwargs
+            made = (
+                self._definition(receiver) if receiver.type in ("identifier", "attribute") else None
             )
-            made = self._definition(receiver) if receiver.type == "identifier" else None
             if made is not None and made.type in ("dictionary", "set", "list"):
                 return None  # a dict's `get`
+            looks_http = (
+                bool(_HTTP_RECEIVER.search(receiver_text))
+                or any(k in KEYWORD_ROLES for k in kwargs)
+                or (made is not None and made.type == "call" and _SESSION.search(self.text(made)))
+            )
             if not looks_http and (url is None or "/" not in self._value(url, 0, {})):
                 return None
             return SentRequest(name.upper(), url, self._client_base(receiver))

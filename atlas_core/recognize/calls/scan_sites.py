@@ -56,6 +56,7 @@ def probes(document: Document, node: Node) -> list[int]:
         and not _BASE_FIRST.match(data, node.start_byte, node.end_byte)
         and not _is_segment(document, node)
         and not _is_first_word(document, node, content)
+        and not _is_glued_word(document, node, content)
     ):
         return _pathless_keys(document, node, start)
     keys = _QUERY_KEY_BYTES.finditer(data, node.start_byte, node.end_byte)
@@ -106,6 +107,26 @@ def _is_first_word(document: Document, node: Node, content: Node | None) -> bool
         and first.id == node.id
         and _WORD.fullmatch(document.data, content.start_byte, content.end_byte) is not None
     )
+
+
+# A word, then perhaps a query string: ``base + "userGroups?userId=" + uid``.
+_GLUED = re.compile(rb"[A-Za-z][\w-]{1,63}(?:\?[^/]*)?")
+
+
+def _is_glued_word(document: Document, node: Node, content: Node | None) -> bool:
+    """A Python or JavaScript string of one word (and perhaps a query string) added to what comes
+    before it: a path joined to a base that ends in its slash (``self.url_base +
+    "userGroups?userId=" + uid``); the reader says whether it reaches a request."""
+    parent = node.parent
+    if (
+        content is None
+        or parent is None
+        or parent.type not in ("binary_operator", "binary_expression")
+    ):
+        return False
+    if parent.child_by_field_name("right") != node:
+        return False
+    return _GLUED.fullmatch(document.data, content.start_byte, content.end_byte) is not None
 
 
 def _is_segment(document: Document, node: Node) -> bool:
