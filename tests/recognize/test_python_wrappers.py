@@ -509,3 +509,29 @@ def test_a_session_held_under_any_name_sends_a_path_glued_to_its_base() -> None:
     assert (10, "endpoint", "GET", "{}userGroups", "") in rows
     assert (10, "query", "GET", "{}userGroups", "userId") in rows
     assert not [row for row in rows if row[0] == 14]
+
+
+BY_KEYWORD = """\
+import requests
+
+API = "https://dg.example.org/rest/2.0/"
+
+
+def get_objects(kind="roles", limit=100, verbose=False):
+    return requests.get(API + kind, params={"limit": limit}).json()
+
+
+get_objects("communities")
+get_objects(kind="domains", limit=5)
+get_objects(verbose="users")
+"""
+
+
+def test_a_helpers_path_given_by_keyword_is_the_endpoint() -> None:
+    """`get_objects(kind="domains")`: a keyword argument the helper builds its URL from is read
+    like a positional one; a keyword the URL does not use says nothing."""
+    endpoints = {(r[0], r[3]) for r in _sites(BY_KEYWORD) if r[1] == "endpoint" and r[0] > 6}
+    assert endpoints == {
+        (9, "https://dg.example.org/rest/2.0/communities"),
+        (10, "https://dg.example.org/rest/2.0/domains"),
+    }

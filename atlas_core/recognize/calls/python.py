@@ -316,17 +316,20 @@ class PythonCalls(PythonHttp):
         return None
 
     def url_in_call(self, root: Node, parent: Node) -> tuple[bool, SentRequest | None]:
-        if parent.type == "argument_list" or (
-            parent.type == "keyword_argument" and self.text(child(parent, "name")) in URL_KEYWORDS
-        ):
+        if parent.type in ("argument_list", "keyword_argument"):
             call = parent.parent
             if parent.type == "keyword_argument" and call is not None:
                 call = call.parent  # keyword_argument -> argument_list -> call
             http = self.http(call) if call is not None else None
             if http is None:
                 return True, None
-            if http.sent is not None:
+            if http.sent is not None:  # the code's own helper: any argument its URL is built from
                 return True, http if any(u.id == root.id for u in http.urls) else None
+            if (
+                parent.type == "keyword_argument"
+                and self.text(child(parent, "name")) not in URL_KEYWORDS
+            ):
+                return True, None
             url = http.url
             if url is None or url.id != root.id or (call is not None and self.forwards(call)):
                 return True, None

@@ -93,12 +93,16 @@ _WORD = re.compile(rb"[A-Za-z][\w-]{1,63}")
 
 
 def _is_first_word(document: Document, node: Node, content: Node | None) -> bool:
-    """A Python or JavaScript string of one word as the first argument of a call: the path a
-    wrapper joins to its base (``self._get("communities", params=p)`` on
-    ``f"{base}/rest/2.0/{endpoint}"``); the reader says whether it reaches a request."""
+    """A Python or JavaScript string of one word as the first argument of a call, or a Python
+    keyword argument's: the path a wrapper joins to its base (``self._get("communities",
+    params=p)`` on ``f"{base}/rest/2.0/{endpoint}"``); the reader says whether it reaches a
+    request."""
     arguments = node.parent
     if node.type not in ("string", "template_string") or content is None or arguments is None:
         return False
+    if arguments.type == "keyword_argument":  # Python's ``self._get(endpoint="communities")``
+        word = _WORD.fullmatch(document.data, content.start_byte, content.end_byte)
+        return arguments.child_by_field_name("value") == node and word is not None
     if arguments.type not in ("argument_list", "arguments"):  # Python's, JavaScript's
         return False
     first = arguments.named_children[0] if arguments.named_children else None
