@@ -74,6 +74,27 @@ def test_a_json_body_written_over_several_lines() -> None:
     assert site.url.endswith("/workflowInstances")
 
 
+BODY_THEN_URL = """\
+curl -u "$USER:$PASSWORD" -H 'Content-Type: application/json' \\
+  -d '{
+    "assetId": "a1",
+    "value": "92.4"
+  }' \\
+  https://acme.collibra.com/rest/2.0/attributes
+"""
+
+
+def test_a_url_after_a_body_over_several_lines_and_a_backslash() -> None:
+    """`}' \\`: the line that closes the body's quote goes on with its backslash, so the URL
+    on the next line is the command's."""
+    endpoints = [
+        (i.line, i.site.method, i.site.url)
+        for i in scan_calls(BODY_THEN_URL, "shellscript")
+        if i.site.role == "endpoint"
+    ]
+    assert endpoints == [(5, "POST", "https://acme.collibra.com/rest/2.0/attributes")]
+
+
 def test_a_commented_out_command_is_no_call() -> None:
     assert read(SCRIPT, "shellscript", "DELETE") is None
 

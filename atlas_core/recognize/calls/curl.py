@@ -181,9 +181,6 @@ def _split(document: Document, first: int) -> tuple[list[_Word], int]:
     while number < document.line_count and number - first < _MAX_LINES and budget > 0:
         text = document.line(number).rstrip("\r")[:budget]
         budget -= len(text)
-        continued = not quote and text.endswith("\\")
-        if continued:
-            text = text[:-1]
         i, n = 0, len(text)
         while i < n:
             ch = text[i]
@@ -211,6 +208,9 @@ def _split(document: Document, first: int) -> tuple[list[_Word], int]:
                     current.value += ch
                     current.at.append((number, i))
             i += 1
+        # A backslash ending the line outside quotes (``}' \``, after a quote the line closed
+        # too) goes on to the next line.
+        continued = not quote and _ends_with_backslash(words, number, n)
         if quote and current is not None:
             current.value += "\n"
             current.at.append((number, n))
@@ -220,6 +220,19 @@ def _split(document: Document, first: int) -> tuple[list[_Word], int]:
             current = None
         number += 1
     return words, number - 1
+
+
+def _ends_with_backslash(words: list[_Word], number: int, n: int) -> bool:
+    """Whether line `number` (`n` characters) ends in a bare backslash, the last character of the
+    last word: it is taken off that word (the word too, when nothing else is in it)."""
+    last = words[-1] if words else None
+    if last is None or not last.at or last.at[-1] != (number, n - 1) or last.value[-1:] != "\\":
+        return False
+    last.value = last.value[:-1]
+    last.at.pop()
+    if not last.value:
+        words.pop()
+    return True
 
 
 def _tool(words: list[_Word], i: int) -> str:
