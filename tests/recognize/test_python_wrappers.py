@@ -535,3 +535,26 @@ def test_a_helpers_path_given_by_keyword_is_the_endpoint() -> None:
         (9, "https://dg.example.org/rest/2.0/communities"),
         (10, "https://dg.example.org/rest/2.0/domains"),
     }
+
+
+METHOD_IN_A_NAME = """\
+import requests
+import urllib.request
+
+BASE = "https://dg.example.org/rest/2.0"
+verb = "PATCH"
+requests.request(verb, f"{BASE}/domains/{domain_id}", json={"name": n})
+kind = "DELETE"
+urllib.request.urlopen(urllib.request.Request(f"{BASE}/tags/{tag_id}", method=kind))
+log(verb, f"{BASE}/roles")
+"""
+
+
+def test_a_method_held_in_a_name_is_that_method() -> None:
+    """`session.request(verb, url)` and `Request(url, method=kind)` with the method assigned to a
+    name before; any other function handed such a name sends nothing."""
+    endpoints = {(r[0], r[2], r[3]) for r in _sites(METHOD_IN_A_NAME) if r[1] == "endpoint"}
+    assert endpoints == {
+        (5, "PATCH", "https://dg.example.org/rest/2.0/domains/{}"),
+        (7, "DELETE", "https://dg.example.org/rest/2.0/tags/{}"),
+    }

@@ -137,16 +137,18 @@ class PythonHttp(PythonWrappers):
             method_node = args[method_at] if len(args) > method_at else kwargs.get("method")
             if url is None or method_node is None:
                 return None
-            method = self._method_literal(method_node)
+            method = self._method_named(method_node)
             return SentRequest(method, url, UNKNOWN, method_node=method_node)
         method_node = args[0] if args else kwargs.get("method")
         method = self._method_literal(method_node)
+        if not method and name == "request" and receiver is not None:
+            method = self._method_named(method_node)  # `session.request(method, url)`
         if method or (name == "request" and receiver is not None):
             url = (args[1] if len(args) > 1 else kwargs.get("url")) if args else kwargs.get("url")
             base = self._client_base(receiver) if receiver else ""
             return SentRequest(method, url, base, method_node=None if method else method_node)
         if name in ("urlopen", "Request") and args:
-            return SentRequest(self._method_literal(kwargs.get("method")) or "", args[0])
+            return SentRequest(self._method_named(kwargs.get("method")), args[0])
         verb = named_verb(name)
         if verb and self._callee(call) is None:
             # A helper imported from another module (`api_get(url)`, `post_request(url, body)`):
@@ -178,6 +180,15 @@ class PythonHttp(PythonWrappers):
         method = self._method_literal(given[0])
         url = given[1] if len(given) > 1 else url
         return SentRequest(method, url, self._client_base(receiver), None if method else given[0])
+
+    def _method_named(self, node: Node | None) -> str:
+        """The HTTP method a literal or a name the code assigns one (``method = "PATCH"``) says;
+        "" for anything else."""
+        method = self._method_literal(node)
+        if method or node is None or node.type != "identifier":
+            return method
+        value = self._value(node, 0, {})
+        return value.upper() if value.lower() in HTTP_VERBS else ""
 
     def _client_base(self, receiver: Node | None) -> str:
         """``client = httpx.Client(base_url=...)``: the base every ``client.get(path)`` gets."""
