@@ -10,6 +10,7 @@ put into the URL is a query string.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.held_keys import held_whole_js
@@ -353,6 +354,8 @@ class JavaScriptCalls(JsRequests):
                 return []  # `(resource) => `${API}/${resource}``: its callers write the path
             return callers(self, root)  # a URL-building function's value: its calls
         if parent.type == "pair" and is_field(root, "value"):
+            if not _ROUTE_VALUE.match(self.text(root)):
+                return None  # `"Content-Type": "application/json"`: no URL
             return self._key_uses(parent)  # `const paths = {assets: "/rest/2.0/assets"}`
         if parent.type not in ("variable_declarator", "assignment_expression"):
             return None
@@ -375,7 +378,13 @@ class JavaScriptCalls(JsRequests):
         name = child(node, "name")
         if name is None or name.type != "identifier":
             return None
-        uses = [self._member_read(use, keys) for use in self.declared_uses(self.text(name), node)]
+        if self.memo is None:
+            found = self.declared_uses(self.text(name), node)
+        else:
+            found = self.memo.remember(
+                ("js-declared-uses", node.id), lambda: self.declared_uses(self.text(name), node)
+            )
+        uses = [self._member_read(use, keys) for use in found]
         return [use for use in uses if use is not None]
 
     def _member_read(self, use: Node, keys: list[str]) -> Node | None:
@@ -416,6 +425,11 @@ class JavaScriptCalls(JsRequests):
 
     def is_transport_method(self, name: str) -> bool:
         return name in HTTP_VERBS or name == "request"
+
+
+# A value of an object key that may be a URL or a path: a string or template starting with a
+# slash, a scheme, or a substitution (``${BASE}/assets``).
+_ROUTE_VALUE = re.compile(r"""^[`'"](?:/|\$\{|[a-z][\w+.-]*://)""")
 
 
 def _is_identifier(node: Node) -> bool:
