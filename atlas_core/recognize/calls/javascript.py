@@ -10,7 +10,6 @@ put into the URL is a query string.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.held_keys import held_whole_js
@@ -28,6 +27,7 @@ from atlas_core.recognize.calls.js_params import (
 from atlas_core.recognize.calls.js_passed import is_query_builder
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
 from atlas_core.recognize.calls.js_returns import argument_in_url, callers
+from atlas_core.recognize.calls.js_routes import route_reads
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
 from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, is_forwarded
 from atlas_core.recognize.calls.site import (
@@ -354,50 +354,13 @@ class JavaScriptCalls(JsRequests):
                 return []  # `(resource) => `${API}/${resource}``: its callers write the path
             return callers(self, root)  # a URL-building function's value: its calls
         if parent.type == "pair" and is_field(root, "value"):
-            if not _ROUTE_VALUE.match(self.text(root)):
-                return None  # `"Content-Type": "application/json"`: no URL
-            return self._key_uses(parent)  # `const paths = {assets: "/rest/2.0/assets"}`
+            return route_reads(self, parent, root)  # `const paths = {assets: "/rest/2.0/..."}`
         if parent.type not in ("variable_declarator", "assignment_expression"):
             return None
         name = child(parent, "name") or child(parent, "left")
         if name is None or name.type != "identifier":
             return []
         return self.declared_uses(self.text(name), parent)
-
-    def _key_uses(self, pair: Node) -> list[Node] | None:
-        """Reads of ``paths.assets`` (``paths.api.tags``) where `pair` is that key of an object
-        (nested in objects) a name holds."""
-        keys: list[str] = []
-        node: Node | None = pair
-        while node is not None and node.type == "pair" and len(keys) <= MAX_DEPTH:
-            keys.insert(0, self._key_name(child(node, "key")))
-            obj = node.parent
-            node = obj.parent if obj is not None else None
-        if node is None or node.type != "variable_declarator" or not all(keys):
-            return None
-        name = child(node, "name")
-        if name is None or name.type != "identifier":
-            return None
-        if self.memo is None:
-            found = self.declared_uses(self.text(name), node)
-        else:
-            found = self.memo.remember(
-                ("js-declared-uses", node.id), lambda: self.declared_uses(self.text(name), node)
-            )
-        uses = [self._member_read(use, keys) for use in found]
-        return [use for use in uses if use is not None]
-
-    def _member_read(self, use: Node, keys: list[str]) -> Node | None:
-        """The ``name.a.b`` that a read `use` of a name starts, when it reads the keys `keys`."""
-        member = use
-        for key in keys:
-            outer = member.parent
-            if outer is None or outer.type != "member_expression" or not is_field(member, "object"):
-                return None
-            if self.text(child(outer, "property")) != key:
-                return None
-            member = outer
-        return member
 
     def use_root(self, use: Node) -> Node:
         return use if use.type == "shorthand_property_identifier" else self.url_root(use)
@@ -425,11 +388,6 @@ class JavaScriptCalls(JsRequests):
 
     def is_transport_method(self, name: str) -> bool:
         return name in HTTP_VERBS or name == "request"
-
-
-# A value of an object key that may be a URL or a path: a string or template starting with a
-# slash, a scheme, or a substitution (``${BASE}/assets``).
-_ROUTE_VALUE = re.compile(r"""^[`'"](?:/|\$\{|[a-z][\w+.-]*://)""")
 
 
 def _is_identifier(node: Node) -> bool:
