@@ -558,3 +558,26 @@ def test_a_method_held_in_a_name_is_that_method() -> None:
         (5, "PATCH", "https://dg.example.org/rest/2.0/domains/{}"),
         (7, "DELETE", "https://dg.example.org/rest/2.0/tags/{}"),
     }
+
+
+SESSION_FIRST = """\
+import requests
+
+API_ROOT = "https://dg.example.org/rest/2.0"
+
+
+def paged(session: requests.Session, endpoint: str, params: dict | None = None) -> list:
+    return session.get(f"{API_ROOT}/{endpoint}", params=params).json()["results"]
+
+
+def domains_of(session, community_id):
+    return paged(session, "domains", {"communityId": community_id})
+"""
+
+
+def test_a_word_path_after_the_session_argument_is_the_endpoint() -> None:
+    """`paged(session, "domains", {...})`: the helper's path comes second, after the session it
+    sends with; the word is read as the endpoint there, its dict as the query."""
+    rows = _sites(SESSION_FIRST)
+    assert (10, "endpoint", "GET", "https://dg.example.org/rest/2.0/domains", "") in rows
+    assert (10, "query", "GET", "https://dg.example.org/rest/2.0/domains", "communityId") in rows

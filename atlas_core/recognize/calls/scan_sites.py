@@ -88,12 +88,14 @@ def _pathless_keys(document: Document, node: Node, start: int) -> list[int]:
 _WORD_METHODS = frozenset({b"path", b"queryParam", b"of", b"put"})
 
 
-# A lone word: what a wrapper's path argument may be when the wrapper adds the slash itself.
+# A lone word: what a wrapper's path argument may be when the wrapper adds the slash itself;
+# looked for among a call's first few arguments (``get(session, "assets", params)``).
 _WORD = re.compile(rb"[A-Za-z][\w-]{1,63}")
+_WORD_ARGUMENTS = 3
 
 
 def _is_first_word(document: Document, node: Node, content: Node | None) -> bool:
-    """A Python or JavaScript string of one word as the first argument of a call, or a Python
+    """A Python or JavaScript string of one word among the first arguments of a call, or a Python
     keyword argument's: the path a wrapper joins to its base (``self._get("communities",
     params=p)`` on ``f"{base}/rest/2.0/{endpoint}"``); the reader says whether it reaches a
     request."""
@@ -105,11 +107,9 @@ def _is_first_word(document: Document, node: Node, content: Node | None) -> bool
         return arguments.child_by_field_name("value") == node and word is not None
     if arguments.type not in ("argument_list", "arguments"):  # Python's, JavaScript's
         return False
-    first = arguments.named_children[0] if arguments.named_children else None
-    return (
-        first is not None
-        and first.id == node.id
-        and _WORD.fullmatch(document.data, content.start_byte, content.end_byte) is not None
+    leading = arguments.named_children[:_WORD_ARGUMENTS]
+    return any(a.id == node.id for a in leading) and (
+        _WORD.fullmatch(document.data, content.start_byte, content.end_byte) is not None
     )
 
 
