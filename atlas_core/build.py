@@ -332,11 +332,14 @@ def _write(
             if section is not None:
                 writer.set_section("ranking", section)
         if ranking and not vectors_pending:
-            from atlas_core.search import ChunkTable, write_cards
+            from atlas_core.search import ChunkTable, write_cards, write_headings
 
+            cols = ChunkTable(chunks).cols
             stage("embedding the page cards")
-            cards = write_cards(writer, ChunkTable(chunks).cols, embedder, progress=progress)
-            writer.set_section("cards", cards)
+            writer.set_section("cards", write_cards(writer, cols, embedder, progress=progress))
+            stage("embedding the heading vectors")
+            headings = write_headings(writer, cols, embedder, progress=progress)
+            writer.set_section("headings", headings)
         if not ranking or keyword_section is None:
             facts["ranking"] = ranking_off if not ranking else "untrained fusion: no keyword index"
 

@@ -53,6 +53,10 @@ def content_problems(root: Path, manifest: Mapping[str, Any], usable: set[str]) 
         from atlas_core.search import cards_problems
 
         problems += cards_problems(manifest)
+    if "headings" in manifest:
+        from atlas_core.search import headings_problems
+
+        problems += headings_problems(manifest)
     problems += _text_problems(root, manifest, usable)
     return problems
 

@@ -171,7 +171,7 @@ class HybridSearch:
         query_vector = None
         if mode in ("vector", "hybrid"):
             query_vector = part.embedder().embed_query(text)
-            rows, scores = part.dense().search(query_vector, depth, mask)
+            rows, scores = self._vector_search(part, query_vector, depth, mask)
             vector = Ranked(rows, scores)
         if keyword is not None and vector is not None:
             if keyword.rows.size == 0:
@@ -188,6 +188,21 @@ class HybridSearch:
         assert ranked is not None
         found = self._diversified(table, ranked.rows.tolist(), ranked.scores, text, part.scope)
         return found if mode == "keyword" else self._with_twins(table, found)
+
+    def _vector_search(
+        self, part: OpenBundle, query_vector: Any, depth: int, mask: Any
+    ) -> tuple[Any, Any]:
+        """The best `depth` rows of vector search and their cosines, each lifted toward its
+        head's where that is higher (see atlas_core/search/headings.py); plain cosines for a
+        bundle without heading vectors."""
+        from atlas_core.search import best_rows, heading_lift
+
+        heads = part.headings() if self.settings.heading_weight else None
+        if heads is None:
+            return part.dense().search(query_vector, depth, mask)
+        cosines = part.dense().scores(query_vector)
+        lifted = heading_lift(cosines, heads.scores(query_vector), self.settings.heading_weight)
+        return best_rows(lifted, depth, mask)
 
     def _with_twins(
         self, table: ChunkTable, found: list[tuple[int, float]]

@@ -87,6 +87,7 @@ class OpenBundle:
     _ranking: tuple[RankingModel | None, str] | None = None
     _rank_context: RankContext | None = None
     _cards: tuple[Any] | None = None  # (the page cards, or None when the bundle has none)
+    _headings: tuple[Any] | None = None  # (the heading vectors' index, or None: none there)
     _off: dict[str, BundleError] = field(default_factory=dict)  # search list -> why it is off
 
     @functools.cached_property
@@ -273,6 +274,16 @@ class OpenBundle:
 
         return (load_cards(self.bundle, len(self.table().file_ids), self.dense().dims),)
 
+    def headings(self) -> Any:
+        """The bundle's heading vectors as an index (`DenseIndex`, one row per chunk), or None:
+        a bundle built before them, or whose heading vectors do not fit, ranks without them."""
+        return load_once(self, "_headings", self.lock, self._read_headings)[0]
+
+    def _read_headings(self) -> tuple[Any]:
+        from atlas_core.search import load_headings
+
+        return (load_headings(self.bundle, self.table().n, self.dense().dims),)
+
     def rank_context(self) -> RankContext:
         return load_once(self, "_rank_context", self.lock, self._read_rank_context)
 
@@ -283,11 +294,12 @@ class OpenBundle:
         return RankContext(table.cols, table.file_code, spec_publications(self.bundle.manifest))
 
     def close(self) -> None:
-        for resource in (self._dense, self._embedder, self._ids):
+        heads = self._headings[0] if self._headings is not None else None
+        for resource in (self._dense, heads, self._embedder, self._ids):
             close = getattr(resource, "close", None)
             if close is not None:
                 close()
-        self._dense = self._embedder = self._ids = None
+        self._dense = self._embedder = self._ids = self._headings = None
         self._keyword = None
         self._table = None
 

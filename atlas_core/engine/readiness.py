@@ -86,6 +86,9 @@ class Preparation:
             try:
                 if part.intact("vector"):  # else reported once, by `OpenBundle.dense`
                     part.dense().start_conversion()
+                    heads = part.headings()  # the heading vectors vector search lifts by
+                    if heads is not None:
+                        heads.start_conversion()
             except (AtlasError, OSError) as exc:  # the search that needs them reports it
                 log.warning("bundle %s: vectors not converted ahead: %s", part.name, exc)
 
@@ -95,6 +98,9 @@ class Preparation:
         for part in self.parts:
             if part._dense is not None:
                 part._dense.wait_converted(timeout)
+            heads = part._headings[0] if part._headings is not None else None
+            if heads is not None:
+                heads.wait_converted(timeout)
 
     def _load_rankings(self) -> None:
         for part in self.parts:

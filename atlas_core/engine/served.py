@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas_core.errors import AtlasError, QueryError
-from atlas_core.search import describe_cards
+from atlas_core.search import describe_cards, describe_headings
 from atlas_core.types import BundleInfo, DocFile, Section
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ class ServedBundles:
                 "keyword": dict(part.bundle.section("keyword") or {}),
                 "ranking": part.ranking_line(),
                 "cards": describe_cards(part.bundle.manifest),
+                "headings": describe_headings(part.bundle.manifest),
                 # Not empty only after a served bundle's folder was deleted: answers then come
                 # from memory and point into files that are gone.
                 "missing": missing,

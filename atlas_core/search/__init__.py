@@ -22,9 +22,17 @@ if TYPE_CHECKING:
         write_cards,
     )
     from atlas_core.search.chunks import ChunkTable
-    from atlas_core.search.dense import DenseIndex
+    from atlas_core.search.dense import DenseIndex, best_rows
     from atlas_core.search.excerpt import ELLIPSIS, clip, cut_point, excerpt_at, make_snippet
     from atlas_core.search.fusion import Ranked, diversify, fuse
+    from atlas_core.search.headings import (
+        HEADINGS_FILE,
+        describe_headings,
+        heading_lift,
+        headings_problems,
+        load_headings,
+        write_headings,
+    )
     from atlas_core.search.keyword import (
         DATA,
         INDICES,
@@ -74,6 +82,13 @@ _EXPORTS = {
     "write_cards": "cards",
     "ChunkTable": "chunks",
     "DenseIndex": "dense",
+    "best_rows": "dense",
+    "HEADINGS_FILE": "headings",
+    "describe_headings": "headings",
+    "heading_lift": "headings",
+    "headings_problems": "headings",
+    "load_headings": "headings",
+    "write_headings": "headings",
     "Ranked": "fusion",
     "diversify": "fusion",
     "fuse": "fusion",
@@ -124,6 +139,7 @@ __all__ = [
     "CONTROL_CHARS",
     "DATA",
     "ELLIPSIS",
+    "HEADINGS_FILE",
     "INDICES",
     "INDPTR",
     "MAX_LIMIT",
@@ -141,6 +157,7 @@ __all__ = [
     "Reranker",
     "SearchSettings",
     "TermCounts",
+    "best_rows",
     "card_boost",
     "cards_problems",
     "check_mode",
@@ -150,14 +167,18 @@ __all__ = [
     "clip",
     "cut_point",
     "describe_cards",
+    "describe_headings",
     "describe_ranking",
     "diversify",
     "excerpt_at",
     "expand_query",
     "fuse",
     "gather",
+    "heading_lift",
+    "headings_problems",
     "index_problems",
     "load_cards",
+    "load_headings",
     "load_reranker",
     "looks_like_identifier",
     "make_snippet",
@@ -170,6 +191,7 @@ __all__ = [
     "verify_problems",
     "with_twins",
     "write_cards",
+    "write_headings",
     "write_keyword_index",
     "write_ranking",
 ]

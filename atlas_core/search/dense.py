@@ -46,6 +46,19 @@ def default_threads() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+def best_rows(
+    scores: np.ndarray, k: int, mask: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k rows of one score per row (best first) and their scores, restricted to `mask` when
+    given (`scores` is changed there)."""
+    if mask is not None:
+        scores[~mask] = -np.inf
+    rows = top_k(scores, k)
+    if mask is not None:
+        rows = rows[np.isfinite(scores[rows])]
+    return rows, scores[rows]
+
+
 class _BundleLike(Protocol):
     manifest: Mapping[str, Any]
 
@@ -208,13 +221,7 @@ class DenseIndex:
         self, query: np.ndarray, k: int, mask: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Top-k rows (best first) and their cosines, restricted to `mask` when given."""
-        scores = self.scores(query)
-        if mask is not None:
-            scores[~mask] = -np.inf
-        rows = top_k(scores, k)
-        if mask is not None:
-            rows = rows[np.isfinite(scores[rows])]
-        return rows, scores[rows]
+        return best_rows(self.scores(query), k, mask)
 
     def close(self) -> None:
         if self._pool is not None:

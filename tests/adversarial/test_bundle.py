@@ -173,6 +173,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 FIXTURE_FILES = [
     "cards.npy",
     "chunks.parquet",
+    "headings.npy",
     "identifiers/api_evidence.json",
     "identifiers/deprecations.json",
     "identifiers/generated.npy",

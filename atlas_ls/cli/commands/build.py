@@ -232,7 +232,7 @@ def run_verify(args: argparse.Namespace) -> int:
 def info_dict(bundle: Any) -> dict[str, Any]:
     """The `atlas info --json` object for an opened bundle."""
     from atlas_core.changes import source_disagreements
-    from atlas_core.search import describe_cards, describe_ranking
+    from atlas_core.search import describe_cards, describe_headings, describe_ranking
 
     info = bundle.info()
     manifest = bundle.manifest
@@ -256,6 +256,7 @@ def info_dict(bundle: Any) -> dict[str, Any]:
         "keyword": dict(bundle.section("keyword") or {}),
         "ranking": describe_ranking(manifest),
         "cards": describe_cards(manifest),
+        "headings": describe_headings(manifest),
         "publishers": bundle.publishers(),
         "build": dict(manifest.get("build", {})),
         "disagreements": source_disagreements(bundle.path),
@@ -293,6 +294,7 @@ def run_info(args: argparse.Namespace) -> int:
         f"files       {data['files']} ({_size(data['size'])})",
         f"ranking     {data['ranking']}",
         f"cards       {data['cards']}",
+        f"headings    {data['headings']}",
     ]
     if data["model_kind"] == "hash":
         lines.append("note        built with the hash test embedder: vector search is meaningless")
