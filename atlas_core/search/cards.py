@@ -110,21 +110,29 @@ def describe_cards(manifest: Mapping[str, Any]) -> str:
 def cards_problems(manifest: Mapping[str, Any]) -> list[Problem]:
     """`atlas verify`'s check of the ``cards`` section against this version (the file's hash,
     dtype and shape are checked with every other file)."""
-    section = manifest.get("cards")
+    return array_section_problems(manifest, "cards", CARDS_FILE, CARDS_FORMAT, "pages")
+
+
+def array_section_problems(
+    manifest: Mapping[str, Any], name: str, file: str, version: str, rows: str
+) -> list[Problem]:
+    """What is wrong with the manifest section `name` of an optional array file (`file`, whose
+    row count the section's key `rows` gives) for this version's format `version`."""
+    section = manifest.get(name)
     if section is None:
         return []
-    if not isinstance(section, Mapping) or section.get("format") != CARDS_FORMAT:
-        return [Problem(CARDS_FILE, f"the manifest's cards section is not {CARDS_FORMAT!r}")]
-    entry = (manifest.get("files") or {}).get(CARDS_FILE)
+    if not isinstance(section, Mapping) or section.get("format") != version:
+        return [Problem(file, f"the manifest's {name} section is not {version!r}")]
+    entry = (manifest.get("files") or {}).get(file)
     if not isinstance(entry, Mapping):
-        return [Problem(CARDS_FILE, "the manifest has a cards section but does not list the file")]
+        return [Problem(file, f"the manifest has a {name} section but does not list the file")]
     shape = entry.get("shape")
-    if not isinstance(shape, list) or not shape or shape[0] != section.get("pages"):
+    if not isinstance(shape, list) or not shape or shape[0] != section.get(rows):
         return [
             Problem(
-                CARDS_FILE,
-                f"has shape {shape!r}, the manifest's cards section says "
-                f"{section.get('pages')!r} pages",
+                file,
+                f"has shape {shape!r}, the manifest's {name} section says "
+                f"{section.get(rows)!r} {rows}",
             )
         ]
     return []

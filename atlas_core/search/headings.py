@@ -23,12 +23,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from atlas_core.errors import BundleError
-from atlas_core.types import Problem
 
 if TYPE_CHECKING:
     import numpy as np
 
     from atlas_core.search.dense import DenseIndex
+    from atlas_core.types import Problem
 
 log = logging.getLogger(__name__)
 
@@ -82,28 +82,9 @@ def describe_headings(manifest: Mapping[str, Any]) -> str:
 def headings_problems(manifest: Mapping[str, Any]) -> list[Problem]:
     """`atlas verify`'s check of the ``headings`` section against this version (the file's hash,
     dtype and shape are checked with every other file)."""
-    section = manifest.get("headings")
-    if section is None:
-        return []
-    if not isinstance(section, Mapping) or section.get("format") != HEADINGS_FORMAT:
-        return [
-            Problem(HEADINGS_FILE, f"the manifest's headings section is not {HEADINGS_FORMAT!r}")
-        ]
-    entry = (manifest.get("files") or {}).get(HEADINGS_FILE)
-    if not isinstance(entry, Mapping):
-        return [
-            Problem(HEADINGS_FILE, "the manifest has a headings section but does not list the file")
-        ]
-    shape = entry.get("shape")
-    if not isinstance(shape, list) or not shape or shape[0] != section.get("chunks"):
-        return [
-            Problem(
-                HEADINGS_FILE,
-                f"has shape {shape!r}, the manifest's headings section says "
-                f"{section.get('chunks')!r} chunks",
-            )
-        ]
-    return []
+    from atlas_core.search.cards import array_section_problems
+
+    return array_section_problems(manifest, "headings", HEADINGS_FILE, HEADINGS_FORMAT, "chunks")
 
 
 def load_headings(bundle: Any, rows: int, dims: int) -> DenseIndex | None:
