@@ -58,6 +58,11 @@ def _sites(code: str, language: str = "javascript") -> list[tuple[int, str, str,
     return [_row(item) for item in scan_calls(code, language)]
 
 
+def _endpoints(rows: list[tuple[int, str, str, str, str]]) -> set[tuple[int, str, str]]:
+    """(line, method, URL) of the endpoint sites among `rows` (`_sites`)."""
+    return {(line, method, url) for line, role, method, url, _ in rows if role == "endpoint"}
+
+
 def _row(item: Located) -> tuple[int, str, str, str, str]:
     site = item.site
     return item.line, site.role, site.method, site.url, site.name
@@ -326,11 +331,7 @@ def test_only_a_handed_function_the_document_defines_makes_a_call() -> None:
     """A function the document does not define (a runtime value, someone else's method, a
     parameter nothing binds) makes no call; a function that hands itself on stops at the depth
     limit; the method is the handed function's own."""
-    endpoints = {
-        (line, method, url)
-        for line, role, method, url, _ in _sites(HANDED_ODDLY)
-        if role == "endpoint"
-    }
+    endpoints = _endpoints(_sites(HANDED_ODDLY))
     assert endpoints == {
         (8, "POST", "/rest/2.0/domains"),
         (9, "GET", "https://dg.example.org/rest/2.0/users"),
@@ -358,11 +359,7 @@ def test_the_method_comes_from_the_options_a_caller_hands_on() -> None:
     """`fetch(url, init)` and `fetch(url, {...options, headers})` in a wrapper send the method
     its caller's options ask for (GET when they ask for none); a method written after the
     spread wins; `how.toUpperCase()` of a passed verb is that verb."""
-    endpoints = {
-        (line, method, url)
-        for line, role, method, url, _ in _sites(HANDED_OPTIONS)
-        if role == "endpoint"
-    }
+    endpoints = _endpoints(_sites(HANDED_OPTIONS))
     assert endpoints == {
         (8, "POST", "https://dg.example.org/rest/2.0/domains"),
         (9, "DELETE", "https://dg.example.org/rest/2.0/communities/{}"),
@@ -382,11 +379,7 @@ async function load(base) {
 
 
 def test_a_path_kept_in_an_object_of_routes_is_read_where_it_is_sent() -> None:
-    endpoints = {
-        (line, method, url)
-        for line, role, method, url, _ in _sites(ROUTE_TABLE)
-        if role == "endpoint"
-    }
+    endpoints = _endpoints(_sites(ROUTE_TABLE))
     assert endpoints == {
         (0, "GET", "{}/rest/2.0/communities"),
         (0, "GET", "{}/rest/2.0/tags"),
@@ -412,7 +405,7 @@ def test_a_helper_out_of_view_sends_the_verb_its_name_says() -> None:
     endpoint, and nothing is said of its other arguments; a name with no verb, one that builds
     a URL, and a helper the document defines (and that sends nothing) make no call."""
     rows = _sites(IMPORTED_HELPERS)
-    endpoints = {(line, method, url) for line, role, method, url, _ in rows if role == "endpoint"}
+    endpoints = _endpoints(rows)
     assert endpoints == {
         (3, "GET", "https://dg.example.org/rest/2.0/assets/{}"),
         (4, "POST", "https://dg.example.org/rest/2.0/communities"),
@@ -438,7 +431,7 @@ def test_a_helper_method_out_of_view_sends_to_the_rest_path_it_is_given() -> Non
     literal REST path, the method the one an argument names, else none (not guessed); a name
     that says no request, a cache's `getItem` and a path the call does not show give nothing."""
     rows = _sites(OUT_OF_VIEW, "typescript")
-    endpoints = {(line, method, url) for line, role, method, url, _ in rows if role == "endpoint"}
+    endpoints = _endpoints(rows)
     assert endpoints == {
         (2, "", "/rest/2.0/domains/{}"),
         (3, "POST", "/rest/2.0/communities"),

@@ -8,6 +8,7 @@ configs, instances from `axios.create({baseURL})`, request, got, ky, ofetch's `$
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.js_config import declared_method, merged_config, options_method
@@ -280,12 +281,22 @@ class JsRequests(JsValues):
                 return True
         return False
 
-    def _through(self, http: Http, bind: Bind | None) -> Http | None:
-        """`_passed`, counted: a function passing itself along stops at the depth limit."""
+    def _through(
+        self, http: Http, bind: Bind | None, read: Callable[[Http, Bind | None], str], none: str
+    ) -> str:
+        """`read` of the request a passed function's call makes (`as_wrapper`), counted: a
+        function passing itself along stops at the depth limit; `none` where it is not known."""
         if self.passing >= MAX_WRAPPER_DEPTH * 2:
             self.cuts += 1
-            return None
-        return as_wrapper(self, http, bind)
+            return none
+        target = as_wrapper(self, http, bind)
+        if target is None:
+            return none
+        self.passing += 1
+        try:
+            return read(target, bind)
+        finally:
+            self.passing -= 1
 
     def _bind(self, http: Http, bind: Bind | None) -> Bind:
         """The values a wrapper call gives its wrapper's parameters (None: not passed), and
@@ -311,14 +322,7 @@ class JsRequests(JsValues):
         if http.inner is not None:
             return self._method_of(http.inner, self._bind(http, bind))
         if http.style == "passed":
-            target = self._through(http, bind)
-            if target is None:
-                return ""
-            self.passing += 1
-            try:
-                return self._method_of(target, bind)
-            finally:
-                self.passing -= 1
+            return self._through(http, bind, self._method_of, "")
         chosen = bind.get(f"{http.method_param}.method") if http.method_param and bind else None
         if chosen is not None:
             return "" if chosen in (UNKNOWN, "") else chosen.upper()
@@ -356,14 +360,7 @@ class JsRequests(JsValues):
         if http.inner is not None:
             return self._url_of(http.inner, self._bind(http, bind))
         if http.style == "passed":
-            target = self._through(http, bind)
-            if target is None:
-                return UNKNOWN
-            self.passing += 1
-            try:
-                return self._url_of(target, bind)
-            finally:
-                self.passing -= 1
+            return self._through(http, bind, self._url_of, UNKNOWN)
         value = self._value(http.url, 0, bind) if http.url is not None else UNKNOWN
         return join_base(http.base, value)
 

@@ -72,7 +72,7 @@ def _url_like(reader: JsValues, value: Node, depth: int) -> bool:
         operator in ("??", "||")
         and left is not None
         and depth < 4
-        and (_url_like(reader, left, depth + 1))
+        and _url_like(reader, left, depth + 1)
     )
 
 

@@ -140,10 +140,11 @@ class PythonHttp(PythonWrappers):
             method = self._method_named(method_node)
             return SentRequest(method, url, UNKNOWN, method_node=method_node)
         method_node = args[0] if args else kwargs.get("method")
-        method = self._method_literal(method_node)
-        if not method and name == "request" and receiver is not None:
-            method = self._method_named(method_node)  # `session.request(method, url)`
-        if method or (name == "request" and receiver is not None):
+        by_method = name == "request" and receiver is not None  # `session.request(method, url)`
+        # Any other call with a method literal first (`http("GET", url)`); only `request` reads a
+        # name the method was assigned to.
+        method = (self._method_named if by_method else self._method_literal)(method_node)
+        if method or by_method:
             url = (args[1] if len(args) > 1 else kwargs.get("url")) if args else kwargs.get("url")
             base = self._client_base(receiver) if receiver else ""
             return SentRequest(method, url, base, method_node=None if method else method_node)
