@@ -40,6 +40,22 @@ def test_request_lines_in_prose_are_calls_and_tables_are_not() -> None:
     assert not [f for f in found if f[0] == 2]  # a table row lists, it sends nothing
 
 
+def test_angle_placeholders_and_bold_are_parts_of_the_request_line(engine: Engine) -> None:
+    text = (
+        "Remove one: `DELETE /rest/2.0/tags/<tag-id>` (then list them again).\n"
+        "**POST /rest/2.0/assets/bulk**\n"
+        "GET <your-host>/rest/2.0/domains/<DOMAIN_ID>\n"
+    )
+    found = [f for f in _read(text, "markdown") if f[1] == ENDPOINT]
+    assert found == [
+        (0, ENDPOINT, "DELETE", "/rest/2.0/tags/{}", ""),
+        (1, ENDPOINT, "POST", "/rest/2.0/assets/bulk", ""),
+        (2, ENDPOINT, "GET", "{}/rest/2.0/domains/{}", ""),
+    ]
+    # read whole, none of them is a method the path does not take
+    assert engine.check_code(text, "markdown") == []
+
+
 def test_an_http_file_is_checked(engine: Engine) -> None:
     text = (
         "### find\nGET https://acme.collibra.com/rest/2.0/asset?name=x\nAccept: application/json\n"

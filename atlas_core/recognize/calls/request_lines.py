@@ -14,9 +14,14 @@ import re
 
 from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, QUERY_KEY, CallSite, tidy_url
 
+# A URL's characters, and a placeholder in angle brackets (`<host>`, `/assets/<asset-id>`) as one
+# part of it; after the first "/", a ")" or "]" ends it (markdown's link or list around it).
+_URL_CHAR = r"[^\s`'\"<>]"
+_PLACEHOLDER = r"<[^\s<>`'\"]*>"
 _REQUEST_LINE = re.compile(
     r"(?<![\w/])(GET|POST|PUT|PATCH|DELETE)[*`]*[ \t]+`?"
-    r"((?:https?://|<|\{|\$)?[^\s`'\"<>]*/[^\s`'\"<>)\]]*)"
+    rf"((?:https?://|\{{|\$)?(?:{_PLACEHOLDER}|{_URL_CHAR})*"
+    rf"/(?:{_PLACEHOLDER}|(?![)\]]){_URL_CHAR})*)"
 )
 MAX_LINE = 4000
 # A Postman collection (v2.x): a request's `"method": "POST"`, then its URL as `"raw": "..."` (or
@@ -35,7 +40,10 @@ def request_line_sites(line: str, language: str) -> list[CallSite]:
         return []
     sites: list[CallSite] = []
     for m in _REQUEST_LINE.finditer(line):
-        method, url = m.group(1), m.group(2).rstrip(".,;:!?")  # a sentence's end is no path
+        method, url = (
+            m.group(1),
+            m.group(2).rstrip(".,;:!?*"),
+        )  # a sentence's end or bold is no path
         start = m.start(2)
         end = start + len(url)
         endpoint = tidy_url(re.sub(r"<[^>]*>|\{\{[^}]*\}\}|\$\{?\w+\}?", "{}", url))
