@@ -165,6 +165,11 @@ def config_target(reader: JsValues, node: Node, depth: int = 0) -> tuple[Node, i
     return None
 
 
+def sources(reader: JsValues, node: Node) -> list[Node]:
+    """The objects and parameters merged into the options `node`, in merge order."""
+    return _sources(reader, node, 0)
+
+
 def _sources(reader: JsValues, node: Node | None, depth: int) -> list[Node]:
     """The objects and parameters merged into `node`, in merge order."""
     if node is None or depth > _MAX_HOPS:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+    from atlas_core.recognize.calls.js_destructured import Patterns
     from atlas_core.recognize.calls.walk import KeyContext
 
 # A function parameter's binding where a wrapper call forwards its own parameter: which function
@@ -34,3 +35,4 @@ class Http:
     args: tuple[tuple[str, Node | None], ...] = ()  # the wrapper's parameters and arguments
     roles: dict[int, KeyContext] | None = None  # a wrapper's argument -> what its keys are
     method_param: str = ""  # the parameter whose options, merged in last, may set the method
+    patterns: Patterns | None = None  # a wrapper's destructured options parameters, by index

@@ -111,6 +111,7 @@ def as_wrapper(reader: JsRequests, http: Http, bind: Bind | None) -> Http | None
         inner=summary.inner,
         args=tuple(zip(summary.params, padded, strict=False)),
         roles=summary.roles,
+        patterns=summary.patterns,
     )
 
 

@@ -11,7 +11,14 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from atlas_core.recognize.calls.js_config import declared_method, merged_config, options_method
+from atlas_core.recognize.calls.js_config import (
+    MAX_SOURCES,
+    declared_method,
+    merged_config,
+    options_method,
+    sources,
+)
+from atlas_core.recognize.calls.js_destructured import bind_patterns
 from atlas_core.recognize.calls.js_http import FORWARDED, Http
 from atlas_core.recognize.calls.js_out_of_view import helper_out_of_view
 from atlas_core.recognize.calls.js_passed import (
@@ -256,6 +263,7 @@ class JsRequests(JsValues):
             inner=summary.inner,
             args=tuple(zip(summary.params, padded, strict=False)),
             roles=summary.roles,
+            patterns=summary.patterns,
         )
         if not self._resolves(http):
             return None  # a function passed to it that the document does not show
@@ -302,7 +310,12 @@ class JsRequests(JsValues):
         """The values a wrapper call gives its wrapper's parameters (None: not passed), and
         ``name.method`` for an options object passed as one that asks for a method."""
         bound: Bind = {}
-        for name, arg in http.args:
+        for index, (name, arg) in enumerate(http.args):
+            names = http.patterns.get(index) if http.patterns else None
+            if names:
+                # `(url, { method = "GET" } = {})`
+                found = sources(self, arg)[:MAX_SOURCES] if arg is not None else None
+                bind_patterns(self, bound, names, found, bind)
             if not name:
                 continue
             bound[name] = self._value(arg, 0, bind) if arg is not None else None

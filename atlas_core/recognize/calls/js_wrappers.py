@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.js_destructured import Patterns, pattern_params
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS, FUNCTIONS
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
@@ -40,6 +41,7 @@ class Summary:
     inner: Any  # the request its body makes (a `javascript._Http`)
     url_index: int | None  # the parameter its URL is built from
     roles: dict[int, KeyContext] = field(default_factory=dict)  # parameter -> what its keys are
+    patterns: Patterns = field(default_factory=dict)  # destructured options parameters
 
 
 def summary_of(reader: JsRequests, call: Node) -> Summary | None:
@@ -99,7 +101,7 @@ def _read_summary(reader: JsRequests, definition: Node) -> Summary | None:
     for index, context in keys:
         if context.http.call.id == inner.call.id:
             roles.setdefault(index, context)
-    return Summary(params, inner, url_index, roles)
+    return Summary(params, inner, url_index, roles, pattern_params(reader, definition))
 
 
 def parameters(reader: JsValues, definition: Node) -> tuple[str, ...]:

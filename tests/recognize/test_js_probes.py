@@ -1,0 +1,51 @@
+"""JavaScript and TypeScript shapes found by probing with snippets written the way client code
+calls the API: each call reads as the request it sends, and code that sends nothing (or sends
+what the text does not show) reads as nothing."""
+
+from __future__ import annotations
+
+from atlas_core.recognize.calls.scan import scan_calls
+
+
+def _endpoints(code: str, language: str = "javascript") -> set[tuple[int, str, str]]:
+    return {
+        (item.line, item.site.method, item.site.url)
+        for item in scan_calls(code, language)
+        if item.site.role == "endpoint"
+    }
+
+
+DESTRUCTURED = """\
+async function send(url, { method = "GET", body } = {}) {
+  const res = await fetch(url, { method, body: body && JSON.stringify(body) });
+  return res.json();
+}
+send(`${ROOT}/rest/2.0/ratings/${rid}`, { method: "PATCH", body: { rating: 4 } });
+send(`${ROOT}/rest/2.0/roles`);
+send(`${ROOT}/rest/2.0/tags/${tid}`, { body: { name: "x" } });
+send(`${ROOT}/rest/2.0/statuses/${sid}`, opts);
+"""
+
+
+def test_a_destructured_options_parameter_reads_the_callers_method_or_its_default() -> None:
+    assert _endpoints(DESTRUCTURED) == {
+        (4, "PATCH", "{}/rest/2.0/ratings/{}"),
+        (5, "GET", "{}/rest/2.0/roles"),
+        (6, "GET", "{}/rest/2.0/tags/{}"),
+        (7, "", "{}/rest/2.0/statuses/{}"),  # options not shown here: the method is unknown
+    }
+
+
+DESTRUCTURED_TS = """\
+const call = async (path: string, { method = "GET", payload }: Options = {}) =>
+  fetch(`${BASE}/rest/2.0${path}`, { method, body: JSON.stringify(payload) });
+call("/workflowTasks/completed", { method: "POST", payload: { taskIds } });
+call("/workflowTasks");
+"""
+
+
+def test_a_typed_destructured_options_parameter_reads_the_same() -> None:
+    assert {row for row in _endpoints(DESTRUCTURED_TS, "typescript") if row[0] > 1} == {
+        (2, "POST", "{}/rest/2.0/workflowTasks/completed"),
+        (3, "GET", "{}/rest/2.0/workflowTasks"),
+    }
