@@ -1,6 +1,6 @@
 """Raw request lines (`GET /rest/2.0/assets?name=x`) in markdown prose and REST-client `.http`
-files are read as calls and checked; table rows listing endpoints and prose about GET requests
-are not."""
+files are read as calls and checked, in a README's table of endpoints too; a generated client's
+table of its operations and prose about GET requests are not."""
 
 from __future__ import annotations
 
@@ -26,18 +26,54 @@ def _read(text: str, language: str) -> list[tuple[int, str, str, str, str]]:
     ]
 
 
-def test_request_lines_in_prose_are_calls_and_tables_are_not() -> None:
+def test_request_lines_in_prose_are_calls_and_generated_tables_are_not() -> None:
     text = (
         "# Notes\n"
         "Then `GET /rest/2.0/assets?name=x&limit=5` lists them. GET requests are cheap.\n"
-        "| **POST** /rest/2.0/assets | Add an asset |\n"
+        "[**add_asset**](AssetsApi.md#add_asset) | **POST** /assets | Add an asset\n"
         "Please use POST /rest/2.0/communities/removalJobs.\n"
     )
     found = _read(text, "markdown")
     assert (1, ENDPOINT, "GET", "/rest/2.0/assets", "") in found
     assert (1, QUERY, "GET", "/rest/2.0/assets", "limit") in found
     assert (3, ENDPOINT, "POST", "/rest/2.0/communities/removalJobs", "") in found  # no "."
-    assert not [f for f in found if f[0] == 2]  # a table row lists, it sends nothing
+    assert not [f for f in found if f[0] == 2]  # a generated client's list of its operations
+
+
+def test_a_readme_table_of_endpoints_is_read() -> None:
+    text = (
+        "| Verb | Endpoint | Used for |\n"
+        "|---|---|---|\n"
+        "| `GET` | `/rest/2.0/relations/:relationId` | one relation |\n"
+        "| Find people | `GET /rest/2.0/users?name=x` |\n"
+        "| **DELETE** | https://<host>/rest/2.0/tags/{tagId} | drop a tag |\n"
+    )
+    found = [f[:4] for f in _read(text, "markdown")]
+    assert found == [
+        (2, ENDPOINT, "GET", "/rest/2.0/relations/:relationId"),
+        (3, ENDPOINT, "GET", "/rest/2.0/users"),
+        (3, QUERY, "GET", "/rest/2.0/users"),
+        (4, ENDPOINT, "DELETE", "https://{}/rest/2.0/tags/{tagId}"),
+    ]
+
+
+def test_a_link_around_a_request_line_and_a_text_block_holding_one() -> None:
+    text = (
+        "See [GET /rest/2.0/comments](https://docs.example.org/rest/comments) for filters.\n"
+        "```text\n"
+        "PATCH https://acme.example.com/rest/2.0/issues/{issueId}/community/{communityId}\n"
+        "```\n"
+    )
+    found = [f[:4] for f in _read(text, "markdown")]
+    assert found == [
+        (0, ENDPOINT, "GET", "/rest/2.0/comments"),
+        (
+            2,
+            ENDPOINT,
+            "PATCH",
+            "https://acme.example.com/rest/2.0/issues/{issueId}/community/{communityId}",
+        ),
+    ]
 
 
 def test_angle_placeholders_and_bold_are_parts_of_the_request_line(engine: Engine) -> None:

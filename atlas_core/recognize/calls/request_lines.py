@@ -15,12 +15,15 @@ import re
 from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, QUERY_KEY, CallSite, tidy_url
 
 # A URL's characters, and a placeholder in angle brackets (`<host>`, `/assets/<asset-id>`) as one
-# part of it; after the first "/", a ")" or "]" ends it (markdown's link or list around it).
+# part of it; after the first "/", a ")" or "]" ends it (markdown's link or list around it). The
+# host part before that first "/" has no "/" of its own, else `[GET /rest/2.0/x](https://docs/y)`
+# would run on to the link's last "/".
 _URL_CHAR = r"[^\s`'\"<>]"
+_HOST_CHAR = r"[^\s`'\"<>/]"
 _PLACEHOLDER = r"<[^\s<>`'\"]*>"
 _REQUEST_LINE = re.compile(
     r"(?<![\w/])(GET|POST|PUT|PATCH|DELETE)[*`]*[ \t]+`?"
-    rf"((?:https?://|\{{|\$)?(?:{_PLACEHOLDER}|{_URL_CHAR})*"
+    rf"((?:https?://|\{{|\$)?(?:{_PLACEHOLDER}|{_HOST_CHAR})*"
     rf"/(?:{_PLACEHOLDER}|(?![)\]]){_URL_CHAR})*)"
 )
 MAX_LINE = 4000
@@ -64,6 +67,16 @@ def request_line_sites(line: str, language: str) -> list[CallSite]:
                 )
             )
     return sites
+
+
+def table_row_line(row: str) -> str:
+    """A markdown table row with its cell bars blanked (columns kept), so that a method in one
+    cell and its path in the next (``| GET | /rest/2.0/assets |``) read as one request line; ""
+    for a row without a whole API URL: a generated client's table of its operations
+    (``| [**add_asset**](...) | **POST** /assets | Add asset |``) lists paths, it calls none."""
+    if "/rest/" not in row and "://" not in row:
+        return ""
+    return row.replace("|", " ")
 
 
 def postman_lines(text: str) -> list[tuple[int, str]]:

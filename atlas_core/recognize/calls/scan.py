@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.generic import is_generic
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
-from atlas_core.recognize.calls.request_lines import postman_lines
+from atlas_core.recognize.calls.request_lines import postman_lines, table_row_line
 from atlas_core.recognize.calls.scan_sites import Located
 from atlas_core.recognize.calls.scan_sites import keep as _keep
 from atlas_core.recognize.calls.scan_sites import probes as _probes
@@ -347,6 +347,13 @@ def _scan_windows(
 # --- markdown --------------------------------------------------------------------------------
 
 
+def _has_reader(language: str) -> bool:
+    """Whether `scan_calls` reads documents of `language` (not ``text``, ``console``, ...)."""
+    return language in ("markdown", "shell", "http", "json", "html") or (
+        language in TEXT_LANGUAGES or language in TREE_LANGUAGES or is_generic(language)
+    )
+
+
 def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
     found: list[Located] = []
     code_lines: set[int] = set()  # lines of code blocks a code reader read
@@ -354,21 +361,21 @@ def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
         body = text[body_start:body_end]
         language = block_language(info, body)
         remaining = deadline - time.monotonic()
-        if not language or len(body) > MAX_BLOCK_CHARS or remaining <= 0:
-            continue
+        if not _has_reader(language) or len(body) > MAX_BLOCK_CHARS or remaining <= 0:
+            continue  # a ```text block's request lines are read as prose's
         first = text.count("\n", 0, body_start)
         code_lines.update(range(first, first + body.count("\n") + 1))
         for item in scan_calls(body, language, budget_s=remaining, limit=limit - len(found)):
             found.append(
                 Located(item.line + first, item.site, item.value, item.value_start, item.value_end)
             )
-    # Request lines in prose and blocks no code reader took (``GET /rest/2.0/assets``); a table
-    # row (``| **POST** /assets | Add an asset |``) lists an endpoint, it sends nothing.
+    # Request lines in prose and blocks no code reader took (``GET /rest/2.0/assets``), and in a
+    # README's table of the endpoints it calls (``| `GET` | `/rest/2.0/assets` | ... |``).
     lines = text.split("\n")
     taken = [
-        (n, lines[n])
+        (n, table_row_line(lines[n]) if _TABLE_ROW.search(lines[n]) else lines[n])
         for n in range(len(lines))
-        if n not in code_lines and not _TABLE_ROW.search(lines[n])
+        if n not in code_lines
     ]
     found += _request_lines(taken, "markdown", deadline, limit - len(found))
     found.sort(key=lambda f: (f.line, f.site.start))
