@@ -49,3 +49,20 @@ def test_a_typed_destructured_options_parameter_reads_the_same() -> None:
         (2, "POST", "{}/rest/2.0/workflowTasks/completed"),
         (3, "GET", "{}/rest/2.0/workflowTasks"),
     }
+
+
+MUTATED_OPTIONS = """\
+const init = { headers: HEADERS };
+init.method = "DELETE";
+await fetch(`${ROOT}/rest/2.0/ratings/${rid}`, init);
+const opts = { headers: HEADERS };
+if (replace) opts.method = "PUT";
+await fetch(`${ROOT}/rest/2.0/assets/${aid}/tags`, opts);
+"""
+
+
+def test_a_method_set_on_the_options_after_they_are_made_is_the_method_sent() -> None:
+    assert _endpoints(MUTATED_OPTIONS) == {
+        (2, "DELETE", "{}/rest/2.0/ratings/{}"),
+        (5, "", "{}/rest/2.0/assets/{}/tags"),  # set under a condition: not known
+    }

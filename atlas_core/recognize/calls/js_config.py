@@ -79,6 +79,10 @@ def options_method(reader: JsValues, options: Node | None) -> tuple[Node | None,
     ``fetch(url, {...options, headers})``, ``{method: "GET", ...options}``."""
     if options is None:
         return None, ""
+    if options.type == "identifier":
+        assigned = assigned_method(reader, options)
+        if assigned is not None:
+            return assigned, ""
     found = _sources(reader, options, 0)[:MAX_SOURCES]
     method: Node | None = None
     method_at = -1
@@ -88,6 +92,52 @@ def options_method(reader: JsValues, options: Node | None) -> tuple[Node | None,
             method, method_at = declared, index
     later = [reader.text(s) for s in found[method_at + 1 :] if s.type == "identifier"]
     return method, later[-1] if later else ""
+
+
+def assigned_method(reader: JsValues, options: Node) -> Node | None:
+    """The method set on an options object after it is made, ``init.method = "DELETE"``, the
+    nearest before the request that sends `options`: the value assigned when the assignment
+    always runs before the request (a statement of a block the request is in), else the name
+    itself, whose value the text does not settle (``if (x) init.method = "PUT"``)."""
+    made = reader._definition(options)
+    if made is None or made.type != "object":
+        return None
+    for use in reader.named_nodes(
+        reader.text(options), made.end_byte, options.start_byte, _sets_method, reverse=True
+    ):
+        member = use.parent
+        if member is None or reader.text(child(member, "property")) != "method":
+            continue
+        assignment = member.parent
+        statement = assignment.parent if assignment is not None else None
+        if assignment is None or statement is None or statement.parent is None:
+            continue
+        block = statement.parent
+        if (
+            statement.type == "expression_statement"
+            and block.start_byte <= options.start_byte < block.end_byte
+        ):
+            return child(assignment, "right")
+        return options
+    return None
+
+
+def _sets_method(node: Node) -> bool:
+    """`node` is the object of ``node.xxxxxx = ...`` (of a property the length of "method")."""
+    member = node.parent
+    assignment = member.parent if member is not None else None
+    prop = child(member, "property") if member is not None else None
+    return (
+        node.type == "identifier"
+        and member is not None
+        and member.type == "member_expression"
+        and is_field(node, "object")
+        and prop is not None
+        and prop.end_byte - prop.start_byte == len("method")  # the text is checked by the caller
+        and assignment is not None
+        and assignment.type == "assignment_expression"
+        and is_field(member, "left")
+    )
 
 
 def declared_method(reader: JsValues, options: Node | None) -> Node | None:
