@@ -66,3 +66,21 @@ def test_a_method_set_on_the_options_after_they_are_made_is_the_method_sent() ->
         (2, "DELETE", "{}/rest/2.0/ratings/{}"),
         (5, "", "{}/rest/2.0/assets/{}/tags"),  # set under a condition: not known
     }
+
+
+SERVER_ROUTES = """\
+const app = express();
+function renameDomain(req, res) { res.sendStatus(204); }
+app.put("/domains/:domainId", renameDomain);
+app.delete("/communities/:communityId", auth, drop);
+router.post("/assets", requireLogin, renameDomain);
+app.get("/proxy", async (req, res) => {
+  res.json(await api.get(`/assets/${req.query.id}`));
+});
+"""
+
+
+def test_a_servers_routes_are_not_requests() -> None:
+    # a route pattern's `:name` segment, or a handler the file defines: the server's routes;
+    # the request the handler sends is still one
+    assert _endpoints(SERVER_ROUTES) == {(6, "GET", "/assets/{}")}

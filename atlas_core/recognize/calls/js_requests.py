@@ -28,6 +28,7 @@ from atlas_core.recognize.calls.js_passed import (
     is_query_builder,
 )
 from atlas_core.recognize.calls.js_returns import builder_of, returned
+from atlas_core.recognize.calls.js_server_routes import is_server_route
 from atlas_core.recognize.calls.js_values import Bind, JsValues
 from atlas_core.recognize.calls.js_wrappers import (
     MAX_WRAPPER_DEPTH,
@@ -58,7 +59,6 @@ _URL_OPTIONS_CALLS = frozenset({"got", "ky", "$fetch", "ofetch", "useFetch", "us
 _JQUERY = frozenset({"$", "jQuery"})
 _JQUERY_VERBS = {"get": "GET", "getJSON": "GET", "post": "POST"}
 _XHR = frozenset({"XMLHttpRequest", "window.XMLHttpRequest"})
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 
 
 class JsRequests(JsValues):
@@ -135,10 +135,10 @@ class JsRequests(JsValues):
             return None  # a Map's, a URLSearchParams' or a Headers' `get`
         if jquery:
             return self._jquery(call, args, _JQUERY_VERBS[verb])
-        if receiver_text not in _OPTIONS_STYLE and any(a.type in _FUNCTION_VALUES for a in args):
-            return None  # `router.get(path, handler)`: a server route, not a request's callback
         base = self._instance_base(receiver)
         looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
+        if receiver_text not in _OPTIONS_STYLE and is_server_route(self, args, looks_http):
+            return None  # `router.get(path, handler)`: a server route, not a request's callback
         if not looks_http and "/" not in self._value(args[0], 0):
             return None
         if receiver_text in _OPTIONS_STYLE and args[0].type == "object":
