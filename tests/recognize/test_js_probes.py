@@ -84,3 +84,25 @@ def test_a_servers_routes_are_not_requests() -> None:
     # a route pattern's `:name` segment, or a handler the file defines: the server's routes;
     # the request the handler sends is still one
     assert _endpoints(SERVER_ROUTES) == {(6, "GET", "/assets/{}")}
+
+
+VERB_NAMED_METHODS = """\
+const http = axios.create({ baseURL: "/rest/2.0" });
+export const ratingsApi = {
+  list: (params) => http.get("/ratings", { params }),
+  get: (id) => http.get(`/ratings/${id}`),
+  remove: (id) => http.delete(`/ratings/${id}`),
+  delete: (id) => http.delete(`/ratings/${id}`),
+};
+ratingsApi.get(rid);
+"""
+
+
+def test_a_clients_verb_is_not_a_method_of_the_same_name_in_another_object() -> None:
+    # `http.get` is the axios instance's, not `ratingsApi.get`'s: that read "/ratings/ratings"
+    assert _endpoints(VERB_NAMED_METHODS) == {
+        (2, "GET", "/rest/2.0/ratings"),
+        (3, "GET", "/rest/2.0/ratings/{}"),
+        (4, "DELETE", "/rest/2.0/ratings/{}"),
+        (5, "DELETE", "/rest/2.0/ratings/{}"),
+    }

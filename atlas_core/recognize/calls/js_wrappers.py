@@ -147,13 +147,16 @@ def definition_of(reader: JsValues, call: Node) -> Node | None:
     receiver = child(function, "object")
     if prop is None or receiver is None:
         return None
+    held = _held(reader, receiver)
+    if held is not None and held.type not in ("object", "new_expression"):
+        return None  # `http.get(...)` of `const http = axios.create(...)`: no method of ours
     candidates = []
     found = reader.named_nodes(reader.text(prop), 0, len(reader.data), _is_property)
     for count, name in enumerate(found):
         if count >= _MAX_DEFINITIONS:
             break
         method = _method(name)
-        if method is not None:
+        if method is not None and (held is None or _belongs(reader, method, held)):
             candidates.append(method)
     if receiver.type == "this":
         own = next((a for a in ancestors(call) if a.type == "class_body"), None)
@@ -161,6 +164,27 @@ def definition_of(reader: JsValues, call: Node) -> Node | None:
             if own is not None and own.start_byte <= method.start_byte < own.end_byte:
                 return method
     return candidates[0] if candidates else None
+
+
+def _held(reader: JsValues, receiver: Node) -> Node | None:
+    """What a method call's receiver holds where the document shows it: the value of a name, or
+    of ``this.field``."""
+    if receiver.type == "identifier":
+        return reader._definition(receiver)
+    this = child(receiver, "object") if receiver.type == "member_expression" else None
+    return reader._field_value(receiver) if this is not None and this.type == "this" else None
+
+
+def _belongs(reader: JsValues, method: Node, held: Node) -> bool:
+    """Whether `method` is one of the object literal `held`, or of the class `held` makes
+    (``new Client(...)``)."""
+    if held.type == "object":
+        return held.start_byte <= method.start_byte < held.end_byte
+    made = reader._callee_text(held)
+    return any(
+        a.type in ("class_declaration", "class") and reader.text(child(a, "name")) == made
+        for a in ancestors(method)
+    )
 
 
 def _is_function_name(node: Node) -> bool:
