@@ -308,7 +308,9 @@ class PythonCalls(PythonHttp):
             return parent
         if kind == "argument_list" and parent.parent is not None:
             call = parent.parent
-            return call if self._callee_name(call) in _URL_COMPOSERS else None
+            if self._callee_name(call) in _URL_COMPOSERS or self.builds_from(call, node):
+                return call
+            return None
         if kind == "attribute" and is_field(node, "object") and parent.parent is not None:
             call = parent.parent  # ``"{}/rest/2.0/assets".format(base)``
             format_call = call.type == "call" and self.text(child(parent, "attribute")) == "format"
@@ -337,6 +339,8 @@ class PythonCalls(PythonHttp):
         return False, None
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
+        if parent.type == "return_statement":  # a URL builder's: where it is called
+            return self.builder_callers(root)
         if parent.type not in ("assignment", "augmented_assignment") or not is_field(root, "right"):
             return None
         target = child(parent, "left")

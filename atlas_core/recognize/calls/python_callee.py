@@ -10,11 +10,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.python_names import PythonNames
-from atlas_core.recognize.calls.site import HTTP_VERBS
+from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN
+from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tree_sitter import Node
 
 _SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
@@ -25,6 +28,13 @@ _CLIENT_METHODS = HTTP_VERBS | frozenset({"request", "send", "fetch", "stream", 
 _MAX_BASES = 8
 # Definitions of one name looked at to find the one method a held object's call reaches.
 _MAX_SAME_NAME = 16
+# A URL builder: a function whose one ``return`` gives one of these, or a call of `_URL_CALLS`.
+_URL_VALUES = frozenset(
+    {"string", "concatenated_string", "binary_operator", "identifier", "attribute"}
+)
+_URL_CALLS = frozenset({"format", "urljoin", "join", "strip", "rstrip", "lstrip", "quote"})
+_MAX_BODY_NODES = 2000  # nodes of one function body looked through for its returns
+_MAX_CALLERS = 8  # call sites of one URL builder followed
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +81,99 @@ class PythonCallees(PythonNames):
         params = self._params(definition)
         leading = 1 if params and params[0].name in ("self", "cls") else 0
         return definition, leading
+
+    # --- the document's own URL builders ----------------------------------------------------
+
+    def _returned(self, call: Node, depth: int, bind: dict[str, str]) -> str:
+        """The URL a call of the document's own URL builder makes
+        (``def asset_url(i): return f"{BASE}/rest/2.0/assets/{i}"``, then ``asset_url(5)``):
+        its one ``return``, with the parameters read as the call passes them."""
+        found = self._callee(call)
+        if found is None or depth + 2 > MAX_DEPTH:
+            return UNKNOWN
+        definition, leading = found
+        built = self._built_url(definition)
+        if built is None:
+            return UNKNOWN
+        params = self._params(definition)[leading:]
+        given = {
+            self.text(child(k, "name")): v
+            for k in self._kwargs(call)
+            if (v := child(k, "value")) is not None
+        }
+        positional = self._positional(call)
+        inner: dict[str, str] = {}
+        for index, param in enumerate(params):
+            value = positional[index] if index < len(positional) else given.get(param.name)
+            if value is None:
+                value = param.default
+            if value is None or param.rest:
+                inner[param.name] = UNKNOWN
+            else:
+                inner[param.name] = self._value(value, depth + 1, bind)
+        return self._value(built, depth + 2, inner)
+
+    def _built_url(self, definition: Node) -> Node | None:
+        """The URL-like expression a function returns from its one ``return`` (a string, a
+        concatenation, a name, a ``format``); None for a function returning anything else, such
+        as a response (``return s.get(url).json()``), or from several places."""
+        if self.memo is None:
+            return _sole_return(definition, self.text)
+        return self.memo.remember(
+            ("py-built", definition.id), lambda: _sole_return(definition, self.text)
+        )
+
+    def builder_callers(self, value: Node) -> list[Node] | None:
+        """The calls of the function whose one returned URL is `value` (at most
+        `_MAX_CALLERS`); None when `value` is not such a return."""
+        statement = value.parent
+        if statement is None or statement.type != "return_statement":
+            return None
+        definition = next((a for a in ancestors(statement) if a.type in _SCOPES), None)
+        if definition is None or definition.type != "function_definition":
+            return None
+        built = self._built_url(definition)
+        if built is None or built.id != value.id:
+            return []
+        name = self.text(child(definition, "name"))
+        calls = []
+        for ident in self.named_nodes(name, 0, len(self.data), _is_identifier, limit=64):
+            function = ident.parent
+            if function is not None and function.type == "attribute":
+                if not is_field(ident, "attribute"):
+                    continue
+            else:
+                function = ident
+            call = function.parent if function is not None else None
+            if call is None or call.type != "call" or not is_field(function, "function"):
+                continue
+            found = self._callee(call)
+            if found is not None and found[0].id == definition.id:
+                calls.append(call)
+                if len(calls) >= _MAX_CALLERS:
+                    break
+        return calls
+
+    def builds_from(self, call: Node, argument: Node) -> bool:
+        """Whether positional `argument` of `call` is part of the URL the document's own
+        function it calls returns (``api("assets")`` of ``def api(p): return f"{B}/{p}"``)."""
+        if not self._callee_name(call):
+            return False
+        found = self._callee(call)
+        if found is None:
+            return False
+        definition, leading = found
+        built = self._built_url(definition)
+        if built is None:
+            return False
+        index = next((i for i, a in enumerate(self._positional(call)) if a.id == argument.id), -1)
+        params = self._params(definition)[leading:]
+        if index < 0 or index >= len(params) or params[index].rest:
+            return False
+        uses = self.named_nodes(
+            params[index].name, built.start_byte, built.end_byte, _is_identifier, limit=1
+        )
+        return any(True for _ in uses)
 
     def _function_named(self, name: str, at: Node) -> Node | None:
         """A function `name` defined at module level (or around `at`)."""
@@ -175,3 +278,35 @@ class PythonCallees(PythonNames):
 
 def _is_identifier(node: Node) -> bool:
     return node.type == "identifier"
+
+
+def _sole_return(definition: Node, text: Callable[[Node | None], str]) -> Node | None:
+    """The value of a function's one ``return`` (nested functions and classes aside) when it
+    reads as a URL; None otherwise."""
+    body = child(definition, "body")
+    found: list[Node] = []
+    stack = list(body.named_children) if body is not None else []
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > _MAX_BODY_NODES or len(found) > 1:
+            return None
+        if node.type in _SCOPES or node.type == "decorated_definition":
+            continue
+        if node.type == "return_statement":
+            if not node.named_child_count:
+                return None
+            found.append(node.named_children[0])
+            continue
+        stack.extend(node.named_children)
+    if len(found) != 1:
+        return None
+    value = found[0]
+    if value.type in _URL_VALUES:
+        return value
+    function = child(value, "function") if value.type == "call" else None
+    name = child(function, "attribute") if function and function.type == "attribute" else function
+    if name is not None and text(name) in _URL_CALLS:
+        return value
+    return None

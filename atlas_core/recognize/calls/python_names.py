@@ -102,6 +102,21 @@ class PythonNames(CallWalk):
             return _FIELD.sub(placed, self._value(receiver, depth + 1, bind))
         if name in ("str", "quote") and values:
             return values[0]
+        if name in ("strip", "lstrip", "rstrip") and receiver is not None and len(values) < 2:
+            # ``base.rstrip("/")``, ``path.lstrip("/")``: an unknown end stays unknown
+            value = self._value(receiver, depth + 1, bind)
+            chars = values[0] if values else " \t\n"
+            if UNKNOWN in chars:
+                return UNKNOWN
+            if name != "rstrip" and not value.startswith(UNKNOWN):
+                value = value.lstrip(chars)
+            if name != "lstrip" and not value.endswith(UNKNOWN):
+                value = value.rstrip(chars)
+            return value
+        return self._returned(call, depth, bind)
+
+    def _returned(self, call: Node, depth: int, bind: dict[str, str]) -> str:
+        """The string a call of the document's own function returns (`PythonCallees`)."""
         return UNKNOWN
 
     def _definition(self, node: Node) -> Node | None:
