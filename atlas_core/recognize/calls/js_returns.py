@@ -62,6 +62,8 @@ def returned(reader: JsValues, definition: Node) -> Node | None:
 def _url_like(reader: JsValues, value: Node, depth: int) -> bool:
     """A string, a template, a name, a ``new URL(...)``, a concatenation, or a default
     (``base ?? DEFAULT``) of them; ``(await get(url))?.total ?? null`` is a response's value."""
+    if value.type == "new_expression":
+        return reader._callee_text(value) == "URL"  # not `new Promise(...)` around a request
     if value.type != "binary_expression":
         return value.type in _URL_LIKE
     operator = reader.text(child(value, "operator"))
