@@ -106,3 +106,41 @@ def test_a_clients_verb_is_not_a_method_of_the_same_name_in_another_object() -> 
         (4, "DELETE", "/rest/2.0/ratings/{}"),
         (5, "DELETE", "/rest/2.0/ratings/{}"),
     }
+
+
+RELATIVE_WORDS = """\
+class Catalog {
+  async send(verb, resource) {
+    const r = await fetch(`${this.root}/rest/2.0/${resource}`, { method: verb });
+    return r.json();
+  }
+  comments(assetId) { return this.send("GET", `comments?baseResourceId=${assetId}`); }
+  ratings(assetId) { return this.send("GET", "ratings?assetId=" + assetId); }
+}
+"""
+
+
+def test_a_word_with_a_query_string_passed_to_a_helper_is_its_endpoint() -> None:
+    assert {row for row in _endpoints(RELATIVE_WORDS) if row[0] > 2} == {
+        (5, "GET", "{}/rest/2.0/comments"),
+        (6, "GET", "{}/rest/2.0/ratings"),
+    }
+
+
+PROMISE_WRAPPERS = """\
+function getJson(url) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("GET", url);
+    xhr.onload = () => resolve(JSON.parse(xhr.responseText));
+    xhr.send();
+  });
+}
+getJson(`${root}/rest/2.0/scopes/${sid}`).then(show);
+"""
+
+
+def test_a_helper_returning_a_new_promise_is_a_wrapper_not_a_url_builder() -> None:
+    assert {row for row in _endpoints(PROMISE_WRAPPERS) if row[0] > 3} == {
+        (8, "GET", "{}/rest/2.0/scopes/{}"),
+    }

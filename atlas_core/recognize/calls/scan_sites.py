@@ -95,13 +95,18 @@ _WORD_ARGUMENTS = 3
 
 
 def _is_first_word(document: Document, node: Node, content: Node | None) -> bool:
-    """A Python or JavaScript string of one word among the first arguments of a call, or a Python
-    keyword argument's: the path a wrapper joins to its base (``self._get("communities",
+    """A Python or JavaScript string of one word (perhaps with a query string, perhaps the start
+    of a sum) among the first arguments of a call, or a Python keyword argument's: the path a wrapper joins to its base (``self._get("communities",
     params=p)`` on ``f"{base}/rest/2.0/{endpoint}"``); the reader says whether it reaches a
     request."""
     arguments = node.parent
     if node.type not in ("string", "template_string") or content is None or arguments is None:
         return False
+    if arguments.type in ("binary_operator", "binary_expression") and arguments.children[0] == node:
+        # ``"comments?baseResourceId=" + id``: the argument is the sum the word starts
+        node, arguments = arguments, arguments.parent
+        if arguments is None:
+            return False
     if arguments.type == "keyword_argument":  # Python's ``self._get(endpoint="communities")``
         word = _WORD.fullmatch(document.data, content.start_byte, content.end_byte)
         return arguments.child_by_field_name("value") == node and word is not None
@@ -109,7 +114,7 @@ def _is_first_word(document: Document, node: Node, content: Node | None) -> bool
         return False
     leading = arguments.named_children[:_WORD_ARGUMENTS]
     return any(a.id == node.id for a in leading) and (
-        _WORD.fullmatch(document.data, content.start_byte, content.end_byte) is not None
+        _GLUED.fullmatch(document.data, content.start_byte, content.end_byte) is not None
     )
 
 
