@@ -8,6 +8,7 @@ splits them (quotes, escapes), each character remembering its line and column, s
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from atlas_core.recognize.calls.curl_words import Command as _Command
@@ -86,7 +87,11 @@ _DATA_LONG = frozenset(
         "form-string",
     }
 )
-_SEPARATORS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>"})
+_SEPARATORS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>", ")"})
+# What a command substituted into a word starts after (``TOKEN=$(curl``, ``x=`curl``).
+_SUBSTITUTED = re.compile(r"\$\(|`")
+# A word that expands to a list of words, options or not (``"${args[@]}"``, ``"$@"``): no URL.
+_SPREAD = re.compile(r"^\$(?:@|\*|\{\w+\[[@*]\]\})$")
 
 
 def read_curl(document: Document, line: int, column: int, language: str) -> CallSite | None:
@@ -186,6 +191,10 @@ def _split(document: Document, first: int) -> tuple[list[_Word], int]:
             ch = text[i]
             if not quote and ch in " \t":
                 current = None
+            elif not quote and ch in ")`":
+                # the end of a substitution (``TOKEN=$(curl ... "$URL")``): no part of a word
+                current = None
+                words.append(_Word(")", [(number, i)]))
             elif not quote and ch == "#" and current is None:
                 break  # a comment runs to the end of the line
             else:
@@ -238,7 +247,7 @@ def _ends_with_backslash(words: list[_Word], number: int, n: int) -> bool:
 def _tool(words: list[_Word], i: int) -> str:
     """The HTTP tool `words[i]` runs (curl, wget, http, https), else "". HTTPie's ``http`` counts
     only where a command starts: as a later word it is anything's argument."""
-    name = words[i].value.lstrip("$(`").rsplit("/", 1)[-1]
+    name = _SUBSTITUTED.split(words[i].value)[-1].rsplit("/", 1)[-1]
     if name in ("curl", "wget"):
         return name
     if name in ("http", "https"):
@@ -256,7 +265,9 @@ def _parse(words: list[_Word]) -> _Command | None:
         return parse_wget(words, start, _SEPARATORS)
     if tool in ("http", "https"):
         return parse_httpie(words, start, _SEPARATORS)
-    command = _Command(curl=words[start])
+    word = words[start]
+    cut = len(word.value) - len(_SUBSTITUTED.split(word.value)[-1])
+    command = _Command(curl=_tail(word, cut) if cut else word)  # ``TOKEN=$(curl``: its curl
     i = start + 1
     while i < len(words):
         word = words[i]
@@ -283,7 +294,7 @@ def _parse(words: list[_Word]) -> _Command | None:
                     break
                 command.get |= flag == "G"
                 command.head |= flag == "I"
-        elif command.url is None:
+        elif command.url is None and not _SPREAD.match(value):
             command.url = word
         i += 1
     return command

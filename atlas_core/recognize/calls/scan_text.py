@@ -20,6 +20,8 @@ _CURL_URL = re.compile(r"""(?:https?://|/rest/|\$\{?\w+\}?/)[^\s'"\\]*""")
 # Other words worth asking about: a URL in a variable (``"$URL"``), an HTTPie item (``name=x``).
 _SHELL_WORD = re.compile(r"""(?:^|\s)["']?(\$\{?\w|[A-Za-z_][\w.\-\[\]]*(?:==|:=|=))""")
 _JSON_KEY = re.compile(r'"([^"\\\n]{1,200})"\s*:')
+_ARGUMENT = re.compile(r"(?<=\s)[\"']?([^\s\\\"'])")  # a word's start after the first
+_MAX_ARGUMENTS = 8
 
 
 def scan_shell(document: Document, deadline: float, limit: int) -> list[Located]:
@@ -43,6 +45,8 @@ def scan_shell(document: Document, deadline: float, limit: int) -> list[Located]
         columns += [m.start(1) for m in _JSON_KEY.finditer(content)]
         columns += [m.start(1) for m in QUERY_KEY.finditer(content)]
         columns += [m.start(1) for m in _SHELL_WORD.finditer(content)]
+        if first in wrappers:  # ``api_get "communities"``: any argument may be its path
+            columns += [m.start(1) for m in _ARGUMENT.finditer(content, 0, 2000)][:_MAX_ARGUMENTS]
         for column in columns:
             keep(found, document, line, read_curl(document, line, column, "shell"))
     return sorted(found.values(), key=lambda f: (f.line, f.site.start))

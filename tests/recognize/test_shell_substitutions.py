@@ -1,0 +1,48 @@
+"""Shell commands as scripts write them around their HTTP call: curl inside a command
+substitution (``TOKEN=$(curl ...)``, backticks), options spread from an array
+(``curl "${opts[@]}" URL``), and a wrapper function called with a bare path word."""
+
+from __future__ import annotations
+
+from atlas_core.recognize import BODY, ENDPOINT, scan_calls
+
+
+def _read(text: str) -> list[tuple[int, str, str, str, str]]:
+    return [
+        (i.line, i.site.role, i.site.method, i.site.url, i.site.name)
+        for i in scan_calls(text, "shell")
+    ]
+
+
+def test_curl_in_a_substitution_ends_at_its_parenthesis() -> None:
+    text = (
+        'SESSION=$(curl -s -X POST "$DGC/rest/2.0/auth/sessions" -d \'{"username": "$U"}\')\n'
+        "ROLES=`curl -s $DGC/rest/2.0/roles`\n"
+        'MINE=$(curl -s "$DGC/rest/2.0/users/current" | jq -r .id)\n'
+    )
+    assert _read(text) == [
+        (0, ENDPOINT, "POST", "{}/rest/2.0/auth/sessions", ""),
+        (0, BODY, "POST", "{}/rest/2.0/auth/sessions", "username"),
+        (1, ENDPOINT, "GET", "{}/rest/2.0/roles", ""),
+        (2, ENDPOINT, "GET", "{}/rest/2.0/users/current", ""),
+    ]
+
+
+def test_options_spread_from_an_array_are_not_the_url() -> None:
+    text = 'opts=(-s -u "$AUTH")\ncurl "${opts[@]}" "$DGC/rest/2.0/statuses"\n'
+    assert _read(text) == [(1, ENDPOINT, "GET", "{}/rest/2.0/statuses", "")]
+
+
+def test_a_wrapper_called_with_a_bare_path_word() -> None:
+    text = (
+        "dgc_get() {\n"
+        '  curl -s -u "$AUTH" "$DGC/rest/2.0/$1"\n'
+        "}\n"
+        'dgc_get "domainTypes"\n'
+        "dgc_get statuses\n"
+    )
+    found = [f for f in _read(text) if f[0] > 1]
+    assert found == [
+        (3, ENDPOINT, "GET", "{}/rest/2.0/domainTypes", ""),
+        (4, ENDPOINT, "GET", "{}/rest/2.0/statuses", ""),
+    ]
