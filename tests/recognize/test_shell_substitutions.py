@@ -1,6 +1,7 @@
 """Shell commands as scripts write them around their HTTP call: curl inside a command
 substitution (``TOKEN=$(curl ...)``, backticks), options spread from an array
-(``curl "${opts[@]}" URL``), and a wrapper function called with a bare path word."""
+(``curl "${opts[@]}" URL``), a wrapper function called with a bare path word, and a method
+held in a variable (``-X "$VERB"``)."""
 
 from __future__ import annotations
 
@@ -46,3 +47,13 @@ def test_a_wrapper_called_with_a_bare_path_word() -> None:
         (3, ENDPOINT, "GET", "{}/rest/2.0/domainTypes", ""),
         (4, ENDPOINT, "GET", "{}/rest/2.0/statuses", ""),
     ]
+
+
+def test_a_method_in_a_variable_is_its_value_or_nothing() -> None:
+    text = (
+        "VERB=PATCH\n"
+        'curl -X "$VERB" "$DGC/rest/2.0/tags/$TAG" -d \'{"name": "pii"}\'\n'
+        'curl -X "$1" "$DGC/rest/2.0/tags/$TAG"\n'
+    )
+    found = {(f[0], f[2], f[3]) for f in _read(text)}
+    assert found == {(1, "PATCH", "{}/rest/2.0/tags/{}")}  # never "$VERB", never a guess

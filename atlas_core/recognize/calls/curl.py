@@ -109,7 +109,9 @@ def read_curl(document: Document, line: int, column: int, language: str) -> Call
     command = _parse(words)
     if command is None or command.curl is None:
         return None
-    method = command.method.upper() or _implied_method(command)
+    method = _method(command, document, first)
+    if not method:
+        return None  # ``-X "$METHOD"`` set where the script does not show
     url = expand_variables(command.url.value, document, first) if command.url else ""
     if url and not url.replace(UNKNOWN, "").strip():
         return None  # a URL the script does not show (``curl "$1"``)
@@ -146,9 +148,10 @@ def _wrapped(document: Document, line: int, column: int, language: str) -> CallS
     args = [w.value for w in call[1:]]
     used: set[int] = set()
     url = expand_variables(command.url.value, document, wrapper.command, args, used)
-    site = _Answer(
-        command.method.upper() or _implied_method(command), tidy_url(url), line, column, language
-    )
+    method = _method(command, document, wrapper.command)
+    if not method:
+        return None
+    site = _Answer(method, tidy_url(url), line, column, language)
     for index in used:
         if index + 1 < len(call) and site.on(call[index + 1]):
             return site.on_url(call[index + 1])
@@ -159,6 +162,17 @@ def _wrapped(document: Document, line: int, column: int, language: str) -> CallS
             if index + 1 < len(call) and site.on(call[index + 1]):
                 return site.on_data(call[index + 1], QUERY if command.get else BODY, option)
     return None
+
+
+def _method(command: _Command, document: Document, line: int) -> str:
+    """The method a command sends: its ``-X`` word (through a variable set above it) or the one
+    its options imply; "" when a variable's value cannot be seen."""
+    method = command.method
+    if "$" in method:
+        method = expand_variables(method, document, line).strip("\"'")
+    if not method:
+        return _implied_method(command)
+    return method.upper() if method.isalpha() else ""
 
 
 def _implied_method(command: _Command) -> str:
