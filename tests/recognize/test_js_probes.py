@@ -144,3 +144,23 @@ def test_a_helper_returning_a_new_promise_is_a_wrapper_not_a_url_builder() -> No
     assert {row for row in _endpoints(PROMISE_WRAPPERS) if row[0] > 3} == {
         (8, "GET", "{}/rest/2.0/scopes/{}"),
     }
+
+
+FILLED_TEMPLATES = """\
+const TEMPLATE = "/rest/2.0/users/{userId}/userGroups";
+await fetch(HOST + TEMPLATE.replace("{userId}", uid));
+await fetch("https://<tenant>/rest/2.0/tags/:tagId".replace(":tagId", tid), { method: "DELETE" });
+const both = "/rest/2.0/workflowDefinitions/{definitionId}/assignmentRules/{ruleId}"
+  .replace("{definitionId}", def)
+  .replace("{ruleId}", rule);
+await axios.delete(HOST + both);
+await fetch(`${HOST}/rest/2.0/roles/`.replace(/\\/$/, ""));
+"""
+
+
+def test_a_url_template_filled_with_replace_is_the_url_sent() -> None:
+    assert _endpoints(FILLED_TEMPLATES) == {
+        (0, "GET", "{}/rest/2.0/users/{}/userGroups"),
+        (2, "DELETE", "https://<tenant>/rest/2.0/tags/{}"),
+        (3, "DELETE", "{}/rest/2.0/workflowDefinitions/{}/assignmentRules/{}"),
+    }

@@ -282,6 +282,8 @@ class JavaScriptCalls(JsRequests):
             return parent.parent
         if kind == "member_expression" and self._to_string(node, parent):
             return parent.parent  # `fetch(url.toString())` of a `new URL(...)`
+        if kind == "member_expression" and is_field(node, "object") and self.fills(parent):
+            return parent.parent  # `fetch(TEMPLATE.replace("{assetId}", id))`
         if kind == "member_expression" and self.text(child(parent, "property")) == "href":
             return parent if is_field(node, "object") else None
         if kind == "arguments" and parent.parent is not None:
