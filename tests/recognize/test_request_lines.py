@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from atlas_core.engine import Engine
-from atlas_core.recognize import ENDPOINT, QUERY, scan_calls
+from atlas_core.recognize import BODY, ENDPOINT, QUERY, scan_calls
 from tests.apicheck_bundle import build_apicheck_bundle
 
 
@@ -138,3 +138,36 @@ def test_a_postman_collections_requests_are_calls() -> None:
     assert (20, ENDPOINT, "POST", "{}/rest/2.0/tags", "") in rows
     # the same keys in any other JSON document are data, not requests
     assert _read(POSTMAN.replace("getpostman", "example"), "json") == []
+
+
+def test_curl_written_in_prose_is_a_command() -> None:
+    text = (
+        "Check it runs: `curl -u me:pw https://dg.example.org/rest/2.0/application/info`.\n"
+        "\n"
+        "    $ curl -X POST -u me:pw \\\n"
+        '        -d \'{"name": "Sales"}\' https://dg.example.org/rest/2.0/communities\n'
+        "\n"
+        "Prose about curl and `GET` requests reads as nothing.\n"
+    )
+    found = [f[:4] for f in _read(text, "markdown")]
+    assert found == [
+        (0, ENDPOINT, "GET", "https://dg.example.org/rest/2.0/application/info"),
+        (3, BODY, "POST", "https://dg.example.org/rest/2.0/communities"),
+        (3, ENDPOINT, "POST", "https://dg.example.org/rest/2.0/communities"),
+    ]
+
+
+def test_a_method_set_off_by_a_colon_dash_or_brackets_and_a_closing_tag() -> None:
+    text = (
+        "GET: /rest/2.0/scopes?limit=5\n"
+        "* POST - /rest/2.0/ratings\n"
+        "[DELETE] /rest/2.0/ratings/{ratingId}\n"
+        "<details><summary>GET /rest/2.0/traits</summary>\n"
+    )
+    found = [f[:4] for f in _read(text, "markdown") if f[1] == ENDPOINT]
+    assert found == [
+        (0, ENDPOINT, "GET", "/rest/2.0/scopes"),
+        (1, ENDPOINT, "POST", "/rest/2.0/ratings"),
+        (2, ENDPOINT, "DELETE", "/rest/2.0/ratings/{ratingId}"),
+        (3, ENDPOINT, "GET", "/rest/2.0/traits"),
+    ]

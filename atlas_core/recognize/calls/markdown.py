@@ -1,5 +1,6 @@
 """Fenced code blocks in markdown: the one a cursor is in (`fenced_block_at`), all of them
-(`fenced_blocks`), and the reader language a block is in (`block_language`)."""
+(`fenced_blocks`), and the reader language a block is in (`block_language`); and the HTTP
+commands written outside them (`prose_commands`)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,43 @@ def _info_word(opener: re.Match[str]) -> str:
 def _closes(match: re.Match[str], opener: re.Match[str]) -> bool:
     fence, rest = match.group(1), match.group(2).strip()
     return fence[0] == opener.group(1)[0] and len(fence) >= len(opener.group(1)) and not rest
+
+
+# A command line outside a fenced block: an indented block's or a prompt's (``$ curl ...``), or
+# an inline code span (`` `curl -u me https://...` ``).
+_COMMAND_LINE = re.compile(r"^\s*(?:[$>]\s+)?(?:curl|wget)\s")
+_INLINE_COMMAND = re.compile(r"`((?:curl|wget)\s[^`]*)`")
+_MAX_CONTINUED = 60  # lines one command in prose runs on through trailing backslashes
+
+
+def prose_commands(lines: list[str], skip: set[int]) -> tuple[str, set[int]]:
+    """The curl and wget commands of the prose `lines` (those not in `skip`) as a shell text of
+    the same lines and columns, all else blanked, and the lines they are on."""
+    out = [""] * len(lines)
+    taken: set[int] = set()
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        if n in skip or ("curl" not in line and "wget" not in line):
+            n += 1
+            continue
+        if _COMMAND_LINE.match(line):
+            end = n
+            while lines[end].rstrip().endswith("\\") and end + 1 < len(lines):
+                if end - n >= _MAX_CONTINUED or end + 1 in skip:
+                    break
+                end += 1
+            for k in range(n, end + 1):
+                out[k] = lines[k]
+                taken.add(k)
+            n = end + 1
+            continue
+        spans = list(_INLINE_COMMAND.finditer(line))
+        if spans:
+            chars = [" "] * len(line)
+            for m in spans:
+                chars[m.start(1) : m.end(1)] = line[m.start(1) : m.end(1)]
+            out[n] = "".join(chars)
+            taken.add(n)
+        n += 1
+    return "\n".join(out), taken

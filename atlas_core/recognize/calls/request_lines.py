@@ -15,14 +15,15 @@ import re
 from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, QUERY_KEY, CallSite, tidy_url
 
 # A URL's characters, and a placeholder in angle brackets (`<host>`, `/assets/<asset-id>`) as one
-# part of it; after the first "/", a ")" or "]" ends it (markdown's link or list around it). The
-# host part before that first "/" has no "/" of its own, else `[GET /rest/2.0/x](https://docs/y)`
-# would run on to the link's last "/".
+# part of it (a tag such as ``</summary>`` is none); after the first "/", a ")" or "]" ends it
+# (markdown's link or list around it). The host part before that first "/" has no "/" of its own,
+# else `[GET /rest/2.0/x](https://docs/y)` would run on to the link's last "/". Between the method
+# and its URL: spaces, after a colon or bracket (``GET: /x``, ``[GET] /x``) or around a dash.
 _URL_CHAR = r"[^\s`'\"<>]"
 _HOST_CHAR = r"[^\s`'\"<>/]"
-_PLACEHOLDER = r"<[^\s<>`'\"]*>"
+_PLACEHOLDER = r"<[^\s<>`'\"/]+>"
 _REQUEST_LINE = re.compile(
-    r"(?<![\w/])(GET|POST|PUT|PATCH|DELETE)[*`]*[ \t]+`?"
+    r"(?<![\w/])(GET|POST|PUT|PATCH|DELETE)[*`\]]*:?(?:[ \t]+[-\u2013][ \t]*|[ \t]+)`?"
     rf"((?:https?://|\{{|\$)?(?:{_PLACEHOLDER}|{_HOST_CHAR})*"
     rf"/(?:{_PLACEHOLDER}|(?![)\]]){_URL_CHAR})*)"
 )

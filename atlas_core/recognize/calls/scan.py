@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.generic import is_generic
-from atlas_core.recognize.calls.markdown import block_language, fenced_blocks
+from atlas_core.recognize.calls.markdown import block_language, fenced_blocks, prose_commands
 from atlas_core.recognize.calls.request_lines import postman_lines, table_row_line
 from atlas_core.recognize.calls.scan_sites import Located
 from atlas_core.recognize.calls.scan_sites import keep as _keep
@@ -372,10 +372,13 @@ def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
     # Request lines in prose and blocks no code reader took (``GET /rest/2.0/assets``), and in a
     # README's table of the endpoints it calls (``| `GET` | `/rest/2.0/assets` | ... |``).
     lines = text.split("\n")
+    commands, command_lines = prose_commands(lines, code_lines)  # `curl https://...` in prose
+    if command_lines:
+        found += _scan_shell(Document(commands), deadline, limit - len(found))
     taken = [
         (n, table_row_line(lines[n]) if _TABLE_ROW.search(lines[n]) else lines[n])
         for n in range(len(lines))
-        if n not in code_lines
+        if n not in code_lines and n not in command_lines
     ]
     found += _request_lines(taken, "markdown", deadline, limit - len(found))
     found.sort(key=lambda f: (f.line, f.site.start))
