@@ -164,3 +164,20 @@ def test_a_url_template_filled_with_replace_is_the_url_sent() -> None:
         (2, "DELETE", "https://<tenant>/rest/2.0/tags/{}"),
         (3, "DELETE", "{}/rest/2.0/workflowDefinitions/{}/assignmentRules/{}"),
     }
+
+
+QUERY_JOINER = """\
+async function page(path, offset = 0) {
+  const r = await fetch(`${BASE}/rest/2.0${path}${path.includes("?") ? "&" : "?"}offset=${offset}`);
+  return r.json();
+}
+page("/userGroups");
+page("/domains?communityId=" + cid);
+"""
+
+
+def test_a_query_joined_with_ampersand_or_question_mark_ends_the_path() -> None:
+    assert {row for row in _endpoints(QUERY_JOINER) if row[0] > 1} == {
+        (4, "GET", "{}/rest/2.0/userGroups"),
+        (5, "GET", "{}/rest/2.0/domains"),
+    }

@@ -165,7 +165,7 @@ class JsValues(CallWalk):
 
     def _choice(self, node: Node, depth: int, bind: Bind | None) -> str:
         """``body ? "POST" : "GET"``: the branch a wrapper's caller picks by passing `body` or
-        not; else the value both branches agree on."""
+        not; else the value both branches agree on, a query string's start among them."""
         condition = child(node, "condition")
         yes, no = child(node, "consequence"), child(node, "alternative")
         for branch in (yes, no):
@@ -176,7 +176,10 @@ class JsValues(CallWalk):
             if name in bind and self._definition(condition) is None:
                 return self._value(yes if bind[name] is not None else no, depth + 1, bind)
         first = self._value(yes, depth + 1, bind)
-        return first if first == self._value(no, depth + 1, bind) else UNKNOWN
+        second = self._value(no, depth + 1, bind)
+        if {first, second} == {"?", "&"}:
+            return "?"  # `path.includes("?") ? "&" : "?"`: the path ends here either way
+        return first if first == second else UNKNOWN
 
     def _field_value(self, member: Node) -> Node | None:
         """``this.baseUrl`` (or ``Client.BASE``): the one value the class gives the field, in its
