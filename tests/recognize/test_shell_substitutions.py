@@ -57,3 +57,17 @@ def test_a_method_in_a_variable_is_its_value_or_nothing() -> None:
     )
     found = {(f[0], f[2], f[3]) for f in _read(text)}
     assert found == {(1, "PATCH", "{}/rest/2.0/tags/{}")}  # never "$VERB", never a guess
+
+
+def test_data_from_a_variable_names_no_key() -> None:
+    text = (
+        'curl -X POST "$DGC/rest/2.0/domains" -d "$PAYLOAD"\n'
+        'curl -G "$DGC/rest/2.0/domains" -d "limit=5&name=$N"\n'
+    )
+    found = [(f[0], f[1], f[4]) for f in _read(text)]
+    assert found == [
+        (0, ENDPOINT, ""),
+        (1, ENDPOINT, ""),
+        (1, "query", "limit"),
+        (1, "query", "name"),
+    ]

@@ -90,6 +90,7 @@ _DATA_LONG = frozenset(
 _SEPARATORS = frozenset({"|", "||", "&&", ";", "&", ">", ">>", "<", "2>", ")"})
 # What a command substituted into a word starts after (``TOKEN=$(curl``, ``x=`curl``).
 _SUBSTITUTED = re.compile(r"\$\(|`")
+_FORM_KEY = re.compile(r"[\w.\-\[\]]+$")  # a form field's name (``limit``, ``ids[]``)
 # A word that expands to a list of words, options or not (``"${args[@]}"``, ``"$@"``): no URL.
 _SPREAD = re.compile(r"^\$(?:@|\*|\{\w+\[[@*]\]\})$")
 
@@ -408,7 +409,7 @@ class _Answer:
         end = start
         while end < len(text) and text[end] not in "=&":
             end += 1
-        if not start <= index <= end or end == start:
-            return None
+        if not start <= index <= end or end == start or not _FORM_KEY.match(text[start:end]):
+            return None  # ``-d "$BODY"``: a variable's value, not a key named "$BODY"
         keys = tuple(part.split("=", 1)[0] for part in text.split("&") if part)
         return self.make(role, text[start:end], *self.span(word, start, end), keys)
