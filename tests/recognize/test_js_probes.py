@@ -181,3 +181,17 @@ def test_a_query_joined_with_ampersand_or_question_mark_ends_the_path() -> None:
         (4, "GET", "{}/rest/2.0/userGroups"),
         (5, "GET", "{}/rest/2.0/domains"),
     }
+
+
+JOINED_PARTS = """\
+const url = [ROOT, "rest/2.0/assets", assetId, "breadcrumb"].join("/");
+await fetch(url);
+await fetch([ROOT, "rest/2.0/communities", cid].join("/"), { method: "DELETE" });
+"""
+
+
+def test_url_parts_joined_from_an_array_are_the_url_sent() -> None:
+    assert _endpoints(JOINED_PARTS) == {
+        (0, "GET", "{}/rest/2.0/assets/{}/breadcrumb"),
+        (2, "DELETE", "{}/rest/2.0/communities/{}"),
+    }

@@ -28,6 +28,7 @@ from atlas_core.recognize.calls.js_passed import is_query_builder
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
 from atlas_core.recognize.calls.js_returns import argument_in_url, callers
 from atlas_core.recognize.calls.js_routes import route_reads
+from atlas_core.recognize.calls.js_strings import fills, join_step
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
 from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, is_forwarded
 from atlas_core.recognize.calls.site import (
@@ -282,10 +283,12 @@ class JavaScriptCalls(JsRequests):
             return parent.parent
         if kind == "member_expression" and self._to_string(node, parent):
             return parent.parent  # `fetch(url.toString())` of a `new URL(...)`
-        if kind == "member_expression" and is_field(node, "object") and self.fills(parent):
+        if kind == "member_expression" and is_field(node, "object") and fills(self, parent):
             return parent.parent  # `fetch(TEMPLATE.replace("{assetId}", id))`
         if kind == "member_expression" and self.text(child(parent, "property")) == "href":
             return parent if is_field(node, "object") else None
+        if kind in ("array", "member_expression"):
+            return join_step(self, node, parent)  # `[BASE, "rest/2.0", "assets"].join("/")`
         if kind == "arguments" and parent.parent is not None:
             call = parent.parent
             if call.type == "call_expression" and argument_in_url(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.js_strings import REPLACE, joined, replaced
 from atlas_core.recognize.calls.site import UNKNOWN, url_join
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 from atlas_core.recognize.calls.walk import CallWalk
@@ -39,7 +40,6 @@ _CALLEE_WRAPPERS = frozenset(
 _NOTHING = frozenset({"null", "undefined"})
 # Calls that give back the string they are called on (for a method name, upper case).
 _SAME_VALUE = frozenset({"toString", "toUpperCase", "trim"})
-_REPLACE = frozenset({"replace", "replaceAll"})
 # How many definitions of `this.name` are compared before giving up on one value.
 _MAX_FIELD_DEFINITIONS = 8
 
@@ -100,41 +100,15 @@ class JsValues(CallWalk):
             if spelled in _SAME_VALUE and function is not None and not self._arguments(node):
                 value = self._value(child(function, "object"), depth + 1, bind)
                 return value.upper() if spelled == "toUpperCase" else value
-            if spelled in _REPLACE and function is not None:
-                return self._replaced(node, child(function, "object"), depth, bind)
+            if spelled in REPLACE and function is not None:
+                return replaced(self, node, child(function, "object"), depth, bind)
+            if spelled == "join" and function is not None:
+                return joined(self, node, child(function, "object"), depth, bind)
             return self._call_value(node, depth, bind)
         if kind == "new_expression" and self._callee_text(node) == "URL":
             args = [self._value(a, depth + 1, bind) for a in self._arguments(node)]
             return url_join(args[1], args[0]) if len(args) == 2 else (args[0] if args else UNKNOWN)
         return UNKNOWN
-
-    def fills(self, member: Node) -> bool:
-        """`member` is the callee of ``template.replace("{placeholder}", value)`` (a string
-        pattern, not a regular expression)."""
-        call = member.parent
-        if call is None or call.type != "call_expression":
-            return False
-        args = self._arguments(call)
-        return (
-            self.text(child(member, "property")) in _REPLACE
-            and len(args) == 2
-            and args[0].type == "string"
-        )
-
-    def _replaced(self, call: Node, template: Node | None, depth: int, bind: Bind | None) -> str:
-        """``"/rest/2.0/assets/:assetId".replace(":assetId", id)``: the template with the
-        placeholder written in it filled; a pattern not written in it (a regular expression)
-        leaves a value the text does not show."""
-        args = self._arguments(call)
-        if len(args) != 2 or args[0].type != "string":
-            return UNKNOWN
-        value = self._value(template, depth + 1, bind)
-        placeholder = self.literal(args[0])
-        if not placeholder or placeholder not in value:
-            return UNKNOWN
-        filled = self._value(args[1], depth + 1, bind)
-        count = -1 if self.text(child(self.callee(call), "property")) == "replaceAll" else 1
-        return value.replace(placeholder, filled, count)
 
     def _call_value(self, call: Node, depth: int, bind: Bind | None) -> str:
         """What a call of the code's own URL-building function returns (`js_returns`)."""
