@@ -62,3 +62,16 @@ def test_a_path_passed_to_a_builder_is_part_of_the_url() -> None:
         (8, "POST", "{}/rest/2.0/workflowInstances"),
         (13, "GET", "{}/rest/2.0/assets"),  # a function sending the request is a wrapper
     ]
+
+
+def test_a_lambda_builder_and_os_path_join() -> None:
+    text = (
+        'endpoint = lambda name: f"{HOST}/rest/2.0/{name}"\n'
+        'requests.get(endpoint("roles"), auth=AUTH)\n'
+        'requests.delete(os.path.join(HOST, "rest/2.0/roles/", role_id), auth=AUTH)\n'
+    )
+    assert _endpoints(text) == [
+        (0, "GET", "{}/rest/2.0/roles"),
+        (1, "GET", "{}/rest/2.0/roles"),
+        (2, "DELETE", "{}/rest/2.0/roles/{}"),
+    ]

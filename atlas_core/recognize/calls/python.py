@@ -339,7 +339,7 @@ class PythonCalls(PythonHttp):
         return False, None
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
-        if parent.type == "return_statement":  # a URL builder's: where it is called
+        if parent.type in ("return_statement", "lambda"):  # a URL builder's: where it is called
             return self.builder_callers(root)
         if parent.type not in ("assignment", "augmented_assignment") or not is_field(root, "right"):
             return None

@@ -88,7 +88,7 @@ class PythonCallees(PythonNames):
         """The URL a call of the document's own URL builder makes
         (``def asset_url(i): return f"{BASE}/rest/2.0/assets/{i}"``, then ``asset_url(5)``):
         its one ``return``, with the parameters read as the call passes them."""
-        found = self._callee(call)
+        found = self._builder(call)
         if found is None or depth + 2 > MAX_DEPTH:
             return UNKNOWN
         definition, leading = found
@@ -123,19 +123,36 @@ class PythonCallees(PythonNames):
             ("py-built", definition.id), lambda: _sole_return(definition, self.text)
         )
 
+    def _builder(self, call: Node) -> tuple[Node, int] | None:
+        """The document's own function `call` calls (`_callee`), or the lambda a name it calls
+        holds (``url = lambda p: f"{B}/{p}"``)."""
+        found = self._callee(call)
+        function = child(call, "function")
+        if found is None and function is not None and function.type == "identifier":
+            held = self._definition(function)
+            return (held, 0) if held is not None and held.type == "lambda" else None
+        return found
+
     def builder_callers(self, value: Node) -> list[Node] | None:
         """The calls of the function whose one returned URL is `value` (at most
         `_MAX_CALLERS`); None when `value` is not such a return."""
         statement = value.parent
-        if statement is None or statement.type != "return_statement":
-            return None
-        definition = next((a for a in ancestors(statement) if a.type in _SCOPES), None)
-        if definition is None or definition.type != "function_definition":
+        if statement is not None and statement.type == "lambda" and is_field(value, "body"):
+            definition = statement
+            assigned = statement.parent
+            if assigned is None or assigned.type != "assignment":
+                return []
+            name = self.text(child(assigned, "left"))
+        elif statement is not None and statement.type == "return_statement":
+            definition = next((a for a in ancestors(statement) if a.type in _SCOPES), None)
+            if definition is None or definition.type != "function_definition":
+                return None
+            name = self.text(child(definition, "name"))
+        else:
             return None
         built = self._built_url(definition)
         if built is None or built.id != value.id:
             return []
-        name = self.text(child(definition, "name"))
         calls = []
         for ident in self.named_nodes(name, 0, len(self.data), _is_identifier, limit=64):
             function = ident.parent
@@ -147,7 +164,7 @@ class PythonCallees(PythonNames):
             call = function.parent if function is not None else None
             if call is None or call.type != "call" or not is_field(function, "function"):
                 continue
-            found = self._callee(call)
+            found = self._builder(call)
             if found is not None and found[0].id == definition.id:
                 calls.append(call)
                 if len(calls) >= _MAX_CALLERS:
@@ -159,7 +176,7 @@ class PythonCallees(PythonNames):
         function it calls returns (``api("assets")`` of ``def api(p): return f"{B}/{p}"``)."""
         if not self._callee_name(call):
             return False
-        found = self._callee(call)
+        found = self._builder(call)
         if found is None:
             return False
         definition, leading = found
@@ -284,8 +301,12 @@ def _sole_return(definition: Node, text: Callable[[Node | None], str]) -> Node |
     """The value of a function's one ``return`` (nested functions and classes aside) when it
     reads as a URL; None otherwise."""
     body = child(definition, "body")
-    found: list[Node] = []
-    stack = list(body.named_children) if body is not None else []
+    if definition.type == "lambda":
+        found = [body] if body is not None else []
+        stack = []
+    else:
+        found = []
+        stack = list(body.named_children) if body is not None else []
     seen = 0
     while stack:
         node = stack.pop()

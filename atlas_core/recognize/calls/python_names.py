@@ -81,6 +81,8 @@ class PythonNames(CallWalk):
         receiver = child(function, "object") if function and function.type == "attribute" else None
         if name == "urljoin" and len(values) == 2:
             return url_join(values[0], values[1])
+        if name == "join" and self.text(receiver) in ("os.path", "posixpath") and values:
+            return "/".join(v.strip("/") if i else v.rstrip("/") for i, v in enumerate(values))
         if name == "join" and receiver is not None and receiver.type == "string" and args:
             items = args[0].named_children if args[0].type in ("list", "tuple") else []
             parts = [self._value(i, depth + 1, bind) for i in items]
