@@ -195,3 +195,25 @@ def test_url_parts_joined_from_an_array_are_the_url_sent() -> None:
         (0, "GET", "{}/rest/2.0/assets/{}/breadcrumb"),
         (2, "DELETE", "{}/rest/2.0/communities/{}"),
     }
+
+
+REASSIGNED = """\
+let url = `${B}/rest/2.0/domains`;
+if (communityId) url = `${B}/rest/2.0/communities/${communityId}`;
+await fetch(url);
+async function load(id) {
+  let target = `${B}/rest/2.0/assetTypes`;
+  target = `${B}/rest/2.0/assetTypes/${id}/parents`;
+  return fetch(target);
+}
+"""
+
+
+def test_a_url_name_given_another_value_before_the_call_sends_that_value() -> None:
+    # each literal reads as the URL it is where it may be the one sent; the first URL of
+    # `target` is replaced before the call and is no call's
+    assert _endpoints(REASSIGNED) == {
+        (0, "GET", "{}/rest/2.0/domains"),
+        (1, "GET", "{}/rest/2.0/communities/{}"),
+        (5, "GET", "{}/rest/2.0/assetTypes/{}/parents"),
+    }

@@ -86,7 +86,7 @@ class JsValues(CallWalk):
             value = self._value(definition, depth + 1, bind)
             if definition is None or value == UNKNOWN:
                 return value
-            return value + self._appended(name, definition, node, depth, bind)
+            return self._changed(value, name, definition, node, depth, bind)
         if kind == "member_expression" and self.text(child(node, "property")) == "href":
             return self._value(child(node, "object"), depth + 1, bind)  # a `new URL`'s
         if kind == "member_expression":
@@ -114,24 +114,41 @@ class JsValues(CallWalk):
         """What a call of the code's own URL-building function returns (`js_returns`)."""
         return UNKNOWN
 
-    def _appended(
-        self, name: str, definition: Node, node: Node, depth: int, bind: Bind | None
+    def _changed(
+        self, value: str, name: str, definition: Node, node: Node, depth: int, bind: Bind | None
     ) -> str:
-        """What ``name += ...`` statements between a name's definition and its read `node` add:
-        their values where they run unconditionally, beside the declaration; a query string
-        added under a condition changes no endpoint; any other conditional part is unknown."""
+        """The value `value` of a name's definition as the statements between it and the read
+        `node` change it. ``name += ...`` adds its value where it runs unconditionally, beside
+        the declaration; a query string added under a condition changes no endpoint; any other
+        conditional part is unknown. ``name = ...`` beside the declaration replaces the value;
+        one under a condition leaves it unknown, unless the cursor is in one of the values."""
         declaration = definition.parent.parent if definition.parent is not None else None
         block = declaration.parent if declaration is not None else None
-        parts = []
+        in_first = definition.start_byte <= self.offset < definition.end_byte
+        parts = [value]
         for ident in self.named_nodes(name, definition.end_byte, node.start_byte, _is_identifier):
             change = ident.parent
-            if change is None or change.type != "augmented_assignment_expression":
-                continue
-            if not is_field(ident, "left") or self.text(child(change, "operator")) != "+=":
-                continue
-            added = self._value(child(change, "right"), depth + 1, bind)
+            if change is None or not is_field(ident, "left") or change.end_byte > node.start_byte:
+                continue  # not a change, or the one whose value the read is part of
             statement = change.parent
-            if block is not None and statement is not None and statement.parent == block:
+            beside = block is not None and statement is not None and statement.parent == block
+            right = child(change, "right")
+            if change.type == "assignment_expression" and right is not None:
+                if right.start_byte <= self.offset < right.end_byte:
+                    return self._value(right, depth + 1, bind)  # the URL the cursor is in
+                if beside and in_first:
+                    return UNKNOWN  # the first value, where the cursor is, is never sent
+                if beside:
+                    parts = [self._value(right, depth + 1, bind)]
+                elif not in_first:  # the first value, where the cursor is, may be the one sent
+                    parts = [UNKNOWN]
+                continue
+            if change.type != "augmented_assignment_expression":
+                continue
+            if self.text(child(change, "operator")) != "+=":
+                continue
+            added = self._value(right, depth + 1, bind)
+            if beside:
                 parts.append(added)
             elif not added.startswith(("?", "&")):
                 parts.append(UNKNOWN)

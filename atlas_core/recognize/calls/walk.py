@@ -137,7 +137,7 @@ class CallWalk(TreeReader):
                 continue
             if not shared:
                 return found
-            if sent is not None:
+            if sent is not None and not _same_url(sent, found):
                 return None  # a module or class constant many calls share is no one call's URL
             sent = found
         # At module level, a URL that one call sends (``fetch(url)``) and other lines only
@@ -227,3 +227,8 @@ class CallWalk(TreeReader):
     def content_span(self, node: Node) -> tuple[int, int]:
         """The bytes of a string literal's content (without quotes), or of the whole node."""
         raise NotImplementedError
+
+
+def _same_url(one: HttpCall, other: HttpCall) -> bool:
+    """Whether two reads of a name reach the same call (``url = ...; fetch(url)``)."""
+    return one.url is not None and other.url is not None and one.url.id == other.url.id
