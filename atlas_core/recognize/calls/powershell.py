@@ -65,6 +65,9 @@ def powershell_calls(
         if reader.in_comment(m.start()):
             continue
         yield from reader.call(m.end())
+    from atlas_core.recognize.calls.powershell_wrappers import wrapper_calls  # needs `Reader`
+
+    yield from wrapper_calls(reader, deadline, lines.offset(first), end)
 
 
 class Reader:
@@ -75,6 +78,8 @@ class Reader:
         self._places: dict[str, tuple[list[tuple[int, int]], list[int]]] = {}
         # Lines where a function starts: a name assigned above one is not its local.
         self.functions = [self.lines.position(m.start())[0] for m in _FUNCTION.finditer(self.lower)]
+        # A wrapper function's parameters as one of its calls passes them (`powershell_wrappers`)
+        self.bound: dict[str, list[Part]] = {}
 
     def in_comment(self, at: int) -> bool:
         line, _ = self.lines.position(at)
@@ -267,6 +272,8 @@ class Reader:
         return [p for p in parts if p.text]
 
     def variable(self, name: str, at: int, depth: int) -> list[Part]:
+        if self.bound and name.lower() in self.bound:
+            return self.bound[name.lower()]
         found = self.definition(name, at)
         return self.value(*found, depth + 1) if found is not None else [UNKNOWN_PART]
 
