@@ -217,3 +217,20 @@ def test_a_url_name_given_another_value_before_the_call_sends_that_value() -> No
         (1, "GET", "{}/rest/2.0/communities/{}"),
         (5, "GET", "{}/rest/2.0/assetTypes/{}/parents"),
     }
+
+
+CALLED_INSTANCES = """\
+const api = $fetch.create({ baseURL: "https://acme.collibra.com/rest/2.0" });
+await api(`/workflowTasks/${id}/reassign`, { method: "POST", body: { userId } });
+const ax = axios.create({ baseURL: "/rest/2.0" });
+await ax({ url: "/roles", method: "get", params: { limit: 5 } });
+const proto = Object.create({ kind: "x" });
+proto("/assets");
+"""
+
+
+def test_a_client_instance_called_as_a_function_sends_a_request() -> None:
+    assert _endpoints(CALLED_INSTANCES) == {
+        (1, "POST", "https://acme.collibra.com/rest/2.0/workflowTasks/{}/reassign"),
+        (3, "GET", "/rest/2.0/roles"),
+    }

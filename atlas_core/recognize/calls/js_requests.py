@@ -20,6 +20,7 @@ from atlas_core.recognize.calls.js_config import (
 )
 from atlas_core.recognize.calls.js_destructured import bind_patterns
 from atlas_core.recognize.calls.js_http import FORWARDED, Http
+from atlas_core.recognize.calls.js_instances import instance_base, instance_call
 from atlas_core.recognize.calls.js_out_of_view import helper_out_of_view
 from atlas_core.recognize.calls.js_passed import (
     as_wrapper,
@@ -119,6 +120,9 @@ class JsRequests(JsValues):
             http.method = self._method_of(http, None)
             return http
         if function.type == "identifier":
+            instance = instance_base(self, function) if args else None
+            if instance:  # `api(path, {query})` of `api = $fetch.create({baseURL})`
+                return instance_call(self, call, args, instance)
             return helper_out_of_view(self, call, callee, args)
         if function.type != "member_expression":
             return None
@@ -135,7 +139,7 @@ class JsRequests(JsValues):
             return None  # a Map's, a URLSearchParams' or a Headers' `get`
         if jquery:
             return self._jquery(call, args, _JQUERY_VERBS[verb])
-        base = self._instance_base(receiver)
+        base = instance_base(self, receiver)
         looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
         if receiver_text not in _OPTIONS_STYLE and is_server_route(self, args, looks_http):
             return None  # `router.get(path, handler)`: a server route, not a request's callback
@@ -376,21 +380,6 @@ class JsRequests(JsValues):
             return self._through(http, bind, self._url_of, UNKNOWN)
         value = self._value(http.url, 0, bind) if http.url is not None else UNKNOWN
         return join_base(http.base, value)
-
-    def _instance_base(self, receiver: Node) -> str | None:
-        """``const api = axios.create({baseURL})``: the base of ``api.get(path)``, else None."""
-        if receiver.type == "call_expression":
-            value = receiver  # `axios.create({baseURL}).get(path)`
-        elif receiver.type == "identifier":
-            value = self._definition(receiver)
-        else:
-            return None
-        if value is None or value.type != "call_expression":
-            return None
-        if not self._callee_text(value).endswith(".create"):
-            return None
-        args = self._arguments(value)
-        return self._option(args[0], "baseURL") if args else ""
 
 
 def _is_property(node: Node) -> bool:
