@@ -171,3 +171,11 @@ def test_a_method_set_off_by_a_colon_dash_or_brackets_and_a_closing_tag() -> Non
         (2, ENDPOINT, "DELETE", "/rest/2.0/ratings/{ratingId}"),
         (3, ENDPOINT, "GET", "/rest/2.0/traits"),
     ]
+
+
+def test_a_bare_path_is_collibras_only_on_a_page_naming_its_base() -> None:
+    other = "Our app: `GET /users?page=2` lists its users, `POST /comments` adds one.\n"
+    assert _read(other, "markdown") == []
+    named = "Base URL: `https://<host>/rest/2.0`.\n\n" + other
+    found = [f[:4] for f in _read(named, "markdown") if f[1] == ENDPOINT]
+    assert found == [(2, ENDPOINT, "GET", "/users"), (2, ENDPOINT, "POST", "/comments")]

@@ -36,8 +36,10 @@ _POSTMAN_URL = re.compile(r'^\s*"(?:raw|url)"\s*:\s*"((?:\{\{|https?://|/)[^"\\]
 _MAX_POSTMAN_CHARS = 4_000_000
 
 
-def request_line_sites(line: str, language: str) -> list[CallSite]:
-    """The endpoint and query-key sites of the request lines on one line of text."""
+def request_line_sites(line: str, language: str, *, bare: bool = True) -> list[CallSite]:
+    """The endpoint and query-key sites of the request lines on one line of text; in markdown,
+    a URL without ``/rest/`` (``GET /users?page=2``) only where `bare`: the document writes the
+    API's base path elsewhere, else it may be any web API's."""
     if len(line) > MAX_LINE or not any(
         m in line for m in ("GET", "POST", "PUT", "PATCH", "DELETE")
     ):
@@ -48,6 +50,8 @@ def request_line_sites(line: str, language: str) -> list[CallSite]:
             m.group(1),
             m.group(2).rstrip(".,;:!?*"),
         )  # a sentence's end or bold is no path
+        if not bare and language == "markdown" and "/rest/" not in url:
+            continue
         start = m.start(2)
         end = start + len(url)
         endpoint = tidy_url(re.sub(r"<[^>]*>|\{\{[^}]*\}\}|\$\{?\w+\}?", "{}", url))

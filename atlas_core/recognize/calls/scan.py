@@ -380,6 +380,7 @@ def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
         for n in range(len(lines))
         if n not in code_lines and n not in command_lines
     ]
-    found += _request_lines(taken, "markdown", deadline, limit - len(found))
+    bare = "/rest/2.0" in text  # a bare ``GET /users`` is Collibra's where the page says so
+    found += _request_lines(taken, "markdown", deadline, limit - len(found), bare=bare)
     found.sort(key=lambda f: (f.line, f.site.start))
     return found

@@ -68,14 +68,15 @@ def _continues(document: Document, line: int) -> bool:
 
 
 def scan_request_lines(
-    lines: list[tuple[int, str]], language: str, deadline: float, limit: int
+    lines: list[tuple[int, str]], language: str, deadline: float, limit: int, *, bare: bool = True
 ) -> list[Located]:
-    """The sites of raw request lines (`request_lines`), each line given with its number."""
+    """The sites of raw request lines (`request_lines`), each line given with its number;
+    `bare` as there."""
     found: dict[tuple[int, int, int, str, str], Located] = {}
     for number, content in lines:
         if len(found) >= limit or time.monotonic() > deadline:
             break
-        for site in request_line_sites(content, language):
+        for site in request_line_sites(content, language, bare=bare):
             key = (number, site.start, site.end, site.role, site.name)
             if key not in found:
                 found[key] = with_value(content, number, site)
