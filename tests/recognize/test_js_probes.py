@@ -234,3 +234,22 @@ def test_a_client_instance_called_as_a_function_sends_a_request() -> None:
         (1, "POST", "https://acme.collibra.com/rest/2.0/workflowTasks/{}/reassign"),
         (3, "GET", "/rest/2.0/roles"),
     }
+
+
+MADE_OPTIONS = """\
+function opts(method, body) {
+  return { method, headers: { Authorization: TOKEN }, body: body && JSON.stringify(body) };
+}
+await fetch(`${B}/rest/2.0/users/${uid}/userGroups`, opts("DELETE", { userGroupIds }));
+const plain = () => ({ headers: HEADERS });
+await fetch(`${B}/rest/2.0/users/${uid}`, plain());
+await fetch(`${B}/rest/2.0/users/${uid}/avatar`, await importedOptions());
+"""
+
+
+def test_options_made_by_a_call_ask_for_the_method_their_function_returns() -> None:
+    assert _endpoints(MADE_OPTIONS) == {
+        (3, "DELETE", "{}/rest/2.0/users/{}/userGroups"),
+        (5, "GET", "{}/rest/2.0/users/{}"),
+        (6, "", "{}/rest/2.0/users/{}/avatar"),  # a function out of view: not known
+    }

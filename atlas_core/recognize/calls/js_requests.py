@@ -28,7 +28,7 @@ from atlas_core.recognize.calls.js_passed import (
     is_parameter_call,
     is_query_builder,
 )
-from atlas_core.recognize.calls.js_returns import builder_of, returned
+from atlas_core.recognize.calls.js_returns import builder_of, made_options_method, returned
 from atlas_core.recognize.calls.js_server_routes import is_server_route
 from atlas_core.recognize.calls.js_values import Bind, JsValues
 from atlas_core.recognize.calls.js_wrappers import (
@@ -212,6 +212,19 @@ class JsRequests(JsValues):
     def _with_method(self, http: Http, options: Node | None) -> Http:
         # `fetch(url, opts)`, `fetch(url, {...options, headers})`: a wrapper's caller may pass
         # the method in the options it hands on.
+        while options is not None and options.type in (
+            "await_expression",
+            "parenthesized_expression",
+        ):
+            options = options.named_children[0] if options.named_child_count else None
+        if (
+            options is not None
+            and options.type == "call_expression"
+            and self._callee_text(options) != "Object.assign"
+        ):
+            http.method = made_options_method(self, options)  # `fetch(url, opts("DELETE"))`
+            http.method_node = None if http.method else options  # unknown: a value not shown
+            return http
         http.method_node, http.method_param = options_method(self, options)
         http.method = self._method_of(http, None)
         return http

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.js_values import FUNCTIONS
 from atlas_core.recognize.calls.js_wrappers import definition_of, parameters
+from atlas_core.recognize.calls.site import UNKNOWN
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
 
@@ -102,6 +103,34 @@ def _returned(definition: Node) -> Node | None:
             continue
         stack.extend(reversed(node.named_children))
     return found[0] if len(found) == 1 else None
+
+
+def made_options_method(reader: JsValues, call: Node) -> str:
+    """The method asked for by the options a call makes (``fetch(url, opts("DELETE", body))``):
+    the ``method`` of the object literal the document's own function returns, read with the
+    call's arguments; "GET" where it asks for none; "" where the text does not show it."""
+    definition = builder_of(reader, call)
+    made = _returned(definition) if definition is not None else None
+    while made is not None and made.type == "parenthesized_expression" and made.named_child_count:
+        made = made.named_children[0]  # `() => ({ headers })`
+    if definition is None or made is None or made.type != "object":
+        return ""
+    if any(
+        item.type not in ("pair", "shorthand_property_identifier") for item in made.named_children
+    ):
+        return ""  # a spread or a method: which keys the options hold is not written
+    method = reader._pair_value(made, "method")
+    if method is None:
+        return "GET"
+    names = parameters(reader, definition)
+    args = [*reader._arguments(call), *([None] * len(names))]
+    bind = {
+        name: reader._value(arg, 1) if arg is not None else None
+        for name, arg in zip(names, args, strict=False)
+        if name
+    }
+    value = reader._value(method, 1, bind)
+    return "" if value == UNKNOWN else value.upper()
 
 
 def argument_in_url(reader: JsValues, call: Node, index: int) -> bool:
