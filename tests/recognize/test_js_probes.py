@@ -253,3 +253,22 @@ def test_options_made_by_a_call_ask_for_the_method_their_function_returns() -> N
         (5, "GET", "{}/rest/2.0/users/{}"),
         (6, "", "{}/rest/2.0/users/{}/avatar"),  # a function out of view: not known
     }
+
+
+PASSED_PATH_BUILDERS = """\
+import { fetchPages } from "./paging";
+export async function allTypes(cfg) {
+  const pathAt = (offset) => `/rest/2.0/domainTypes?offset=${offset}`;
+  const types = await fetchPages(cfg, pathAt, { pageSize: 100 });
+  const roles = await fetchPages(cfg, (o) => `/rest/2.0/roles?offset=${o}`);
+  const labels = await translate(cfg, (o) => `/rest/2.0/roles?offset=${o}`);
+}
+"""
+
+
+def test_a_path_builder_passed_to_a_helper_out_of_view_is_its_endpoint() -> None:
+    # the helper's name says it sends; the method is not shown; `translate` sends nothing
+    assert _endpoints(PASSED_PATH_BUILDERS) == {
+        (2, "", "/rest/2.0/domainTypes"),
+        (4, "", "/rest/2.0/roles"),
+    }

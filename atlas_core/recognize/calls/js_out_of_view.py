@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.js_config import options_method
 from atlas_core.recognize.calls.js_http import Http
+from atlas_core.recognize.calls.js_returns import returned
 from atlas_core.recognize.calls.js_wrappers import definition_of
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN
 from atlas_core.recognize.calls.verbs import named_verb
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 _SENDS = re.compile(r"(?i)request|call|fetch|rest|api|http|send")
 _REST_PATH = re.compile(r"/rest/\d")
 _LITERALS = frozenset({"string", "template_string"})
+_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 _CLIENT = re.compile(r"(?i)client|api|http|rest|collibra|service|request")
 
 
@@ -53,9 +55,21 @@ def helper_out_of_view(
     if not _SENDS.search(name):
         return None
     url = next((a for a in args if a.type in _LITERALS and _REST_PATH.search(reader.text(a))), None)
+    if url is None:
+        url = next((a for a in args if _builds_rest_path(reader, a)), None)
     if url is None or definition_of(reader, call) is not None:
         return None
     return Http(_method_argument(reader, args, url), url, "named", call=call)
+
+
+def _builds_rest_path(reader: JsValues, arg: Node) -> bool:
+    """Whether `arg` passes a function the document defines that returns a literal REST path
+    (``fetchAllPages(cfg, (offset) => `/rest/2.0/assetTypes?offset=${offset}`)``)."""
+    function = reader._definition(arg) if arg.type == "identifier" else arg
+    if function is None or function.type not in _FUNCTIONS:
+        return False
+    value = returned(reader, function)
+    return value is not None and bool(_REST_PATH.search(reader.text(value)))
 
 
 def _method_argument(reader: JsValues, args: list[Node], url: Node) -> str:

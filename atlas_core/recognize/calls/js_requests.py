@@ -363,6 +363,10 @@ class JsRequests(JsValues):
         value = self._value(http.method_node, 0, bind)
         return "" if value in (UNKNOWN, "") else value.upper()
 
+    def _function_value(self, function: Node, depth: int) -> str:
+        value = returned(self, function)
+        return self._value(value, depth + 1) if value is not None else UNKNOWN
+
     def _call_value(self, call: Node, depth: int, bind: Bind | None) -> str:
         if is_query_builder(self, call):
             return "?" + UNKNOWN  # `path + toQuery(params)`: the path ends here

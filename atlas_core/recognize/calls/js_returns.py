@@ -152,7 +152,8 @@ def argument_in_url(reader: JsValues, call: Node, index: int) -> bool:
 
 def callers(reader: JsValues, value: Node) -> list[Node] | None:
     """Where the function returning `value` (a return statement's or an arrow's expression) is
-    called: its call expressions; None when `value` is not returned."""
+    called: its call expressions, and the arguments that pass it to another function; None when
+    `value` is not returned."""
     parent = value.parent
     if parent is None:
         return None
@@ -164,12 +165,18 @@ def callers(reader: JsValues, value: Node) -> list[Node] | None:
         return None
     if function is None or returned(reader, function) is None:
         return []
+    if function.parent is not None and function.parent.type == "arguments":
+        return [function]  # `pages(cfg, (offset) => `/rest/2.0/...`)`: passed where written
     name, method = _name_of(reader, function)
     if not name:
         return []
     calls = []
     for found in reader.named_nodes(name, 0, len(reader.data), _callable):
         call = found.parent
+        if not method and call is not None and call.type == "arguments":
+            if reader._definition(found) == function:
+                calls.append(found)  # `pages(cfg, makePath)`: passed to a helper that calls it
+            continue
         if method and call is not None and call.type == "member_expression":
             receiver = child(call, "object")
             call = call.parent if receiver is not None and receiver.type == "this" else None

@@ -38,6 +38,7 @@ _CALLEE_WRAPPERS = frozenset(
     {"await_expression", "parenthesized_expression", "non_null_expression"}
 )
 _NOTHING = frozenset({"null", "undefined"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 # Calls that give back the string they are called on (for a method name, upper case).
 _SAME_VALUE = frozenset({"toString", "toUpperCase", "trim"})
 # How many definitions of `this.name` are compared before giving up on one value.
@@ -105,9 +106,15 @@ class JsValues(CallWalk):
             if spelled == "join" and function is not None:
                 return joined(self, node, child(function, "object"), depth, bind)
             return self._call_value(node, depth, bind)
+        if kind in _FUNCTION_VALUES:
+            return self._function_value(node, depth)  # a path builder passed to a helper
         if kind == "new_expression" and self._callee_text(node) == "URL":
             args = [self._value(a, depth + 1, bind) for a in self._arguments(node)]
             return url_join(args[1], args[0]) if len(args) == 2 else (args[0] if args else UNKNOWN)
+        return UNKNOWN
+
+    def _function_value(self, function: Node, depth: int) -> str:
+        """The URL a function passed as a value returns, its parameters unknown."""
         return UNKNOWN
 
     def _call_value(self, call: Node, depth: int, bind: Bind | None) -> str:
