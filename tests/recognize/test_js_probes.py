@@ -272,3 +272,19 @@ def test_a_path_builder_passed_to_a_helper_out_of_view_is_its_endpoint() -> None
         (2, "", "/rest/2.0/domainTypes"),
         (4, "", "/rest/2.0/roles"),
     }
+
+
+CURRIED_HELPERS = """\
+import { Post, Get } from "../net";
+export const exportView = (client) => (id) =>
+  Post(client)(`/outputModule/export/json`, { body: viewOf(id) });
+export const crumbs = (client) => (id) => Get(client)(`/domains/${id}/breadcrumb`);
+const cached = memoize(client)("/domains/x");
+"""
+
+
+def test_a_curried_helper_out_of_view_named_by_a_verb_sends_that_verb() -> None:
+    assert _endpoints(CURRIED_HELPERS, "typescript") == {
+        (2, "POST", "/outputModule/export/json"),
+        (3, "GET", "/domains/{}/breadcrumb"),
+    }

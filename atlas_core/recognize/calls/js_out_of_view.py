@@ -3,6 +3,7 @@ another file defines): what its call site shows of the request it sends.
 
 - Its name says the method (`apiGet(url)`, `postJson(url, body)`, `client.httpDelete(url)`): that
   verb, to the URL it is given.
+- Made for a client and then called, `Post(client)(path, options)`: the verb it is named.
 - Its name says it sends a request (`client.restCall(path)`, `callApi(path, "PATCH", body)`) and
   one of its arguments is a literal REST path: that endpoint, with the method an argument names
   (a method literal, an options object's ``method``), else none (the code does not show it: the
@@ -60,6 +61,20 @@ def helper_out_of_view(
     if url is None or definition_of(reader, call) is not None:
         return None
     return Http(_method_argument(reader, args, url), url, "named", call=call)
+
+
+def curried_helper(reader: JsValues, call: Node, maker: Node, args: list[Node]) -> Http | None:
+    """``Post(client)(path, options)``: a helper out of view made for a client, then called; a
+    bare verb names the method here, the sender being what the verb makes."""
+    function = reader.callee(maker)
+    if function is None or function.type != "identifier" or definition_of(reader, maker):
+        return None
+    name = reader.text(function)
+    if name.lower() not in HTTP_VERBS:
+        return helper_out_of_view(reader, call, name, args)
+    if not args or "/" not in reader._value(args[0], 0):
+        return None
+    return Http(name.upper(), args[0], "named", call=call)
 
 
 def _builds_rest_path(reader: JsValues, arg: Node) -> bool:

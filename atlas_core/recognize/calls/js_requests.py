@@ -21,14 +21,19 @@ from atlas_core.recognize.calls.js_config import (
 from atlas_core.recognize.calls.js_destructured import bind_patterns
 from atlas_core.recognize.calls.js_http import FORWARDED, Http
 from atlas_core.recognize.calls.js_instances import instance_base, instance_call
-from atlas_core.recognize.calls.js_out_of_view import helper_out_of_view
+from atlas_core.recognize.calls.js_out_of_view import curried_helper, helper_out_of_view
 from atlas_core.recognize.calls.js_passed import (
     as_wrapper,
     bind_function,
     is_parameter_call,
     is_query_builder,
 )
-from atlas_core.recognize.calls.js_returns import builder_of, made_options_method, returned
+from atlas_core.recognize.calls.js_returns import (
+    builder_of,
+    made_options_method,
+    options_call,
+    returned,
+)
 from atlas_core.recognize.calls.js_server_routes import is_server_route
 from atlas_core.recognize.calls.js_values import Bind, JsValues
 from atlas_core.recognize.calls.js_wrappers import (
@@ -119,6 +124,8 @@ class JsRequests(JsValues):
             http = Http("", args[0], "config", base=UNKNOWN, call=call, method_node=args[1])
             http.method = self._method_of(http, None)
             return http
+        if function.type == "call_expression":
+            return curried_helper(self, call, function, args)  # `Post(client)(path, options)`
         if function.type == "identifier":
             instance = instance_base(self, function) if args else None
             if instance:  # `api(path, {query})` of `api = $fetch.create({baseURL})`
@@ -212,18 +219,10 @@ class JsRequests(JsValues):
     def _with_method(self, http: Http, options: Node | None) -> Http:
         # `fetch(url, opts)`, `fetch(url, {...options, headers})`: a wrapper's caller may pass
         # the method in the options it hands on.
-        while options is not None and options.type in (
-            "await_expression",
-            "parenthesized_expression",
-        ):
-            options = options.named_children[0] if options.named_child_count else None
-        if (
-            options is not None
-            and options.type == "call_expression"
-            and self._callee_text(options) != "Object.assign"
-        ):
-            http.method = made_options_method(self, options)  # `fetch(url, opts("DELETE"))`
-            http.method_node = None if http.method else options  # unknown: a value not shown
+        made = options_call(self, options)
+        if made is not None:
+            http.method = made_options_method(self, made)  # `fetch(url, opts("DELETE"))`
+            http.method_node = None if http.method else made  # unknown: a value not shown
             return http
         http.method_node, http.method_param = options_method(self, options)
         http.method = self._method_of(http, None)

@@ -105,6 +105,16 @@ def _returned(definition: Node) -> Node | None:
     return found[0] if len(found) == 1 else None
 
 
+def options_call(reader: JsValues, options: Node | None) -> Node | None:
+    """The call that makes a request's options (``await opts("DELETE")``), other than a merge
+    (``Object.assign``); None for options written otherwise."""
+    while options is not None and options.type in ("await_expression", "parenthesized_expression"):
+        options = options.named_children[0] if options.named_child_count else None
+    if options is None or options.type != "call_expression":
+        return None
+    return options if reader._callee_text(options) != "Object.assign" else None
+
+
 def made_options_method(reader: JsValues, call: Node) -> str:
     """The method asked for by the options a call makes (``fetch(url, opts("DELETE", body))``):
     the ``method`` of the object literal the document's own function returns, read with the
