@@ -288,3 +288,27 @@ def test_a_curried_helper_out_of_view_named_by_a_verb_sends_that_verb() -> None:
         (2, "POST", "/outputModule/export/json"),
         (3, "GET", "/domains/{}/breadcrumb"),
     }
+
+
+MERGED_BODIES = """\
+await axios.post(`${B}/rest/2.0/communities`, { name, ...(desc && { description: desc }) });
+await axios.post(`${B}/rest/2.0/communities`, { name, ...(parent ? { parentId: parent } : {}) });
+function createAsset(overrides) {
+  return axios.post(`${B}/rest/2.0/assets`, { domainId: DOMAIN, typeId: TYPE, ...overrides });
+}
+createAsset({ name: "Revenue" });
+await axios.post(`${B}/rest/2.0/assets`, { name: "Cost", domainId: DOMAIN });
+"""
+
+
+def test_keys_spread_into_a_body_are_some_of_its_keys_not_all() -> None:
+    # a key whose object is merged into the body is no proof the others are missing
+    complete = {
+        (item.line, item.site.name): item.site.complete
+        for item in scan_calls(MERGED_BODIES, "javascript")
+        if item.site.role == "body"
+    }
+    assert complete[(0, "name")] is False
+    assert complete[(1, "parentId")] is False
+    assert complete[(5, "name")] is False
+    assert complete[(6, "name")] is True  # one literal, every key written: it is the body

@@ -18,6 +18,7 @@ from atlas_core.recognize.calls.js_config import (
     merged_into,
     options_context,
     sending_call,
+    spread_into,
 )
 from atlas_core.recognize.calls.js_params import (
     builder_key_site,
@@ -28,7 +29,7 @@ from atlas_core.recognize.calls.js_passed import is_query_builder
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
 from atlas_core.recognize.calls.js_returns import argument_in_url, callers
 from atlas_core.recognize.calls.js_routes import route_reads
-from atlas_core.recognize.calls.js_strings import fills, join_step
+from atlas_core.recognize.calls.js_strings import fills, join_step, to_string
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
 from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, is_forwarded
 from atlas_core.recognize.calls.site import (
@@ -125,6 +126,7 @@ class JavaScriptCalls(JsRequests):
         written = [c for c in obj.named_children if c.type != "comment"]
         complete = (
             context.direct
+            and not spread_into(obj)
             and not context.nested
             and all(c.type in ("pair", "shorthand_property_identifier") for c in written)
             and len(keys) == len(written)
@@ -178,7 +180,7 @@ class JavaScriptCalls(JsRequests):
                     return self._argument_context(call, index, path[::-1])
             elif kind == "variable_declarator" and is_field(node, "value"):
                 return self._follow(child(parent, "name"), parent, path, encoded, depth)
-            elif kind == "member_expression" and self._to_string(node, parent):
+            elif kind == "member_expression" and to_string(self, node, parent):
                 node = parent.parent or parent  # `params.toString()`
             elif kind == "assignment_expression" and is_field(node, "right") and encoded:
                 http = search_assignment(self, parent)  # `url.search = params`
@@ -190,16 +192,6 @@ class JavaScriptCalls(JsRequests):
             if node is None:
                 return None
         return None
-
-    def _to_string(self, node: Node, member: Node) -> bool:
-        """`node.toString()`, `member` being `node.toString`."""
-        call = member.parent
-        return (
-            is_field(node, "object")
-            and self.text(child(member, "property")) == "toString"
-            and call is not None
-            and call.type == "call_expression"
-        )
 
     def _follow(
         self, name: Node | None, declaration: Node, path: list[str], encoded: bool, depth: int
@@ -226,7 +218,10 @@ class JavaScriptCalls(JsRequests):
         if use.type == "shorthand_property_identifier":
             obj = use.parent
             return self._container(obj, [self.text(use)], False, 0) if obj is not None else None
-        return self._container(use, [], False, 0) or options_context(self, use)
+        context = self._container(use, [], False, 0) or options_context(self, use)
+        if context is not None and spread_into(use):
+            context.direct = False  # `{ domainId, ...overrides }`: the caller's keys are some
+        return context
 
     def _argument_context(self, call: Node, index: int, path: list[str]) -> KeyContext | None:
         http = self.http(call)
@@ -241,7 +236,9 @@ class JavaScriptCalls(JsRequests):
             if inner.role == OPTIONS:  # `send(path, {qs: {...}})`: the keys under `qs`
                 role = _OPTION_ROLES.get(path[0]) if path else None
                 return KeyContext(role, http, nested=len(path) - 1) if role else None
-            return KeyContext(inner.role, http, nested=inner.nested + len(path))
+            return KeyContext(
+                inner.role, http, inner.operation, inner.nested + len(path), inner.direct
+            )
         if http is None and index == 0:
             sent = self.xhr_send(call)  # `xhr.send(JSON.stringify({...}))`
             if sent is not None:
@@ -281,7 +278,7 @@ class JavaScriptCalls(JsRequests):
             return parent  # `url as string`, `url!`
         if kind == "template_substitution" and parent.parent is not None:
             return parent.parent
-        if kind == "member_expression" and self._to_string(node, parent):
+        if kind == "member_expression" and to_string(self, node, parent):
             return parent.parent  # `fetch(url.toString())` of a `new URL(...)`
         if kind == "member_expression" and is_field(node, "object") and fills(self, parent):
             return parent.parent  # `fetch(TEMPLATE.replace("{assetId}", id))`

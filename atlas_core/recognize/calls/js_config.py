@@ -38,6 +38,11 @@ _WRAPPING = frozenset(
     {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression"}
 )
 _OVERRIDE = "x-http-method-override"
+# What may stand between an object and the spread that merges it: `...(c && {...})`,
+# `...(c ? {...} : {})`.
+_SPREAD_PARTS = frozenset(
+    {"parenthesized_expression", "binary_expression", "ternary_expression", *_WRAPPING}
+)
 
 
 class Merged(NamedTuple):
@@ -213,6 +218,22 @@ def config_target(reader: JsValues, node: Node, depth: int = 0) -> tuple[Node, i
         else:
             return None
     return None
+
+
+def spread_into(node: Node) -> bool:
+    """Whether the object (or name) `node` is spread into another object, perhaps under a
+    condition (``{ name, ...(desc && { description: desc }) }``): its keys are some of that
+    object's, not all."""
+    for _ in range(4 * _MAX_HOPS):
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type == "spread_element":
+            return True
+        if parent.type not in _SPREAD_PARTS:
+            return False
+        node = parent
+    return False
 
 
 def sources(reader: JsValues, node: Node) -> list[Node]:

@@ -3,8 +3,8 @@
     TEMPLATE.replace("{userId}", uid)                 // a placeholder filled
     [BASE, "rest/2.0/assets", id].join("/")           // parts joined
 
-`replaced` and `joined` read the value such a call makes; `fills` and `join_step` let a URL part
-written in one reach the request the call's value is sent with.
+`replaced` and `joined` read the value such a call makes; `fills`, `join_step` and `to_string`
+let a URL part written in one reach the request the call's value is sent with.
 """
 
 from __future__ import annotations
@@ -27,6 +27,17 @@ def fills(reader: JsValues, member: Node) -> bool:
     """`member` is the callee of ``template.replace("{placeholder}", value)`` (a string pattern,
     not a regular expression)."""
     return _string_call(reader, member, REPLACE, 2)
+
+
+def to_string(reader: JsValues, node: Node, member: Node) -> bool:
+    """`node.toString()`, `member` being `node.toString`."""
+    call = member.parent
+    return (
+        is_field(node, "object")
+        and reader.text(child(member, "property")) == "toString"
+        and call is not None
+        and call.type == "call_expression"
+    )
 
 
 def join_step(reader: JsValues, node: Node, parent: Node) -> Node | None:
