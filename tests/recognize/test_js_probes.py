@@ -312,3 +312,20 @@ def test_keys_spread_into_a_body_are_some_of_its_keys_not_all() -> None:
     assert complete[(1, "parentId")] is False
     assert complete[(5, "name")] is False
     assert complete[(6, "name")] is True  # one literal, every key written: it is the body
+
+
+def test_a_wrappers_body_parameter_sent_whole_keeps_its_callers_keys_complete() -> None:
+    code = (
+        "function send(path, payload) {\n"
+        '  const init = { method: "POST", headers: H };\n'
+        "  init.body = JSON.stringify(payload);\n"
+        "  return fetch(BASE + path, init);\n"
+        "}\n"
+        'send("/rest/2.0/assets", { name: "Cost", domainId: D });\n'
+    )
+    complete = {
+        item.site.name: item.site.complete
+        for item in scan_calls(code, "javascript")
+        if item.site.role == "body"
+    }
+    assert complete == {"name": True, "domainId": True}  # its missing typeId is a finding

@@ -127,6 +127,7 @@ class JavaScriptCalls(JsRequests):
         complete = (
             context.direct
             and not spread_into(obj)
+            and not context.merged
             and not context.nested
             and all(c.type in ("pair", "shorthand_property_identifier") for c in written)
             and len(keys) == len(written)
@@ -220,7 +221,7 @@ class JavaScriptCalls(JsRequests):
             return self._container(obj, [self.text(use)], False, 0) if obj is not None else None
         context = self._container(use, [], False, 0) or options_context(self, use)
         if context is not None and spread_into(use):
-            context.direct = False  # `{ domainId, ...overrides }`: the caller's keys are some
+            context.merged = True  # `{ domainId, ...overrides }`: the caller's keys are some
         return context
 
     def _argument_context(self, call: Node, index: int, path: list[str]) -> KeyContext | None:
@@ -237,7 +238,7 @@ class JavaScriptCalls(JsRequests):
                 role = _OPTION_ROLES.get(path[0]) if path else None
                 return KeyContext(role, http, nested=len(path) - 1) if role else None
             return KeyContext(
-                inner.role, http, inner.operation, inner.nested + len(path), inner.direct
+                inner.role, http, nested=inner.nested + len(path), merged=inner.merged
             )
         if http is None and index == 0:
             sent = self.xhr_send(call)  # `xhr.send(JSON.stringify({...}))`

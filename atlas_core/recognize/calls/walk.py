@@ -41,6 +41,7 @@ class KeyContext:
     operation: str = ""
     nested: int = 0  # objects passed through below the call's own (0 for the body's own keys)
     direct: bool = True  # the object is written in the call itself, not reached through a name
+    merged: bool = False  # its keys are merged with others (spread into an object): some, not all
 
 
 class CallWalk(TreeReader):
