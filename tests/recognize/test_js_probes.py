@@ -329,3 +329,28 @@ def test_a_wrappers_body_parameter_sent_whole_keeps_its_callers_keys_complete() 
         if item.site.role == "body"
     }
     assert complete == {"name": True, "domainId": True}  # its missing typeId is a finding
+
+
+OTHER_SENDERS = """\
+function addComment(assetId, text) {
+  UrlFetchApp.fetch(BASE + "/rest/2.0/comments", {
+    method: "post",
+    payload: JSON.stringify({ content: text, baseResourc: { id: assetId } }),
+  });
+}
+const { body } = await request(`${B}/rest/2.0/assets/${id}/tags`, { method: "PUT", body: raw });
+needle.post(`${B}/rest/2.0/attachments`, form, { multipart: true }, (err, resp) => done(err));
+"""
+
+
+def test_apps_script_fetch_a_url_and_options_config_call_and_an_error_first_callback() -> None:
+    rows = {
+        (item.line, item.site.role, item.site.method, item.site.name)
+        for item in scan_calls(OTHER_SENDERS, "javascript")
+    }
+    assert {
+        (1, "endpoint", "POST", ""),
+        (3, "body", "POST", "baseResourc"),  # a payload's keys are the body's: checked
+        (6, "endpoint", "PUT", ""),
+        (7, "endpoint", "POST", ""),
+    } <= rows

@@ -32,6 +32,7 @@ from atlas_core.recognize.calls.js_routes import route_reads
 from atlas_core.recognize.calls.js_strings import fills, join_step, to_string
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
 from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, is_forwarded
+from atlas_core.recognize.calls.js_xhr import xhr_send
 from atlas_core.recognize.calls.site import (
     BODY,
     ENDPOINT,
@@ -54,6 +55,7 @@ _OPTION_ROLES = {
     "query": QUERY,
     "qs": QUERY,
     "body": BODY,
+    "payload": BODY,  # Google Apps Script's `UrlFetchApp.fetch(url, {payload})`
     "data": BODY,
     "json": BODY,
     "form": BODY,
@@ -241,7 +243,7 @@ class JavaScriptCalls(JsRequests):
                 inner.role, http, nested=inner.nested + len(path), merged=inner.merged
             )
         if http is None and index == 0:
-            sent = self.xhr_send(call)  # `xhr.send(JSON.stringify({...}))`
+            sent = xhr_send(self, call)  # `xhr.send(JSON.stringify({...}))`
             if sent is not None:
                 return KeyContext(BODY, sent, nested=len(path))
         if http is None:
@@ -263,7 +265,7 @@ class JavaScriptCalls(JsRequests):
         role = _OPTION_ROLES.get(path[0])
         if http.verb == "ajax" and path[0] == "data" and http.method == "GET":
             role = QUERY  # jQuery sends a GET's data as its query string
-        if http.style == "fetch" and path[0] not in ("body", "headers"):
+        if http.style == "fetch" and path[0] not in ("body", "headers", "payload"):
             return None
         return KeyContext(role, http, nested=len(path) - 1) if role else None
 

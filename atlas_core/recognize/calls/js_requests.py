@@ -41,8 +41,8 @@ from atlas_core.recognize.calls.js_wrappers import (
     parameters,
     summary_of,
 )
+from atlas_core.recognize.calls.js_xhr import is_xhr_open
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, join_base
-from atlas_core.syntax import ancestors
 from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
@@ -64,7 +64,8 @@ _URL_OPTIONS_CALLS = frozenset({"got", "ky", "$fetch", "ofetch", "useFetch", "us
 # body of a POST.
 _JQUERY = frozenset({"$", "jQuery"})
 _JQUERY_VERBS = {"get": "GET", "getJSON": "GET", "post": "POST"}
-_XHR = frozenset({"XMLHttpRequest", "window.XMLHttpRequest"})
+# fetch, and Google Apps Script's `UrlFetchApp.fetch(url, {method, payload})`
+_FETCH = frozenset({"fetch", "window.fetch", "globalThis.fetch", "self.fetch", "UrlFetchApp.fetch"})
 
 
 class JsRequests(JsValues):
@@ -97,7 +98,7 @@ class JsRequests(JsValues):
         if function is None:
             return None
         callee = self.text(function)
-        if callee in ("fetch", "window.fetch", "globalThis.fetch", "self.fetch"):
+        if callee in _FETCH:
             options = args[1] if len(args) > 1 else None
             http = Http("GET", args[0] if args else None, "fetch", call=call)
             return self._with_method(http, options)
@@ -106,7 +107,7 @@ class JsRequests(JsValues):
             http = Http("GET", args[0] if args else None, "options", call=call)
             http.base = self._option(options, "baseURL")
             return self._with_method(http, options)
-        if self._is_xhr_open(function, args):
+        if is_xhr_open(self, function, args):
             http = Http("GET", args[1], "xhr", call=call, method_node=args[0])
             http.method = self._method_of(http, None)
             return http
@@ -169,53 +170,6 @@ class JsRequests(JsValues):
             return http
         return Http(method, args[0], "jquery", call=call)
 
-    def _is_xhr_open(self, function: Node, args: list[Node]) -> bool:
-        return (
-            function.type == "member_expression"
-            and len(args) >= 2
-            and self.text(child(function, "property")) == "open"
-            and self.is_xhr(child(function, "object"))
-        )
-
-    def is_xhr(self, receiver: Node | None) -> bool:
-        """Whether `receiver` (a name or ``this.field``) holds a ``new XMLHttpRequest()``."""
-        if receiver is None:
-            return False
-        if receiver.type == "identifier":
-            value = self._definition(receiver)
-        elif receiver.type == "member_expression":
-            value = self._field_value(receiver)
-        else:
-            return False
-        return (
-            value is not None
-            and value.type == "new_expression"
-            and self._callee_text(value) in _XHR
-        )
-
-    def xhr_send(self, call: Node) -> Http | None:
-        """The request ``xhr.send(body)`` sends: the nearest ``xhr.open(...)`` before it, in its
-        function (in its class for ``this.xhr``)."""
-        function = self.callee(call)
-        if function is None or function.type != "member_expression":
-            return None
-        receiver = child(function, "object")
-        if self.text(child(function, "property")) != "send" or not self.is_xhr(receiver):
-            return None
-        name = self.text(receiver)
-        kinds = ("class_body",) if name.startswith("this.") else ()
-        scope = next((a for a in ancestors(call) if a.type in kinds), None) or self.scope_of(call)
-        start = scope.start_byte if scope is not None else 0
-        for prop in self.named_nodes("open", start, call.start_byte, _is_property, reverse=True):
-            member = prop.parent
-            opened = member.parent if member is not None else None
-            if member is None or opened is None or self.text(child(member, "object")) != name:
-                continue
-            http = self.http(opened)
-            if http is not None and http.style == "xhr":
-                return http
-        return None
-
     def _with_method(self, http: Http, options: Node | None) -> Http:
         # `fetch(url, opts)`, `fetch(url, {...options, headers})`: a wrapper's caller may pass
         # the method in the options it hands on.
@@ -244,8 +198,9 @@ class JsRequests(JsValues):
         if config.type == "identifier":  # `const options = {path, method}; https.request(options)`
             made = self._definition(config)
             config = made if made is not None and made.type == "object" else config
-        if config.type != "object":
-            return Http("GET", args[0], "config", verb, call=call)
+        if config.type != "object":  # `request(url, {method})`, `axios(url, config)`
+            options = args[1] if len(args) > 1 and args[1].type == "object" else None
+            return self._with_method(Http("GET", args[0], "config", verb, call=call), options)
         # `path` as Node's `https.request({hostname, path, method})` and generated TypeScript
         # clients' `this.request({path, method, query})` name it.
         url = (
@@ -396,7 +351,3 @@ class JsRequests(JsValues):
             return self._through(http, bind, self._url_of, UNKNOWN)
         value = self._value(http.url, 0, bind) if http.url is not None else UNKNOWN
         return join_base(http.base, value)
-
-
-def _is_property(node: Node) -> bool:
-    return node.type == "property_identifier"
