@@ -354,3 +354,20 @@ def test_apps_script_fetch_a_url_and_options_config_call_and_an_error_first_call
         (6, "endpoint", "PUT", ""),
         (7, "endpoint", "POST", ""),
     } <= rows
+
+
+OBJECT_PARAMETER = """\
+async function call({ path, method = "GET", body }) {
+  const r = await fetch(`${ROOT}/rest/2.0${path}`, { method, body: body && JSON.stringify(body) });
+  return r.json();
+}
+await call({ path: "/scopes" });
+await call({ path: `/scopes/${sid}`, method: "DELETE" });
+"""
+
+
+def test_a_wrapper_taking_one_destructured_object_reads_its_path_and_method() -> None:
+    assert {row for row in _endpoints(OBJECT_PARAMETER) if row[0] > 1} == {
+        (4, "GET", "{}/rest/2.0/scopes"),
+        (5, "DELETE", "{}/rest/2.0/scopes/{}"),
+    }

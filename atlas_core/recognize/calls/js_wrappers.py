@@ -73,14 +73,17 @@ def _summarise(reader: JsRequests, definition: Node) -> Summary | None:
 
 def _read_summary(reader: JsRequests, definition: Node) -> Summary | None:
     params = parameters(reader, definition)
+    patterns = pattern_params(reader, definition)
     body = child(definition, "body")
-    if body is None or not any(params):
+    if body is None or not (any(params) or patterns):
         return None
+    # A destructured options parameter's names, `({ path, method = "GET" })`: one reaching the
+    # URL makes the parameter the URL's; their keys are the pattern's, never the request's.
+    named = [(i, n) for i, n in enumerate(params) if n]
+    named += [(i, local) for i, names in patterns.items() for local, _, _ in names]
     urls: list[tuple[int, Any]] = []
     keys: list[tuple[int, KeyContext]] = []
-    for index, name in enumerate(params):
-        if not name:
-            continue
+    for index, name in named:
         uses = reader.named_nodes(name, body.start_byte, body.end_byte, reader.is_use)
         for count, use in enumerate(uses):
             if count >= _MAX_USES:
@@ -89,7 +92,7 @@ def _read_summary(reader: JsRequests, definition: Node) -> Summary | None:
             if http is not None and http.call is not None:
                 urls.append((index, http))
                 continue
-            context = reader.use_context(use)
+            context = reader.use_context(use) if index not in patterns else None
             if context is not None and context.http is not None:
                 keys.append((index, context))
     reached = [h for _, h in urls] or [c.http for _, c in keys]
@@ -101,7 +104,7 @@ def _read_summary(reader: JsRequests, definition: Node) -> Summary | None:
     for index, context in keys:
         if context.http.call.id == inner.call.id:
             roles.setdefault(index, context)
-    return Summary(params, inner, url_index, roles, pattern_params(reader, definition))
+    return Summary(params, inner, url_index, roles, patterns)
 
 
 def parameters(reader: JsValues, definition: Node) -> tuple[str, ...]:
