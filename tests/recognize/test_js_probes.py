@@ -371,3 +371,21 @@ def test_a_wrapper_taking_one_destructured_object_reads_its_path_and_method() ->
         (4, "GET", "{}/rest/2.0/scopes"),
         (5, "DELETE", "{}/rest/2.0/scopes/{}"),
     }
+
+
+NAMED_METHODS = """\
+enum Verb { Get = "GET", Remove = "DELETE" }
+const HTTP = { PATCH: "PATCH" } as const;
+async function call(method: string, path: string) {
+  return fetch(`${ROOT}/rest/2.0${path}`, { method });
+}
+await call(Verb.Remove, `/mappings/${mid}`);
+await call(HTTP.PATCH, `/mappings/${mid}`);
+"""
+
+
+def test_a_method_named_by_an_enum_or_a_const_object_member_is_its_value() -> None:
+    assert {row for row in _endpoints(NAMED_METHODS, "typescript") if row[0] > 4} == {
+        (5, "DELETE", "{}/rest/2.0/mappings/{}"),
+        (6, "PATCH", "{}/rest/2.0/mappings/{}"),
+    }

@@ -205,15 +205,29 @@ class JsValues(CallWalk):
         receiver = child(member, "object")
         if receiver is None or depth > MAX_DEPTH:
             return None
+        key = self.text(child(member, "property"))
         if receiver.type == "identifier":
             held = self._definition(receiver)
+            if held is None:
+                return self._enum_value(self.text(receiver), key)  # `Method.DELETE`
         elif receiver.type == "member_expression":
             held = self._member_value(receiver, depth + 1)
         else:
             return None
+        while held is not None and held.type in ("as_expression", "satisfies_expression"):
+            held = held.named_children[0] if held.named_child_count else None  # `{...} as const`
         if held is None or held.type != "object":
             return None
-        return self._pair_value(held, self.text(child(member, "property")))
+        return self._pair_value(held, key)
+
+    def _enum_value(self, name: str, key: str) -> Node | None:
+        """The value a TypeScript ``enum name { key = "..." }`` gives its member `key`."""
+        for ident in self.named_nodes(name, 0, len(self.data), _is_enum_name, limit=4):
+            body = child(ident.parent, "body") if ident.parent is not None else None
+            for item in body.named_children if body is not None else []:
+                if item.type == "enum_assignment" and self.text(child(item, "name")) == key:
+                    return child(item, "value")
+        return None
 
     def _field_definition_value(self, prop: Node, this: bool) -> Node | None:
         parent = prop.parent
@@ -371,6 +385,11 @@ class JsValues(CallWalk):
 
 def _is_identifier(node: Node) -> bool:
     return node.type == "identifier"
+
+
+def _is_enum_name(node: Node) -> bool:
+    parent = node.parent
+    return node.type == "identifier" and parent is not None and parent.type == "enum_declaration"
 
 
 def _is_property(node: Node) -> bool:
