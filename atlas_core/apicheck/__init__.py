@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from atlas_core.apicheck.check import check_client_calls, check_located, check_request
     from atlas_core.apicheck.evidence import merge_evidence
     from atlas_core.apicheck.findings import CHECKS
-    from atlas_core.apicheck.foreign import talks_to_other_api
+    from atlas_core.apicheck.foreign import shows_collibra
     from atlas_core.apicheck.matching import locate, operation_of_call
     from atlas_core.apicheck.model import (
         ApiModel,
@@ -46,7 +46,7 @@ _EXPORTS = {
     "Disagreement": "model",
     "Notice": "model",
     "says_removed": "model",
-    "talks_to_other_api": "foreign",
+    "shows_collibra": "foreign",
 }
 __all__ = [
     "CHECKS",
@@ -62,6 +62,6 @@ __all__ = [
     "merge_evidence",
     "operation_of_call",
     "says_removed",
-    "talks_to_other_api",
+    "shows_collibra",
 ]
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -33,8 +33,8 @@ def check_located(
 ) -> list[ApiFinding]:
     """Findings for the call sites of one document; `line_text(n)` is the text of line n.
     `unshown_bases`: whether a call whose base the code does not show, only its first resource
-    (`matching.RESOURCE`), is judged at all (not in a document that talks to another API:
-    `foreign.talks_to_other_api`)."""
+    (`matching.RESOURCE`), is judged at all (only in a document that shows a sign of Collibra:
+    `foreign.shows_collibra`)."""
     if not model:
         return []
     evidence: dict[str, str] = {}

@@ -1,37 +1,23 @@
-"""Whether a document talks to another API: then a call whose base URL the code does not show is
-that API's, not Collibra's.
+"""Whether a document shows a sign of Collibra: only then is a call whose base URL the code does
+not show judged as Collibra's.
 
 A call such as ``api_request(f"{rest_root}assets/{kind}")`` is judged against Collibra's paths
-only because ``assets`` is a Collibra resource (`matching.RESOURCE`). Marketing, issue-tracker and
-catalog APIs have assets, domains and users too: a document that writes another API's versioned
-base (``/api/REST/2.0/``, ``/rest/api/2``, ``/search/v1``) and shows no sign of Collibra (its
-name, its base path) gives no ground for the guess, and the checks say nothing on such calls.
+only because ``assets`` is a Collibra resource (`matching.RESOURCE`). Marketing, issue-tracker,
+catalog and a thousand in-house APIs have assets, domains and users too, and the language server
+reads every file of a workspace: ``fetch(`${API}/users?page=2`)`` in a client of any other
+service is no ground for "'page' is not a query parameter of GET /users". A document that names
+Collibra or writes a base path a spec declares (``rest/2.0``) gives that ground; any other
+document's calls are judged only where their URL shows Collibra's host or base path.
 """
 
 from __future__ import annotations
 
-import re
-
 from atlas_core.apicheck.model import ApiModel
 
-# A path whose last segment is an API version: ``/api/REST/2.0``, ``/rest/api/2``, ``/v1``.
-_VERSIONED = re.compile(
-    r"(?i)/(?:[a-z][\w-]*/){0,3}(?:v\d+(?:\.\d+)*|\d+\.\d+|(?<=api/|est/)\d+)(?![\w.])"
-)
-MAX_BASES = 200  # versioned paths looked at per document
 
-
-def talks_to_other_api(model: ApiModel, text: str) -> bool:
-    """Whether `text` writes another API's versioned base path and shows no sign of Collibra
-    (the word, or a base path a spec declares, written as Collibra's code writes it)."""
+def shows_collibra(model: ApiModel, text: str) -> bool:
+    """Whether `text` names Collibra or writes a base path a spec declares (with or without its
+    leading slash, as code joins it to a host)."""
     if "collibra" in text.lower():
-        return False
-    other = False
-    for index, m in enumerate(_VERSIONED.finditer(text)):
-        if index >= MAX_BASES:
-            break
-        # Whatever stands before the base (a host without a dot) is not Collibra's concern.
-        if m.group().endswith(model.bases):
-            return False
-        other = True
-    return other
+        return True
+    return any(base.strip("/") in text for base in model.bases if base.strip("/"))

@@ -134,7 +134,7 @@ class ApiChecks:
         sites: Sequence[Located] | None,
         read_site: Callable[[int, int], CallSite | None] | None,
     ) -> list[ApiFinding]:
-        from atlas_core.apicheck import check_client_calls, check_located, talks_to_other_api
+        from atlas_core.apicheck import check_client_calls, check_located, shows_collibra
         from atlas_core.recognize import CallReader, looks_generated, scan_calls
 
         if not isinstance(text, str) or not isinstance(language, str):
@@ -148,7 +148,7 @@ class ApiChecks:
             model,
             found,
             lambda n: lines[n] if 0 <= n < len(lines) else "",
-            unshown_bases=not talks_to_other_api(model, text),
+            unshown_bases=shows_collibra(model, text),
         )
         reader = CallReader(capacity=1)  # parses the text once for every call it confirms
 

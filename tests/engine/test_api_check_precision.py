@@ -52,6 +52,28 @@ def test_a_document_that_talks_to_another_api_is_not_judged_by_resource_names(
     assert judged == [(11, "unknown-param"), (11, "unknown-param")]
 
 
+def test_calls_behind_an_unseen_base_are_judged_only_where_collibra_shows(
+    engine: Engine,
+) -> None:
+    """The language server reads every file of a workspace: a client of any other service
+    that has assets and pages gets no Collibra finding; the same calls in a file that names
+    Collibra or writes its base path are judged."""
+    other = (
+        "import os, requests\n"
+        'API = os.environ["API_URL"]\n'
+        'requests.get(API + "/assets", params={"page": 2})\n'
+    )
+    assert _checks(engine, other) == []
+    assert _checks(engine, other.replace("API_URL", "COLLIBRA_URL")) == [(2, "unknown-param")]
+    based = other.replace('"/assets"', '"/rest/2.0/assets"')
+    assert _checks(engine, based) == [(2, "unknown-param")]
+    js = "const r = await fetch(`${process.env.API}/assets?page=2`);\n"
+    assert engine.check_code(js, "javascript") == []
+    assert [f.check for f in engine.check_code("// collibra\n" + js, "javascript")] == [
+        "unknown-param"
+    ]
+
+
 def test_a_version_segment_after_an_unseen_base_is_another_api(engine: Engine) -> None:
     code = (
         "import requests\n"
