@@ -132,34 +132,43 @@ class JsValues(CallWalk):
         declaration = definition.parent.parent if definition.parent is not None else None
         block = declaration.parent if declaration is not None else None
         in_first = definition.start_byte <= self.offset < definition.end_byte
-        parts = [value]
-        for ident in self.named_nodes(name, definition.end_byte, node.start_byte, _is_identifier):
+        changes = []  # nearest the read first
+        for ident in self.named_nodes(
+            name, definition.end_byte, node.start_byte, _is_identifier, reverse=True
+        ):
             change = ident.parent
             if change is None or not is_field(ident, "left") or change.end_byte > node.start_byte:
                 continue  # not a change, or the one whose value the read is part of
+            right = child(change, "right")
+            here = right is not None and right.start_byte <= self.offset < right.end_byte
+            if here and change.type == "assignment_expression":
+                return self._value(right, depth + 1, bind)  # the URL the cursor is in
+            changes.append(change)
+        start, added = value, []
+        for change in changes:  # back to the last value given whole, each read once
             statement = change.parent
             beside = block is not None and statement is not None and statement.parent == block
             right = child(change, "right")
             if change.type == "assignment_expression" and right is not None:
-                if right.start_byte <= self.offset < right.end_byte:
-                    return self._value(right, depth + 1, bind)  # the URL the cursor is in
                 if beside and in_first:
                     return UNKNOWN  # the first value, where the cursor is, is never sent
                 if beside:
-                    parts = [self._value(right, depth + 1, bind)]
-                elif not in_first:  # the first value, where the cursor is, may be the one sent
-                    parts = [UNKNOWN]
+                    start = self._value(right, depth + 1, bind)
+                    break
+                if not in_first:  # else the first value, where the cursor is, may be sent
+                    start = UNKNOWN
+                    break
                 continue
             if change.type != "augmented_assignment_expression":
                 continue
             if self.text(child(change, "operator")) != "+=":
                 continue
-            added = self._value(right, depth + 1, bind)
+            part = self._value(right, depth + 1, bind)
             if beside:
-                parts.append(added)
-            elif not added.startswith(("?", "&")):
-                parts.append(UNKNOWN)
-        return "".join(parts)
+                added.append(part)
+            elif not part.startswith(("?", "&")):
+                added.append(UNKNOWN)
+        return start + "".join(reversed(added))
 
     def _choice(self, node: Node, depth: int, bind: Bind | None) -> str:
         """``body ? "POST" : "GET"``: the branch a wrapper's caller picks by passing `body` or
