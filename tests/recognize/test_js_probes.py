@@ -4,7 +4,15 @@ what the text does not show) reads as nothing."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import pytest
+
+from atlas_core.recognize.calls.javascript import JavaScriptCalls
 from atlas_core.recognize.calls.scan import scan_calls
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 def _endpoints(code: str, language: str = "javascript") -> set[tuple[int, str, str]]:
@@ -389,3 +397,26 @@ def test_a_method_named_by_an_enum_or_a_const_object_member_is_its_value() -> No
         (5, "DELETE", "{}/rest/2.0/mappings/{}"),
         (6, "PATCH", "{}/rest/2.0/mappings/{}"),
     }
+
+
+def test_names_assigned_to_each_other_are_followed_a_bounded_number_of_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `url = other + ...; other = url + ...` reach each other many ways: each expression is
+    # followed once per walk, and a walk has a step budget (this file took minutes)
+    lines = ['let url = "/rest/2.0/assets";', 'let other = "/rest/2.0/domains";']
+    for i in range(10):
+        lines.append(f'url = other + "/{i}";' if i % 2 else f'other = url + "?x={i}";')
+        lines += [f"if (c{i}) url = other;", f'url += "/p{i}";']
+    lines.append("fetch(url); fetch(other);")
+    steps = 0
+    follow = JavaScriptCalls.assigned_uses
+
+    def counted(self: JavaScriptCalls, root: Node, parent: Node) -> list[Node] | None:
+        nonlocal steps
+        steps += 1
+        return follow(self, root, parent)
+
+    monkeypatch.setattr(JavaScriptCalls, "assigned_uses", counted)
+    scan_calls("\n".join(lines) + "\n", "javascript")
+    assert steps < 20_000

@@ -32,6 +32,10 @@ class HttpCall(Protocol):
     url: Node | None
 
 
+# Steps one walk from a URL to its call may take (names assigned to each other many times).
+_URL_STEPS = 256
+
+
 @dataclass(slots=True)
 class KeyContext:
     """The call a dict or object of keys ends up in, and as what."""
@@ -118,9 +122,36 @@ class CallWalk(TreeReader):
             node = larger
         return node
 
+    # The expressions one walk from a URL to its call has followed, with the least depth each
+    # was followed at: names assigned to each other (``url = other + "/x"; other = url + "?y"``)
+    # reach the same expressions many ways, and each is followed once per depth budget; a walk
+    # taking more than `_URL_STEPS` steps reads as no call.
+    _url_seen: dict[int, int] | None = None
+
     def url_call(self, root: Node, depth: int) -> HttpCall | None:
         """The HTTP call whose URL is the expression `root`, directly or through the names it is
         assigned to."""
+        if depth > 0 and self._url_seen is not None:
+            return self._url_step(root, depth)
+        # A walk of its own, also one started inside another (a wrapper's summary): what the
+        # outer walk has followed does not cut it short.
+        outer, self._url_seen = self._url_seen, {-1: 0}
+        try:
+            return self._url_step(root, depth)
+        finally:
+            self._url_seen = outer
+
+    def _url_step(self, root: Node, depth: int) -> HttpCall | None:
+        seen = self._url_seen if self._url_seen is not None else {-1: 0}
+        if seen.get(root.id, MAX_DEPTH + 1) <= depth:
+            return None  # followed already, with as much depth left
+        seen[root.id] = depth
+        seen[-1] += 1  # the steps taken (no node has id -1)
+        if seen[-1] > _URL_STEPS:
+            return None
+        return self._url_call(root, depth)
+
+    def _url_call(self, root: Node, depth: int) -> HttpCall | None:
         parent = root.parent
         if parent is None or depth > MAX_DEPTH:
             return None
@@ -133,7 +164,7 @@ class CallWalk(TreeReader):
         shared = len(uses) > 1 and self.scope_of(parent) is None
         sent = None
         for use in uses:
-            found = self.url_call(self.use_root(use), depth + 1)
+            found = self._url_step(self.use_root(use), depth + 1)
             if found is None:
                 continue
             if not shared:
