@@ -22,6 +22,8 @@ from atlas_core.recognize import UNKNOWN
 _COLLIBRA_HOST = re.compile(r"(?i)^[a-z][a-z0-9+.\-]*://[^/]*collibra[^/]*")
 SCHEME_HOST = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://[^/]*")
 _VERSION = re.compile(r"(?i)v\d+(?:\.\d+)*")
+# What may stand before a base path: nothing, or up to three segments (an unknown part first).
+_BEFORE_BASE = re.compile(r"(?:(?:\{\}|[\w.~%-]+)(?:/[\w.~%-]+){0,2})?")
 
 # How sure the URL is Collibra's: a known base path or host, or only a known first resource.
 COLLIBRA, RESOURCE = "collibra", "resource"
@@ -47,12 +49,15 @@ def locate(model: ApiModel, url: str) -> ApiPath | None:
     for base in model.bases:
         at = path.find(base)
         end = at + len(base)
-        if at >= 0 and (end == len(path) or path[end] == "/"):
-            before = path[:at]
-            # Only a host or an unknown base variable may stand before the base path.
-            if before.strip("/") in ("", UNKNOWN):
-                path, evidence, based = path[end:], COLLIBRA, True
-                break
+        # Only a host, an unknown base variable or a proxy's path (`/api/collibra`, as browser
+        # code reaches the API from its own origin) may stand before the base path.
+        if (
+            at >= 0
+            and (end == len(path) or path[end] == "/")
+            and _BEFORE_BASE.fullmatch(path[:at].strip("/"))
+        ):
+            path, evidence, based = path[end:], COLLIBRA, True
+            break
     if not evidence:
         if path.startswith("/rest/") or path.startswith(UNKNOWN + "/rest/"):
             return None  # another Collibra API (1.0, catalog, workflow) no spec here describes

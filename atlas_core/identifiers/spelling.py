@@ -30,7 +30,8 @@ _SCHEME_HOST_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/\s]*")
 # A base URL held in a variable: {base}, ${BASE_URL}, {self.base}, <your_collibra_url>, %7Bbase%7D.
 _BASE_VAR_RE = re.compile(r"^(?:\$?\{[^}/]*\}|<[^>/]*>|%7B[^/]*?%7D)+(?=/)", re.IGNORECASE)
 # Only the 2.0 prefix is implied by the templates; /rest/1.0 paths are a different (older) API.
-_REST_PREFIX_RE = re.compile(r"^/rest/2\.0(?=/|$)")
+# A proxy's path may stand before it (/api/collibra/rest/2.0/assets, as browser code calls it).
+_REST_PREFIX_RE = re.compile(r"^(?:/[\w.~%-]+){0,3}?/rest/2\.0(?=/|$)")
 _PARAM_SEG_RE = re.compile(
     r"^(?:\$?\{[^}]*\}|<[^>]*>|:[A-Za-z_][\w.]*|%7B.*%7D|\[[^\]]*\]|\*)$", re.IGNORECASE
 )

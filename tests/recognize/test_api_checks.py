@@ -10,6 +10,7 @@ import pytest
 
 from atlas_core.engine import Engine
 from atlas_core.errors import QueryError
+from atlas_core.recognize import ENDPOINT, scan_calls
 from atlas_core.types import ApiFinding
 from tests.apicheck_bundle import build_apicheck_bundle
 
@@ -363,3 +364,29 @@ def test_a_collibra_host_outside_the_spec_base_is_judged_only_where_a_path_is_kn
     [found] = engine.check_code(code, "python")
     # `tagz` is a slip of no documented path (a guess: nothing); `/assets` is documented.
     assert (found.line, found.check, found.severity) == (4, "method-not-allowed", "error")
+
+
+def test_a_proxy_path_before_the_base_is_part_of_the_base(engine: Engine) -> None:
+    """Browser code reaches the API through its own origin's proxy (CORS): the path before
+    `/rest/2.0` is the proxy's, and the call is judged and resolved as the same call without it."""
+    code = (
+        'fetch("/api/collibra/rest/2.0/asets?name=" + q);\n'
+        'const PROXY = "/collibra";\n'
+        "fetch(`${PROXY}/rest/2.0/assets?nameMatchMode=EXACTLY`);\n"
+        'fetch(`${location.origin}/cors/rest/2.0/assets/${id}`, { method: "PUT" });\n'
+        "fetch(`${location.origin}/cors/rest/2.0/assets/${id}`);\n"
+    )
+    assert _checks(engine.check_code(code, "javascript")) == [
+        (0, "unknown-endpoint"),
+        (2, "bad-value"),
+        (3, "method-not-allowed"),
+    ]
+    [site] = [
+        item.site
+        for item in scan_calls(code, "javascript")
+        if item.line == 4 and item.site.role == ENDPOINT
+    ]
+    target = engine.resolve_call(site, define=False)
+    assert target is not None and (target.method, target.path) == ("GET", "/assets/{assetId}")
+    # More than a proxy's few segments, or another API's version, is not Collibra's base.
+    assert engine.check_code('fetch("/a/b/c/d/rest/2.0/asets");\n', "javascript") == []
