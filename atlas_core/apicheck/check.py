@@ -52,6 +52,8 @@ def check_located(
     required_seen: set[tuple[str, str, tuple[str, ...], int]] = set()
     reported: set[tuple[str, str, int]] = set()
     for item in sites:
+        if not item.checked:
+            continue  # a request line in prose describes a request: read, not judged
         site = item.site
         text = line_text(item.line)
         place = Place(item.line, site.start, site.end, text[site.start : site.end])

@@ -230,13 +230,19 @@ def test_javascript_typescript_curl_groovy_and_java(engine: Engine) -> None:
     assert _checks(engine.check_code(java, "java")) == [(1, "unknown-endpoint")]
 
 
-def test_markdown_checks_code_blocks_and_request_lines_not_other_prose(engine: Engine) -> None:
+def test_markdown_checks_code_blocks_and_reads_request_lines_in_prose(engine: Engine) -> None:
+    """A code block sends requests and is checked; a request line in prose describes one (a
+    note's ``GET https://<your-instance>/rest/2.0/...``): it is read, for hover and go-to-doc,
+    but not judged."""
     text = (
-        "# Notes\n\nCall GET /rest/2.0/asset to list them; the asset pages say more.\n\n"
+        "# Notes\n\nCall GET /rest/2.0/asset to list them; the asset pages say more.\n"
+        "Then `GET https://<your-instance>/rest/2.0/assets?sortOrder=<order>&nam=x`.\n"
         f"```python\nimport requests\nrequests.get('{BASE}/asset')\n```\n"
     )
     found = engine.check_code(text, "markdown")
-    assert [(f.line, f.check) for f in found] == [(2, "unknown-endpoint"), (6, "unknown-endpoint")]
+    assert [(f.line, f.check) for f in found] == [(6, "unknown-endpoint")]
+    read = [(i.line, i.site.url) for i in scan_calls(text, "markdown") if i.site.role == ENDPOINT]
+    assert (2, "/rest/2.0/asset") in read and (3, "https://{}/rest/2.0/assets") in read
 
 
 @pytest.mark.parametrize(

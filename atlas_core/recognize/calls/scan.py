@@ -381,6 +381,9 @@ def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
         if n not in code_lines and n not in command_lines
     ]
     bare = "/rest/2.0" in text  # a bare ``GET /users`` is Collibra's where the page says so
-    found += _request_lines(taken, "markdown", deadline, limit - len(found), bare=bare)
+    found += [
+        replace(item, checked=False)
+        for item in _request_lines(taken, "markdown", deadline, limit - len(found), bare=bare)
+    ]
     found.sort(key=lambda f: (f.line, f.site.start))
     return found

@@ -37,6 +37,9 @@ class Located:
     value: str = ""
     value_start: int = 0  # columns of `value` on `line` (0, 0 when there is none)
     value_end: int = 0
+    # False for a request line in markdown prose: it describes a request, read for hover and
+    # go-to-doc, but sends none, so the checks do not judge it.
+    checked: bool = True
 
 
 def probes(document: Document, node: Node) -> list[int]:
