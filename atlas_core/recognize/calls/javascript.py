@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.held_keys import held_whole_js
+from atlas_core.recognize.calls.js_appends import first_written
 from atlas_core.recognize.calls.js_config import (
     OPTIONS,
     merged_into,
@@ -28,7 +29,7 @@ from atlas_core.recognize.calls.js_params import (
 from atlas_core.recognize.calls.js_passed import is_query_builder
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
 from atlas_core.recognize.calls.js_returns import argument_in_url, callers
-from atlas_core.recognize.calls.js_routes import route_reads
+from atlas_core.recognize.calls.js_routes import enum_reads, route_reads
 from atlas_core.recognize.calls.js_strings import fills, join_step, to_string
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
 from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, is_forwarded
@@ -324,8 +325,9 @@ class JavaScriptCalls(JsRequests):
             return None
         site = super().url_part_site(node)
         appended = root.parent is not None and root.parent.type == "augmented_assignment_expression"
-        if site is not None and appended and site.role == ENDPOINT:
-            return None  # `url += "/x"`: the call's endpoint is where `url` is declared
+        if site is not None and appended and site.role == ENDPOINT and root.parent is not None:
+            # `url += "/x"`: the call's endpoint is where `url` is declared, if written there
+            return site if first_written(self, root.parent) else None
         return site
 
     def _forwards(self, http: Http) -> bool:
@@ -360,6 +362,8 @@ class JavaScriptCalls(JsRequests):
             return callers(self, root)  # a URL-building function's value: its calls
         if parent.type == "pair" and is_field(root, "value"):
             return route_reads(self, parent, root)  # `const paths = {assets: "/rest/2.0/..."}`
+        if parent.type == "enum_assignment" and is_field(root, "value"):
+            return enum_reads(self, parent, root)  # `enum Path { Assets = "/assets" }`
         if parent.type not in ("variable_declarator", "assignment_expression"):
             return None
         name = child(parent, "name") or child(parent, "left")

@@ -139,6 +139,8 @@ class JsRequests(JsValues):
         if receiver is None or not args:
             return None
         receiver_text = self.text(receiver)
+        if verb[:1] == "$" and verb[1:] in HTTP_VERBS and receiver_text.endswith("$axios"):
+            verb = verb[1:]  # Nuxt's `$axios.$get(url)`: the response's data, same request
         jquery = receiver_text in _JQUERY and verb in _JQUERY_VERBS
         if verb not in HTTP_VERBS and not jquery:
             return helper_out_of_view(self, call, verb, args, receiver_text)  # `client.restCall`

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.js_values import FUNCTIONS
-from atlas_core.recognize.calls.js_wrappers import definition_of, parameters
+from atlas_core.recognize.calls.js_wrappers import definition_of, parameters, unwrapped
 from atlas_core.recognize.calls.site import UNKNOWN
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
@@ -42,8 +42,10 @@ def builder_of(reader: JsValues, call: Node) -> Node | None:
         return None
     if function.type == "member_expression":
         receiver = child(function, "object")
-        if receiver is None or receiver.type != "this":
+        if receiver is None or receiver.type not in ("this", "identifier"):
             return None
+        if receiver.type == "identifier" and not _holds_object(reader, receiver):
+            return None  # `api.get(...)`: a method of someone else's object
     elif function.type != "identifier":
         return None
     return definition_of(reader, call)
@@ -188,8 +190,9 @@ def callers(reader: JsValues, value: Node) -> list[Node] | None:
                 calls.append(found)  # `pages(cfg, makePath)`: passed to a helper that calls it
             continue
         if method and call is not None and call.type == "member_expression":
-            receiver = child(call, "object")
-            call = call.parent if receiver is not None and receiver.type == "this" else None
+            receiver = child(call, "object")  # `this.url(id)`, `ROUTES.asset(id)`
+            own = receiver is not None and receiver.type in ("this", "identifier")
+            call = call.parent if own and is_field(found, "property") else None
         if call is None or call.type != "call_expression":
             continue
         called = definition_of(reader, call)
@@ -198,6 +201,12 @@ def callers(reader: JsValues, value: Node) -> list[Node] | None:
         if len(calls) >= _MAX_CALLERS:
             break
     return calls
+
+
+def _holds_object(reader: JsValues, name: Node) -> bool:
+    """Whether a name holds an object literal the document writes (``const ROUTES = {...}``)."""
+    held = unwrapped(reader._definition(name))
+    return held is not None and held.type == "object"
 
 
 def _name_of(reader: JsValues, function: Node) -> tuple[str, bool]:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 # A value of an object key that may be a URL or a path: a string or template starting with a
 # slash, a scheme, or a substitution (``${BASE}/assets``).
+_TYPINGS = frozenset({"as_expression", "satisfies_expression"})
 _ROUTE_VALUE = re.compile(r"""^[`'"](?:/|\$\{|[a-z][\w+.-]*://)""")
 
 
@@ -39,6 +40,8 @@ def route_reads(reader: JsValues, pair: Node, value: Node) -> list[Node] | None:
         keys.insert(0, reader._key_name(child(node, "key")))
         obj = node.parent
         node = obj.parent if obj is not None else None
+        while node is not None and node.type in _TYPINGS:
+            node = node.parent  # `const ROUTES = {...} as const`
     if node is None or node.type != "variable_declarator" or not all(keys):
         return None
     name = child(node, "name")
@@ -67,3 +70,25 @@ def _member_read(reader: JsValues, use: Node, keys: list[str]) -> Node | None:
             return None
         member = outer
     return member
+
+
+def enum_reads(reader: JsValues, member: Node, value: Node) -> list[Node] | None:
+    """Reads of ``Path.Assets`` where `member` is ``Assets = "/assets"`` of a TypeScript
+    ``enum Path``, with a URL `value`; None where the member holds no URL."""
+    body = member.parent
+    declaration = body.parent if body is not None else None
+    name = child(declaration, "name") if declaration is not None else None
+    if name is None or not _ROUTE_VALUE.match(reader.text(value)):
+        return None
+    enum, key = reader.text(name), reader.text(child(member, "name"))
+    reads = []
+    for found in reader.named_nodes(key, 0, len(reader.data), _is_property):
+        read = found.parent
+        receiver = child(read, "object") if read is not None else None
+        if receiver is not None and reader.text(receiver) == enum and is_field(found, "property"):
+            reads.append(read)
+    return reads
+
+
+def _is_property(node: Node) -> bool:
+    return node.type == "property_identifier"

@@ -85,8 +85,9 @@ class JsValues(CallWalk):
                 bound = bind[name]
                 return UNKNOWN if bound is None else bound
             value = self._value(definition, depth + 1, bind)
-            if definition is None or value == UNKNOWN:
+            if definition is None:
                 return value
+            # `let url = process.env.BASE; url += "/rest/2.0/assets"`: added to an unknown base
             return self._changed(value, name, definition, node, depth, bind)
         if kind == "member_expression" and self.text(child(node, "property")) == "href":
             return self._value(child(node, "object"), depth + 1, bind)  # a `new URL`'s

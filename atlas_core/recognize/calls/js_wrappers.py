@@ -31,6 +31,7 @@ MAX_WRAPPER_DEPTH = 4
 _MAX_USES = 16
 _MAX_DEFINITIONS = 8
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
+_TYPINGS = frozenset({"as_expression", "satisfies_expression"})
 
 
 @dataclass(slots=True)
@@ -173,9 +174,16 @@ def _held(reader: JsValues, receiver: Node) -> Node | None:
     """What a method call's receiver holds where the document shows it: the value of a name, or
     of ``this.field``."""
     if receiver.type == "identifier":
-        return reader._definition(receiver)
+        return unwrapped(reader._definition(receiver))
     this = child(receiver, "object") if receiver.type == "member_expression" else None
     return reader._field_value(receiver) if this is not None and this.type == "this" else None
+
+
+def unwrapped(value: Node | None) -> Node | None:
+    """`value` without its TypeScript typing: ``{...} as const``, ``{...} satisfies Routes``."""
+    while value is not None and value.type in _TYPINGS and value.named_child_count:
+        value = value.named_children[0]
+    return value
 
 
 def _belongs(reader: JsValues, method: Node, held: Node) -> bool:
