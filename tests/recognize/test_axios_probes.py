@@ -110,3 +110,25 @@ def test_nuxt_axios_data_shorthands_read_as_their_verbs() -> None:
         (2, "GET", "/rest/2.0/tags/{}"),
         (3, "POST", "/rest/2.0/tags/merge"),
     }
+
+
+CONFIG_SET_AFTER = """\
+import axios, { AxiosRequestConfig } from 'axios';
+export async function cancel(jobId: string) {
+  const config: AxiosRequestConfig = { baseURL: process.env.DG_HOST, auth };
+  config.url = `/rest/2.0/jobs/${jobId}/canceled`;
+  config.method = 'post';
+  return (await axios(config)).data;
+}
+export async function either(flag: boolean) {
+  const opts = { baseURL: process.env.DG_HOST };
+  opts.url = '/rest/2.0/roles';
+  if (flag) opts.url = '/rest/2.0/tags';
+  return axios.request(opts);
+}
+"""
+
+
+def test_a_url_and_method_set_on_a_config_after_it_is_written_read_as_its_request() -> None:
+    # The second config's URL depends on a condition: which one is sent is not written.
+    assert _endpoints(CONFIG_SET_AFTER, "typescript") == {(3, "POST", "/rest/2.0/jobs/{}/canceled")}

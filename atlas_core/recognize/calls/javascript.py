@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.held_keys import held_whole_js
-from atlas_core.recognize.calls.js_appends import first_written
+from atlas_core.recognize.calls.js_appends import assigned_options, first_written
 from atlas_core.recognize.calls.js_config import (
     OPTIONS,
     merged_into,
@@ -304,6 +304,10 @@ class JavaScriptCalls(JsRequests):
         return None
 
     def url_in_call(self, root: Node, parent: Node) -> tuple[bool, Http | None]:
+        if parent.type == "assignment_expression" and is_field(root, "right"):
+            config = assigned_options(self, child(parent, "left"), _URL_KEYS)
+            if config is not None:  # `config.url = "/rest/2.0/..."; axios(config)`
+                return True, merged_into(self, root, config)
         if parent.type == "arguments" and parent.parent is not None:
             http = self.http(parent.parent)
             if http is not None and http.url is not None and http.url.id == root.id:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 _MAX_LOOKED = 256  # nodes of a declared value looked through for a string
 _APPEND = "augmented_assignment_expression"
 _CHANGES = frozenset({_APPEND, "assignment_expression"})
+_TYPINGS = frozenset({"as_expression", "satisfies_expression"})
 
 
 def first_written(reader: JsValues, change: Node) -> bool:
@@ -61,3 +62,48 @@ def _has_literal(node: Node) -> bool:
 
 def _is_identifier(node: Node) -> bool:
     return node.type == "identifier"
+
+
+def later_key(reader: JsValues, name: Node, value: Node, key: str) -> Node | None:
+    """The value key `key` of the options object a name holds is last given after the object is
+    written (``const config: AxiosRequestConfig = {...}; config.url = "/rest/2.0/..."``), where
+    the name is read at `name` and declared with `value`; None where no such assignment runs,
+    or one runs under a condition (which value is sent is not written)."""
+    declarator = value.parent
+    block = declarator.parent.parent if declarator and declarator.parent else None
+    if declarator is None or declarator.type != "variable_declarator" or block is None:
+        return None
+    found = None
+    for ident in reader.named_nodes(
+        reader.text(name), value.end_byte, name.start_byte, _is_identifier
+    ):
+        member = ident.parent
+        if member is None or member.type != "member_expression" or not is_field(ident, "object"):
+            continue
+        assignment = member.parent
+        if reader.text(child(member, "property")) != key or assignment is None:
+            continue
+        if assignment.type != "assignment_expression" or not is_field(member, "left"):
+            continue
+        statement = assignment.parent
+        if statement is None or statement.parent is None or statement.parent.id != block.id:
+            return None  # set under a condition, or in another function
+        found = child(assignment, "right")
+    return found
+
+
+def assigned_options(reader: JsValues, left: Node | None, keys: frozenset[str]) -> Node | None:
+    """The options object written as a name's value (``const config = {...}``) when `left` is
+    ``config.url`` (a key of `keys`) given a value after it; else None."""
+    if left is None or left.type != "member_expression":
+        return None
+    receiver = child(left, "object")
+    if receiver is None or receiver.type != "identifier":
+        return None
+    if reader.text(child(left, "property")) not in keys:
+        return None
+    value = reader._definition(receiver)
+    held = value
+    while held is not None and held.type in _TYPINGS and held.named_child_count:
+        held = held.named_children[0]
+    return value if held is not None and held.type == "object" else None

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.js_appends import later_key
 from atlas_core.recognize.calls.js_config import (
     MAX_SOURCES,
     declared_method,
@@ -40,6 +41,7 @@ from atlas_core.recognize.calls.js_wrappers import (
     MAX_WRAPPER_DEPTH,
     parameters,
     summary_of,
+    unwrapped,
 )
 from atlas_core.recognize.calls.js_xhr import is_xhr_open
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, join_base
@@ -196,10 +198,12 @@ class JsRequests(JsValues):
             http.method_param = merged.param
             http.method = self._method_of(http, None)
             return http
-        config = args[0]
+        config, held, made = args[0], None, None
         if config.type == "identifier":  # `const options = {path, method}; https.request(options)`
             made = self._definition(config)
-            config = made if made is not None and made.type == "object" else config
+            value = unwrapped(made)
+            if value is not None and value.type == "object":
+                held, config = config, value
         if config.type != "object":  # `request(url, {method})`, `axios(url, config)`
             options = args[1] if len(args) > 1 and args[1].type == "object" else None
             return self._with_method(Http("GET", args[0], "config", verb, call=call), options)
@@ -210,11 +214,13 @@ class JsRequests(JsValues):
             or self._pair_value(config, "uri")
             or self._pair_value(config, "path")
         )
+        method = declared_method(self, config)
+        if held is not None and made is not None:  # `config.url = "/rest/2.0/..."` after it
+            url = later_key(self, held, made, "url") or url
+            method = later_key(self, held, made, "method") or method
         base = self._option(config, "baseURL") or self._option(config, "baseUrl")
         http = Http("GET", url, "config", verb, base, call)
-        http.method_node = declared_method(self, config) or (
-            self._pair_value(config, "type") if verb == "ajax" else None
-        )
+        http.method_node = method or (self._pair_value(config, "type") if verb == "ajax" else None)
         http.method = self._method_of(http, None)
         return http
 
