@@ -220,3 +220,19 @@ def test_a_path_joined_to_an_unseen_base_without_its_slash(engine: Engine) -> No
     code = 'import requests\nimport cfg\nrequests.get(cfg.base + "assets?domainId=" + d)\n'
     target = resolve(engine, code, "python", "assets?")
     assert target.endpoint == "GET /assets"
+
+
+def test_another_rest_apis_path_names_no_operation(engine: Engine) -> None:
+    """Atlassian's ``/rest/api/2/...`` and Collibra's older ``/rest/1.0/...`` are other APIs: a
+    path ending like a documented one under them is not that operation."""
+    for url in (
+        "https://tracker.example.com/rest/api/2/assets",
+        "https://tracker.example.com/rest/latest/relations",
+        "https://acme.example.com/rest/1.0/assets",
+    ):
+        code = f'import requests\nrequests.get("{url}")\n'
+        site = read(code, "python", url.rsplit("/", 1)[1])
+        assert site is not None and engine.resolve_call(site) is None, url
+    code = 'import requests\nrequests.get("https://acme.example.com/rest/2.0/assets")\n'
+    site = read(code, "python", "assets")
+    assert site is not None and engine.resolve_call(site) is not None

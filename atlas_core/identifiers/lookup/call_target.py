@@ -40,6 +40,9 @@ _BASE_SEGMENT = re.compile(
     r"(?i)\{\}|rest|api|apis|oauth|public|services?|v\d+(?:\.\d+)*|\d+(?:\.\d+)*"
 )
 
+# After ``/rest/``, what starts another REST API than the specs' ``/rest/2.0`` (which
+# `strip_path` has taken off): a version, ``api`` or ``latest`` (Atlassian's ``/rest/api/2``).
+_OTHER_REST = re.compile(r"(?i)api|latest|v?\d+(?:\.\d+)*")
 _GLUED_BASE = re.compile(r"^\{\}(?=[A-Za-z])")
 _OPERATION_KINDS = frozenset({"endpoint", "operation"})
 # A generated client's variants of one operation's method: `find_assets_with_http_info`
@@ -155,6 +158,8 @@ def _by_url(lookup: Lookup, method: str, url: str) -> list[Candidate]:
     url = _GLUED_BASE.sub("{}/", url, count=1)
     _, path = strip_path(url)
     segments = [s for s in path_key(path).split("/") if s]
+    if len(segments) > 1 and segments[0] == "rest" and _OTHER_REST.fullmatch(segments[1]):
+        return []  # another REST API (Collibra's 1.0, Jira's /rest/api/2): no spec here
     for drop in range(min(len(segments), MAX_BASE_SEGMENTS + 1)):
         rest = segments[drop:]
         if not rest or all(s == "{}" for s in rest):
