@@ -13,6 +13,7 @@ arguments; the returned URL's literal belongs to the requests its call sites sen
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.js_values import FUNCTIONS
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 _MAX_NODES = 4000  # nodes of one function body looked through for its return statements
 _MAX_CALLERS = 8  # call sites of one URL-building function followed
+# A name given an object literal, its type annotation (TypeScript) or an opening parenthesis between.
+_GIVEN_OBJECT = re.compile(r"([A-Za-z_$][\w$]*)\s*(?::[^=;\n]{0,120})?=\s*\(?\s*\{")
 _NOT_OWN = FUNCTIONS | {"class_declaration", "class"}
 _URL_LIKE = frozenset(
     {"string", "template_string", "binary_expression", "identifier", "new_expression"}
@@ -37,6 +40,12 @@ _URL_LIKE = frozenset(
 def builder_of(reader: JsValues, call: Node) -> Node | None:
     """The function `call` calls when it is the document's own (``name(...)`` or
     ``this.name(...)``), else None: a method of any other receiver is someone else's."""
+    if reader.memo is None:
+        return _builder_of(reader, call)
+    return reader.memo.remember(("js-builder-of", call.id), lambda: _builder_of(reader, call))
+
+
+def _builder_of(reader: JsValues, call: Node) -> Node | None:
     function = reader.callee(call)
     if function is None:
         return None
@@ -204,9 +213,23 @@ def callers(reader: JsValues, value: Node) -> list[Node] | None:
 
 
 def _holds_object(reader: JsValues, name: Node) -> bool:
-    """Whether a name holds an object literal the document writes (``const ROUTES = {...}``)."""
+    """Whether a name holds an object literal the document writes (``const ROUTES = {...}``).
+    Asked at every ``name.method(...)`` call: a name the text never gives an object literal is
+    answered without looking for its definition."""
+    if reader.text(name) not in _object_names(reader):
+        return False
     held = unwrapped(reader._definition(name))
     return held is not None and held.type == "object"
+
+
+def _object_names(reader: JsValues) -> frozenset[str]:
+    """The names the document's text gives an object literal (``ROUTES = {``, ``R: Routes = {``):
+    a superset of those `_holds_object` accepts, found once per scan."""
+
+    def read() -> frozenset[str]:
+        return frozenset(_GIVEN_OBJECT.findall(reader.document.text))
+
+    return read() if reader.memo is None else reader.memo.remember(("js-object-names", 0), read)
 
 
 def _name_of(reader: JsValues, function: Node) -> tuple[str, bool]:
