@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from atlas_core.recognize import ENDPOINT
 from atlas_core.recognize.calls.javascript import JavaScriptCalls
 from atlas_core.recognize.calls.scan import scan_calls
 
@@ -420,3 +421,22 @@ def test_names_assigned_to_each_other_are_followed_a_bounded_number_of_steps(
     monkeypatch.setattr(JavaScriptCalls, "assigned_uses", counted)
     scan_calls("\n".join(lines) + "\n", "javascript")
     assert steps < 20_000
+
+
+def test_one_url_name_sent_by_calls_of_several_methods_reads_as_each_call() -> None:
+    """``const url = ...; get(url); delete(url)``: the literal reads as one call (or, at module
+    level, none), and the name at each call reads as that call with its own method."""
+    code = (
+        "const url = `${ROOT}/rest/2.0/tags/${tagId}`;\n"
+        "const shown = await axios.get(url);\n"
+        "await axios.delete(url);\n"
+    )
+    read = {
+        (item.line, item.site.method)
+        for item in scan_calls(code, "javascript")
+        if item.site.role == ENDPOINT and item.site.url.endswith("/rest/2.0/tags/{}")
+    }
+    assert {(1, "GET"), (2, "DELETE")} <= read
+    # A name only one call sends is read at its literal, not again at the call.
+    one = "const url = `${ROOT}/rest/2.0/tags/${tagId}`;\nawait axios.delete(url);\n"
+    assert [i.line for i in scan_calls(one, "javascript") if i.site.role == ENDPOINT] == [0]

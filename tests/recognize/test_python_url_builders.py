@@ -75,3 +75,19 @@ def test_a_lambda_builder_and_os_path_join() -> None:
         (1, "GET", "{}/rest/2.0/roles"),
         (2, "DELETE", "{}/rest/2.0/roles/{}"),
     ]
+
+
+def test_one_url_name_sent_by_calls_of_several_methods_reads_as_each_call() -> None:
+    code = (
+        "def swap(tag_id):\n"
+        '    url = f"{ROOT}/rest/2.0/tags/{tag_id}"\n'
+        "    old = requests.get(url).json()\n"
+        "    requests.delete(url)\n"
+        "    return old\n"
+    )
+    read = {
+        (item.line, item.site.method)
+        for item in scan_calls(code, "python")
+        if item.site.role == ENDPOINT
+    }
+    assert (3, "DELETE") in read and (1, "GET") in read

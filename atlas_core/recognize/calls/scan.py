@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import time
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,7 @@ from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
 from atlas_core.recognize.calls.windows import is_windowed, outline_of, window
 from atlas_core.recognize.text_scan import normalize_language
-from atlas_core.syntax import Document, load_language, parse_once
+from atlas_core.syntax import Document, ancestors, load_language, parse_once
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Tree
@@ -47,13 +48,37 @@ MAX_SITES = 5000
 # Fenced blocks in markdown are scanned one by one; a block longer than this is skipped.
 MAX_BLOCK_CHARS = 64 * 1024
 
-# The nodes worth asking about: strings (a URL, a quoted key) and unquoted object keys.
+# The nodes worth asking about: strings (a URL, a quoted key) and unquoted object keys; and a
+# name a verb-named call sends as its URL (`axios.delete(url)`), where one URL literal reaches
+# several calls (`const url = ...; get(url); delete(url)`): the literal reads as one of them, the
+# name at each call as that call.
+_SENT_NAME = "({call} arguments: ({args} . (identifier) @n))"
+# The verb-named calls a sent name is asked about at (no query predicate: a tree parsed from a
+# callback has no text for one to read).
+_SENDS = re.compile(rb"(?i)(?:^|[.])(?:get|post|put|patch|delete|fetch|request|ajax|axios)$")
+_FUNCTION_SCOPES = frozenset(
+    {
+        "function_declaration", "generator_function_declaration", "function_expression",
+        "function", "arrow_function", "method_definition", "function_definition", "lambda",
+    }
+)  # fmt: skip
+_DEFINITIONS = frozenset(
+    {
+        "function_declaration", "generator_function_declaration", "class_declaration",
+        "function_definition", "class_definition", "decorated_definition",
+    }
+)  # fmt: skip
+_SENT_NAME_TEXT = re.compile(
+    rb"(?i)(?<![\w$])(?:get|post|put|patch|delete|fetch|request|ajax|axios)\s*\(\s*"
+    rb"([A-Za-z_$][\w$]*)\s*[,)]"
+)
 _JS_QUERY = (
     "(string) @s (template_string) @s (pair key: (property_identifier) @s)"
-    " (object (shorthand_property_identifier) @s)"  # `{ name, domainId }`
+    " (object (shorthand_property_identifier) @s) "  # `{ name, domainId }`
+    + _SENT_NAME.format(call="call_expression", args="arguments")
 )
 _QUERIES = {
-    "python": "(string) @s",
+    "python": "(string) @s " + _SENT_NAME.format(call="call", args="argument_list"),
     "javascript": _JS_QUERY,
     "typescript": _JS_QUERY,
     "java": "(string_literal) @s",
@@ -176,6 +201,8 @@ def _scan_tree(
     if len(context) > _MAX_CONTEXT_BYTES:
         cache = None
     memo = NameMemo()
+    # the names several module-level calls send are the module's: a block read with others is stale
+    context += b"\0" + b",".join(sorted(_module_sends(document, root, memo)))
     found: dict[tuple[int, int, int, str, str], Located] = {}
     kept: dict[tuple[Any, ...], list[Located]] = {}
     for block in blocks:
@@ -225,6 +252,9 @@ def _read_block(
     for node in nodes:
         captures = QueryCursor(query).captures(node)
         captured += [(c, False) for c in captures.get("s", [])]
+        if "n" in captures:
+            shared = _module_sends(document, root, memo)
+            captured += [(c, False) for c in _shared_sends(document, captures["n"], shared)]
         captured += [(c, True) for c in captures.get("k", []) if _on_client(document, c)]
     captured.sort(key=lambda c: c[0].start_byte)
     out: list[Located] = []
@@ -238,6 +268,50 @@ def _read_block(
             if item is not None:
                 out.append(item)
     return out
+
+
+def _shared_sends(document: Document, names: list[Node], module: frozenset[bytes]) -> list[Node]:
+    """Of the captured first arguments of verb-named calls, those whose name two or more such
+    calls of the same function send (or of the module's own code: `module`); a name one call
+    sends is read at its URL's literal already."""
+    sent = [(n, _scope(n), document.data[n.start_byte : n.end_byte]) for n in names]
+    sent = [(n, scope, text) for n, scope, text in sent if _sent(document, n)]
+    counts = Counter((scope, text) for _, scope, text in sent)
+    return [
+        n
+        for n, scope, text in sent
+        if counts[(scope, text)] > 1 or (scope == -1 and text in module)
+    ]
+
+
+def _scope(node: Node) -> int:
+    """The id of the function `node` is in; -1 at module level."""
+    found = next((a for a in ancestors(node) if a.type in _FUNCTION_SCOPES), None)
+    return found.id if found is not None else -1
+
+
+def _module_sends(document: Document, root: Node, memo: NameMemo) -> frozenset[bytes]:
+    """The names two or more verb-named calls of the module's own statements send (functions and
+    classes left out), found once per scan from the text."""
+
+    def read() -> frozenset[bytes]:
+        counts: Counter[bytes] = Counter()
+        for block in root.named_children:
+            if block.type not in _DEFINITIONS:
+                text = document.data[block.start_byte : block.end_byte]
+                counts.update(m.group(1) for m in _SENT_NAME_TEXT.finditer(text))
+        return frozenset(name for name, n in counts.items() if n > 1)
+
+    return memo.remember(("module-sends", 0), read)
+
+
+def _sent(document: Document, name: Node) -> bool:
+    """Whether a captured first argument is a verb-named call's (`axios.delete(url)`)."""
+    call = name.parent.parent if name.parent is not None else None
+    function = call.child_by_field_name("function") if call is not None else None
+    if function is None or function.end_byte - function.start_byte > 200:
+        return False
+    return bool(_SENDS.search(document.data[function.start_byte : function.end_byte]))
 
 
 def _on_client(document: Document, node: Node) -> bool:
