@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.js_values import unwrapped
 from atlas_core.syntax import field as child
 from atlas_core.syntax import is_field
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 _MAX_LOOKED = 256  # nodes of a declared value looked through for a string
 _APPEND = "augmented_assignment_expression"
 _CHANGES = frozenset({_APPEND, "assignment_expression"})
-_TYPINGS = frozenset({"as_expression", "satisfies_expression"})
 
 
 def first_written(reader: JsValues, change: Node) -> bool:
@@ -103,7 +103,5 @@ def assigned_options(reader: JsValues, left: Node | None, keys: frozenset[str]) 
     if reader.text(child(left, "property")) not in keys:
         return None
     value = reader._definition(receiver)
-    held = value
-    while held is not None and held.type in _TYPINGS and held.named_child_count:
-        held = held.named_children[0]
+    held = unwrapped(value)
     return value if held is not None and held.type == "object" else None

@@ -95,14 +95,7 @@ def setter_context(reader: JavaScriptCalls, call: Node) -> KeyContext | None:
 
 def url_object_call(reader: JavaScriptCalls, owner: Node | None) -> HttpCall | None:
     """The request a ``new URL(...)`` held by `owner` (a name or ``this.url``) is sent with."""
-    if owner is None:
-        return None
-    if owner.type == "identifier":
-        value = reader._definition(owner)
-    elif owner.type == "member_expression":
-        value = reader._field_value(owner)
-    else:
-        return None
+    value = reader.held_value(owner)
     if value is None or value.type != "new_expression" or reader._callee_text(value) != "URL":
         return None
     return reader.url_call(reader.url_root(value), 0)

@@ -36,12 +36,11 @@ from atlas_core.recognize.calls.js_returns import (
     returned,
 )
 from atlas_core.recognize.calls.js_server_routes import is_server_route
-from atlas_core.recognize.calls.js_values import Bind, JsValues
+from atlas_core.recognize.calls.js_values import Bind, JsValues, unwrapped
 from atlas_core.recognize.calls.js_wrappers import (
     MAX_WRAPPER_DEPTH,
     parameters,
     summary_of,
-    unwrapped,
 )
 from atlas_core.recognize.calls.js_xhr import is_xhr_open
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, join_base

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.js_values import FUNCTIONS
-from atlas_core.recognize.calls.js_wrappers import definition_of, parameters, unwrapped
+from atlas_core.recognize.calls.js_values import FUNCTIONS, unwrapped
+from atlas_core.recognize.calls.js_wrappers import definition_of, parameters
 from atlas_core.recognize.calls.site import UNKNOWN
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.js_values import TYPINGS
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 from atlas_core.syntax import field as child
 from atlas_core.syntax import is_field
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 # A value of an object key that may be a URL or a path: a string or template starting with a
 # slash, a scheme, or a substitution (``${BASE}/assets``).
-_TYPINGS = frozenset({"as_expression", "satisfies_expression"})
 _ROUTE_VALUE = re.compile(r"""^[`'"](?:/|\$\{|[a-z][\w+.-]*://)""")
 
 
@@ -40,7 +40,7 @@ def route_reads(reader: JsValues, pair: Node, value: Node) -> list[Node] | None:
         keys.insert(0, reader._key_name(child(node, "key")))
         obj = node.parent
         node = obj.parent if obj is not None else None
-        while node is not None and node.type in _TYPINGS:
+        while node is not None and node.type in TYPINGS:
             node = node.parent  # `const ROUTES = {...} as const`
     if node is None or node.type != "variable_declarator" or not all(keys):
         return None

@@ -38,6 +38,8 @@ _CALLEE_WRAPPERS = frozenset(
     {"await_expression", "parenthesized_expression", "non_null_expression"}
 )
 _NOTHING = frozenset({"null", "undefined"})
+# TypeScript's typing around a value: ``{...} as const``, ``{...} satisfies Routes``.
+TYPINGS = frozenset({"as_expression", "satisfies_expression"})
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
 # Calls that give back the string they are called on (for a method name, upper case).
 _SAME_VALUE = frozenset({"toString", "toUpperCase", "trim"})
@@ -189,6 +191,17 @@ class JsValues(CallWalk):
             return "?"  # `path.includes("?") ? "&" : "?"`: the path ends here either way
         return first if first == second else UNKNOWN
 
+    def held_value(self, owner: Node | None) -> Node | None:
+        """The value a name (its definition) or a field (``this.url``, ``Client.BASE``: its one
+        value) holds; None for any other expression."""
+        if owner is None:
+            return None
+        if owner.type == "identifier":
+            return self._definition(owner)
+        if owner.type == "member_expression":
+            return self._field_value(owner)
+        return None
+
     def _field_value(self, member: Node) -> Node | None:
         """``this.baseUrl`` (or ``Client.BASE``): the one value the class gives the field, in its
         declaration or in ``this.baseUrl = ...`` assignments; None when they differ."""
@@ -224,8 +237,7 @@ class JsValues(CallWalk):
             held = self._member_value(receiver, depth + 1)
         else:
             return None
-        while held is not None and held.type in ("as_expression", "satisfies_expression"):
-            held = held.named_children[0] if held.named_child_count else None  # `{...} as const`
+        held = unwrapped(held)  # `{...} as const`
         if held is None or held.type != "object":
             return None
         return self._pair_value(held, key)
@@ -391,6 +403,13 @@ class JsValues(CallWalk):
     @staticmethod
     def _within(node: Node, scope: Node | None) -> bool:
         return scope is None or scope.start_byte <= node.start_byte < scope.end_byte
+
+
+def unwrapped(value: Node | None) -> Node | None:
+    """`value` without its TypeScript typing: ``{...} as const``, ``{...} satisfies Routes``."""
+    while value is not None and value.type in TYPINGS and value.named_child_count:
+        value = value.named_children[0]
+    return value
 
 
 def _is_identifier(node: Node) -> bool:

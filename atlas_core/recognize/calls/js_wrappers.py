@@ -15,7 +15,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.js_destructured import Patterns, pattern_params
-from atlas_core.recognize.calls.js_values import CLASS_FIELDS, FUNCTIONS
+from atlas_core.recognize.calls.js_values import CLASS_FIELDS, FUNCTIONS, unwrapped
 from atlas_core.syntax import ancestors, is_field
 from atlas_core.syntax import field as child
 
@@ -31,7 +31,6 @@ MAX_WRAPPER_DEPTH = 4
 _MAX_USES = 16
 _MAX_DEFINITIONS = 8
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
-_TYPINGS = frozenset({"as_expression", "satisfies_expression"})
 
 
 @dataclass(slots=True)
@@ -177,13 +176,6 @@ def _held(reader: JsValues, receiver: Node) -> Node | None:
         return unwrapped(reader._definition(receiver))
     this = child(receiver, "object") if receiver.type == "member_expression" else None
     return reader._field_value(receiver) if this is not None and this.type == "this" else None
-
-
-def unwrapped(value: Node | None) -> Node | None:
-    """`value` without its TypeScript typing: ``{...} as const``, ``{...} satisfies Routes``."""
-    while value is not None and value.type in _TYPINGS and value.named_child_count:
-        value = value.named_children[0]
-    return value
 
 
 def _belongs(reader: JsValues, method: Node, held: Node) -> bool:

@@ -29,14 +29,7 @@ def is_xhr_open(reader: JsRequests, function: Node, args: list[Node]) -> bool:
 
 def is_xhr(reader: JsRequests, receiver: Node | None) -> bool:
     """Whether `receiver` (a name or ``this.field``) holds a ``new XMLHttpRequest()``."""
-    if receiver is None:
-        return False
-    if receiver.type == "identifier":
-        value = reader._definition(receiver)
-    elif receiver.type == "member_expression":
-        value = reader._field_value(receiver)
-    else:
-        return False
+    value = reader.held_value(receiver)
     return (
         value is not None and value.type == "new_expression" and reader._callee_text(value) in _XHR
     )
