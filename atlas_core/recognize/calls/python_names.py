@@ -287,16 +287,6 @@ class PythonNames(CallWalk):
                 keys.append(self.literal(key))
         return keys
 
-    def _method_def(self, at: Node, name: str) -> Node | None:
-        klass = next((a for a in ancestors(at) if a.type == "class_definition"), None)
-        if klass is None:
-            return None
-        for ident in self.named_nodes(name, klass.start_byte, klass.end_byte, _is_identifier):
-            parent = ident.parent
-            if parent is not None and parent.type == "function_definition":
-                return parent
-        return None
-
     # --- small readers ---------------------------------------------------------------------
 
     def _positional(self, call: Node) -> list[Node]:

@@ -55,7 +55,8 @@ MAX_BLOCK_CHARS = 64 * 1024
 _SENT_NAME = "({call} arguments: ({args} . (identifier) @n))"
 # The verb-named calls a sent name is asked about at (no query predicate: a tree parsed from a
 # callback has no text for one to read).
-_SENDS = re.compile(rb"(?i)(?:^|[.])(?:get|post|put|patch|delete|fetch|request|ajax|axios)$")
+_SEND_VERBS = rb"(?:get|post|put|patch|delete|fetch|request|ajax|axios)"
+_SENDS = re.compile(rb"(?i)(?:^|[.])" + _SEND_VERBS + rb"$")
 _FUNCTION_SCOPES = frozenset(
     {
         "function_declaration", "generator_function_declaration", "function_expression",
@@ -69,8 +70,7 @@ _DEFINITIONS = frozenset(
     }
 )  # fmt: skip
 _SENT_NAME_TEXT = re.compile(
-    rb"(?i)(?<![\w$])(?:get|post|put|patch|delete|fetch|request|ajax|axios)\s*\(\s*"
-    rb"([A-Za-z_$][\w$]*)\s*[,)]"
+    rb"(?i)(?<![\w$])" + _SEND_VERBS + rb"\s*\(\s*([A-Za-z_$][\w$]*)\s*[,)]"
 )
 _JS_QUERY = (
     "(string) @s (template_string) @s (pair key: (property_identifier) @s)"
@@ -274,8 +274,11 @@ def _shared_sends(document: Document, names: list[Node], module: frozenset[bytes
     """Of the captured first arguments of verb-named calls, those whose name two or more such
     calls of the same function send (or of the module's own code: `module`); a name one call
     sends is read at its URL's literal already."""
-    sent = [(n, _scope(n), document.data[n.start_byte : n.end_byte]) for n in names]
-    sent = [(n, scope, text) for n, scope, text in sent if _sent(document, n)]
+    sent = [
+        (n, _scope(n), document.data[n.start_byte : n.end_byte])
+        for n in names
+        if _sent(document, n)
+    ]
     counts = Counter((scope, text) for _, scope, text in sent)
     return [
         n

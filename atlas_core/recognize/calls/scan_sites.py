@@ -99,9 +99,9 @@ _WORD_ARGUMENTS = 3
 
 def _is_first_word(document: Document, node: Node, content: Node | None) -> bool:
     """A Python or JavaScript string of one word (perhaps with a query string, perhaps the start
-    of a sum) among the first arguments of a call, or a Python keyword argument's: the path a wrapper joins to its base (``self._get("communities",
-    params=p)`` on ``f"{base}/rest/2.0/{endpoint}"``); the reader says whether it reaches a
-    request."""
+    of a sum) among the first arguments of a call, or a Python keyword argument's: the path a
+    wrapper joins to its base (``self._get("communities", params=p)`` on
+    ``f"{base}/rest/2.0/{endpoint}"``); the reader says whether it reaches a request."""
     arguments = node.parent
     if node.type not in ("string", "template_string") or content is None or arguments is None:
         return False
