@@ -143,20 +143,30 @@ def load_cards(bundle: Any, pages: int, dims: int) -> np.ndarray | None:
     table (then it ranks without them; `atlas verify` names the file)."""
     import numpy as np
 
-    if not isinstance(bundle.manifest.get("cards"), Mapping):
+    cards = optional_array(bundle, "cards", CARDS_FILE, "page cards", (pages, dims))
+    return None if cards is None else np.asarray(cards, dtype=np.float32)
+
+
+def optional_array(
+    bundle: Any, name: str, file: str, what: str, shape: tuple[int, ...]
+) -> np.ndarray | None:
+    """The array `file` of the optional manifest section `name`, or None when the bundle has
+    no such section, the file cannot be read or it does not have `shape`: the bundle then ranks
+    without `what` (logged; `atlas verify` names the file)."""
+    if not isinstance(bundle.manifest.get(name), Mapping):
         return None
     try:
-        cards = np.asarray(bundle.array(CARDS_FILE), dtype=np.float32)
+        stored = bundle.array(file)
     except (BundleError, OSError, ValueError):  # damaged: rank without it, verify names it
-        log.warning("page cards of %s cannot be read: ranking without them", bundle.path)
+        log.warning("%s of %s cannot be read: ranking without them", what, bundle.path)
         return None
-    if cards.shape != (pages, dims):
+    if stored.shape != shape:
         log.warning(
-            "page cards of %s have shape %s, expected (%d, %d): ranking without them",
-            Path(bundle.path) / CARDS_FILE,
-            cards.shape,
-            pages,
-            dims,
+            "%s of %s have shape %s, expected %s: ranking without them",
+            what,
+            Path(bundle.path) / file,
+            stored.shape,
+            shape,
         )
         return None
-    return cards
+    return stored

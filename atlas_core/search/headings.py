@@ -18,11 +18,8 @@ manifest's ``headings`` section says how many. A bundle without them ranks as be
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
-
-from atlas_core.errors import BundleError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,7 +27,6 @@ if TYPE_CHECKING:
     from atlas_core.search.dense import DenseIndex
     from atlas_core.types import Problem
 
-log = logging.getLogger(__name__)
 
 HEADINGS_FILE = "headings.npy"
 HEADINGS_FORMAT = "atlas-headings-1"
@@ -90,22 +86,8 @@ def headings_problems(manifest: Mapping[str, Any]) -> list[Problem]:
 def load_headings(bundle: Any, rows: int, dims: int) -> DenseIndex | None:
     """The bundle's heading vectors as an index of their own, or None when it has none or they
     do not fit its chunk table (then it ranks without them; `atlas verify` names the file)."""
+    from atlas_core.search.cards import optional_array
     from atlas_core.search.dense import DenseIndex
 
-    if not isinstance(bundle.manifest.get("headings"), Mapping):
-        return None
-    try:
-        stored = bundle.array(HEADINGS_FILE)
-    except (BundleError, OSError, ValueError):  # damaged: rank without it, verify names it
-        log.warning("heading vectors of %s cannot be read: ranking without them", bundle.path)
-        return None
-    if stored.ndim != 2 or stored.shape != (rows, dims):
-        log.warning(
-            "heading vectors of %s have shape %s, expected (%d, %d): ranking without them",
-            bundle.path,
-            stored.shape,
-            rows,
-            dims,
-        )
-        return None
-    return DenseIndex(stored, threads=1)
+    stored = optional_array(bundle, "headings", HEADINGS_FILE, "heading vectors", (rows, dims))
+    return None if stored is None else DenseIndex(stored, threads=1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from atlas_core.bundle.manifest import file_entry
 from atlas_core.engine import Engine
 from atlas_core.search import CARDS_FILE, SearchSettings, card_boost
 from atlas_core.search.cards import card_texts
+from tests.support.bundles import manifest_changed_copy
 
 PAGES = {
     "kettles.md": "# Kettles\n\nA kettle boils water for the whole office kitchen.\n\n"
@@ -48,19 +48,6 @@ def _search(bundle: Path, card_weight: float) -> list[tuple[str, str, float]]:
         return [(h.file, h.heading, h.score) for h in engine.search(QUERY, top_k=5)]
     finally:
         engine.close()
-
-
-def _without_cards(bundle: Path, tmp_path: Path, change: dict[str, object] | None = None) -> Path:
-    """A copy of `bundle` whose manifest has no cards section (or `change` applied instead)."""
-    copy = tmp_path / "bundle"
-    shutil.copytree(bundle, copy)
-    manifest = json.loads((copy / "manifest.json").read_text())
-    if change is None:
-        del manifest["cards"]
-    else:
-        manifest.update(change)
-    (copy / "manifest.json").write_text(json.dumps(manifest))
-    return copy
 
 
 def test_a_card_holds_the_title_first_sentence_and_headings_of_its_page_once() -> None:
@@ -114,7 +101,7 @@ def test_cards_change_hybrid_scores_and_a_bundle_without_them_ranks_as_before(
     for file, heading, score in with_cards:
         if (file, heading) in plain_scores:
             assert plain_scores[(file, heading)] <= score <= plain_scores[(file, heading)] + 0.1
-    old = _without_cards(carded, tmp_path)
+    old = manifest_changed_copy(carded, tmp_path / "bundle", drop="cards")
     assert verify_bundle(old) == []
     assert _search(old, 0.1) == plain
 
@@ -123,7 +110,9 @@ def test_cards_that_do_not_fit_the_pages_are_named_by_verify_and_ignored(
     carded: Path, tmp_path: Path
 ) -> None:
     manifest = json.loads((carded / "manifest.json").read_text())
-    bad = _without_cards(carded, tmp_path, {"cards": {**manifest["cards"], "pages": 2}})
+    bad = manifest_changed_copy(
+        carded, tmp_path / "bundle", change={"cards": {**manifest["cards"], "pages": 2}}
+    )
     problems = verify_bundle(bad)
     assert len(problems) == 1 and problems[0].startswith(CARDS_FILE) and "2" in problems[0]
     # The file itself fits its manifest entry but not the pages: ranked without cards.

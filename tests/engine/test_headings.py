@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from atlas_core.bundle.manifest import file_entry
 from atlas_core.engine import Engine
 from atlas_core.search import HEADINGS_FILE, SearchSettings, heading_lift
 from atlas_core.search.headings import head_texts
+from tests.support.bundles import manifest_changed_copy
 
 PAGES = {
     "kettles.md": "# Kettles\n\nA kettle boils water for the whole office kitchen.\n\n"
@@ -50,19 +50,6 @@ def _search(bundle: Path, weight: float, mode: str = "vector") -> list[tuple[str
         return [(h.file, h.heading, h.score) for h in engine.search(QUERY, mode=mode, top_k=5)]
     finally:
         engine.close()
-
-
-def _copy(bundle: Path, tmp_path: Path, change: dict[str, object] | None = None) -> Path:
-    """A copy of `bundle` whose manifest has no headings section (or `change` applied)."""
-    copy = tmp_path / "bundle"
-    shutil.copytree(bundle, copy)
-    manifest = json.loads((copy / "manifest.json").read_text())
-    if change is None:
-        del manifest["headings"]
-    else:
-        manifest.update(change)
-    (copy / "manifest.json").write_text(json.dumps(manifest))
-    return copy
 
 
 def test_a_head_is_the_title_and_heading_lines_before_the_text() -> None:
@@ -109,7 +96,7 @@ def test_heading_vectors_lift_the_section_a_question_names_and_an_old_bundle_ran
     for file, heading, score in lifted:  # vector scores only ever rise
         if (file, heading) in plain_scores:
             assert score >= plain_scores[(file, heading)] - 1e-6
-    old = _copy(headed, tmp_path)
+    old = manifest_changed_copy(headed, tmp_path / "bundle", drop="headings")
     assert verify_bundle(old) == []
     assert _search(old, 0.3) == plain
     assert _search(old, 0.3, "hybrid") == _search(headed, 0.0, "hybrid")
@@ -119,7 +106,9 @@ def test_heading_vectors_that_do_not_fit_are_named_by_verify_and_ignored(
     headed: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     manifest = json.loads((headed / "manifest.json").read_text())
-    bad = _copy(headed, tmp_path, {"headings": {**manifest["headings"], "chunks": 2}})
+    bad = manifest_changed_copy(
+        headed, tmp_path / "bundle", change={"headings": {**manifest["headings"], "chunks": 2}}
+    )
     problems = verify_bundle(bad)
     assert len(problems) == 1 and problems[0].startswith(HEADINGS_FILE) and "2" in problems[0]
     # The file itself fits its manifest entry but not the chunk table: ranked without it.
@@ -131,5 +120,9 @@ def test_heading_vectors_that_do_not_fit_are_named_by_verify_and_ignored(
         assert _search(bad, 0.3) == _search(headed, 0.0)
     assert "ranking without them" in caplog.text
     section = {**json.loads((headed / "manifest.json").read_text())["headings"]}
-    unknown = _copy(headed, tmp_path / "other", {"headings": {**section, "format": "atlas-h-9"}})
+    unknown = manifest_changed_copy(
+        headed,
+        tmp_path / "other" / "bundle",
+        change={"headings": {**section, "format": "atlas-h-9"}},
+    )
     assert [p.split(":")[0] for p in verify_bundle(unknown)] == [HEADINGS_FILE]

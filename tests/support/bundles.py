@@ -137,6 +137,20 @@ class BundleFactory:
         return Path(shutil.copytree(bundle, dest, symlinks=True))
 
 
+def manifest_changed_copy(
+    bundle: Path, dest: Path, *, drop: str = "", change: Mapping[str, Any] | None = None
+) -> Path:
+    """A copy of `bundle` at `dest` whose manifest lacks the section `drop` and has `change`
+    applied: a bundle built before a section existed, or one whose section says something else."""
+    copy = BundleFactory.copy(bundle, dest)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    if drop:
+        del manifest[drop]
+    manifest.update(change or {})
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    return copy
+
+
 _RUN: list[BundleFactory] = []  # the run's factory, once the session has started it
 
 
