@@ -353,8 +353,9 @@ class ApiFinding:
     `Engine.check_request`).
 
     `check` is one of ``unknown-endpoint``, ``method-not-allowed``, ``unknown-param``,
-    ``missing-required``, ``bad-value``, ``deprecated``; `severity` ``error``, ``warning`` or
-    ``information``. `line`, `start` and `end` place it in the checked code (0-based line,
+    ``missing-required``, ``bad-value``, ``deprecated``; `severity` ``error``, ``warning``,
+    ``information`` or ``hint`` (a deprecated parameter that still works: struck through, not a
+    problem). `line`, `start` and `end` place it in the checked code (0-based line,
     code-point columns; all 0 for `check_request`; `end` is a column of `end_line` when the
     range goes on over lines, a literal from its ``{`` to its first key), `target` names what it is about in a request
     (``path``, ``params.nameMatchMode``, ``body.name``). `fixes` are texts that may replace the

@@ -24,6 +24,9 @@ language id) and gets what the language server computes for it:
                (`Engine.deprecated_terms`). One is right when a labelled mistake sits on its line
                and it is the first diagnostic to claim that mistake; every other diagnostic is
                wrong (a second one for the same mistake too: the editor would show it twice).
+               Hints (a deprecated parameter that still works, struck through as editors show
+               deprecated names, not listed as a problem) are counted apart: `hints`, and
+               `hints_on_mistakes` for those on a labelled mistake's line.
 
 Reported overall, per language and per call shape (the label's `shape`, `+helper` kept):
 recognised / documented calls, diagnostic precision = right / shown, mistakes found / labelled,
@@ -67,6 +70,8 @@ class Tally:
     mistakes: int = 0
     found: int = 0
     on_undocumented: int = 0
+    hints: int = 0  # struck-through deprecation hints, not problems: not in `shown`
+    hints_on_mistakes: int = 0
     not_in_file: int = 0  # documented calls whose endpoint the file does not write
     errors: int = 0  # files the readers or checks failed on (each counts its calls as missed)
 
@@ -85,6 +90,8 @@ class Tally:
             "mistakes": self.mistakes,
             "mistakes_found": self.found,
             "diagnostics_on_undocumented": self.on_undocumented,
+            "hints": self.hints,
+            "hints_on_mistakes": self.hints_on_mistakes,
             "documented_not_in_file": self.not_in_file,
             "errors": self.errors,
         }
@@ -102,6 +109,7 @@ class FileResult:
     by_shape: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     missed: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    unfound: list[str] = field(default_factory=list)  # labelled mistakes no diagnostic claimed
 
 
 def same_path(resolved: str, labelled: str) -> bool:
@@ -125,16 +133,18 @@ def read_calls(engine: Engine, text: str, language: str) -> list[tuple[int, str,
     return seen
 
 
-def diagnostics(engine: Engine, text: str, language: str) -> list[tuple[int, str, str]]:
-    """(1-based line, code, message) of what the editor shows for the document."""
-    out = [(f.line + 1, f.check, f.message) for f in engine.check_code(text, language)]
+def diagnostics(engine: Engine, text: str, language: str) -> list[tuple[int, str, str, str]]:
+    """(1-based line, code, message, severity) of what the editor shows for the document."""
+    out = [
+        (f.line + 1, f.check, f.message, f.severity) for f in engine.check_code(text, language)
+    ]
     matcher = engine.deprecated_terms()
     if matcher:
         starts = line_starts(text)
         # As the editor finds them: in code, a deprecated word only as a name of a call.
         for term in find_terms(matcher, text, language):
             line = bisect.bisect_right(starts, term.start)
-            out.append((line, "deprecated", f"'{term.text}' is deprecated"))
+            out.append((line, "deprecated", f"'{term.text}' is deprecated", "information"))
     return sorted(out)
 
 
@@ -177,7 +187,11 @@ def score_file(engine: Engine, label: dict[str, Any], text: str) -> FileResult:
         for line in (c["line"], c.get("call_line", c["line"]))
     }
     result.tally.mistakes = len(mistakes)
-    for line, code, message in shown:
+    for line, code, message, severity in shown:
+        if severity == "hint":
+            result.tally.hints += 1
+            result.tally.hints_on_mistakes += any(m["line"] == line for m in mistakes)
+            continue
         result.tally.shown += 1
         match = next(
             (i for i, m in enumerate(mistakes) if i not in claimed and m["line"] == line), None
@@ -189,6 +203,11 @@ def score_file(engine: Engine, label: dict[str, Any], text: str) -> FileResult:
         result.tally.on_undocumented += line in undocumented
         result.wrong.append(f"{line}: [{code}] {message}")
     result.tally.found = len(claimed)
+    result.unfound = [
+        f"{m['line']}: {m.get('kind', '?')} {m.get('name', '')}".rstrip()
+        for i, m in enumerate(mistakes)
+        if i not in claimed
+    ]
     return result
 
 
@@ -243,7 +262,7 @@ def main() -> int:
     parser.add_argument("--clients", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
-        "--misses", action="store_true", help="list missed calls, wrong diagnostics"
+        "--misses", action="store_true", help="list missed calls, wrong diagnostics, mistakes not found"
     )
     args = parser.parse_args()
     if args.split == "test" and args.misses:
@@ -263,7 +282,8 @@ def main() -> int:
             f"{o['documented_calls']} ({o['recognised_rate']}); diagnostics {o['diagnostics']}, "
             f"right {o['right']} (precision {o['precision']}); mistakes found "
             f"{o['mistakes_found']}/{o['mistakes']}; on undocumented calls "
-            f"{o['diagnostics_on_undocumented']}"
+            f"{o['diagnostics_on_undocumented']}; deprecation hints {o['hints']} "
+            f"({o['hints_on_mistakes']} on a labelled mistake)"
         )
         for name, f in report["by_language"].items():
             print(
@@ -274,12 +294,14 @@ def main() -> int:
             print(f"  shape {name:28} {f['recognised']}/{f['documented_calls']}")
     if args.misses:
         for r in results:
-            if r.missed or r.wrong:
+            if r.missed or r.wrong or r.unfound:
                 print(f"\n{r.file}")
                 for m in r.missed:
                     print(f"  missed {m}")
                 for w in r.wrong:
                     print(f"  wrong  {w}")
+                for u in r.unfound:
+                    print(f"  unfound mistake {u}")
     return 0
 
 

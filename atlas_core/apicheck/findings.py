@@ -28,7 +28,7 @@ CHECKS = (
     DEPRECATED,
 )
 
-ERROR, WARNING, INFORMATION = "error", "warning", "information"
+ERROR, WARNING, INFORMATION, HINT = "error", "warning", "information", "hint"
 # How alike a misspelt name and a documented one must be (rapidfuzz ratio) to be offered.
 SUGGEST_CUTOFF = 72.0
 MAX_SUGGESTIONS = 3

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from atlas_core.apicheck.findings import (
     BAD_VALUE,
     DEPRECATED,
-    INFORMATION,
+    HINT,
     MAX_SUGGESTIONS,
     MISSING_REQUIRED,
     SUGGEST_CUTOFF,
@@ -19,7 +19,7 @@ from atlas_core.apicheck.findings import (
     Place,
     finding,
 )
-from atlas_core.apicheck.model import WILDCARD, Operation
+from atlas_core.apicheck.model import WILDCARD, Operation, says_removed
 from atlas_core.recognize import BODY, QUERY
 from atlas_core.types import ApiFinding, Param
 
@@ -66,9 +66,14 @@ def check_key(
         return [finding(UNKNOWN_PARAM, WARNING, message, place, op, fixes=near, target=target)]
     findings = []
     if param.deprecated:
+        # The call still works with a deprecated name (the API takes or ignores it): a hint the
+        # editor strikes through, as TypeScript and Pyright show deprecated names, not a problem
+        # in its list. A deprecated operation is one (`endpoints.deprecated_operation`).
         message = f"'{name}' ({where} of {op.endpoint}) is deprecated"
+        if says_removed(param.description):
+            message += " and will be removed"
         findings.append(
-            finding(DEPRECATED, INFORMATION, message, place, op, deprecated=True, target=target)
+            finding(DEPRECATED, HINT, message, place, op, deprecated=True, target=target)
         )
     if value is not None and value_place is not None and param.enum:
         bad = _bad_value(param, value)

@@ -177,7 +177,7 @@ class RequestFinding(BaseModel):
         description="unknown-endpoint | method-not-allowed | unknown-param | missing-required | "
         "bad-value | deprecated"
     )
-    severity: str = Field(description="error | warning | information")
+    severity: str = Field(description="error | warning | information | hint")
     message: str
     target: str = Field(description="path | method | params | body | params.<name> | body.<name>")
     fixes: list[str] = Field(description="replacements for the target, best first")

@@ -44,6 +44,10 @@ def remove(cid):
     return requests.post(f"{BASE}/assignments")
 
 
+def roles():
+    return requests.get(BASE + "/roles", params={"global": True})
+
+
 def quiet():
     return requests.get(BASE + "/assets", params={"limt": 5})  # atlas: ignore[unknown-param]
 """
@@ -86,6 +90,7 @@ async def test_api_diagnostics_carry_severity_link_rule_and_tag(
     _, found = await _diagnose(client, workdir, "client.py", CLIENT)
     assert sorted(found) == [
         "bad-value:EXACTLY",
+        "deprecated:global",
         "deprecated:{BASE}/assignments",
         "deprecated:{BASE}/communities/{cid}",
         "unknown-endpoint:/asset",
@@ -106,6 +111,10 @@ async def test_api_diagnostics_carry_severity_link_rule_and_tag(
     working = found["deprecated:{BASE}/assignments"]
     assert working.severity == types.DiagnosticSeverity.Information  # deprecated, still works
     assert types.DiagnosticTag.Deprecated in (working.tags or [])
+    # A deprecated parameter that still works is struck through, a hint, not a listed problem.
+    struck = found["deprecated:global"]
+    assert struck.severity == types.DiagnosticSeverity.Hint
+    assert types.DiagnosticTag.Deprecated in (struck.tags or [])
 
 
 async def test_a_missing_key_is_shown_from_the_literals_opening_to_its_first_key(
@@ -179,7 +188,7 @@ async def test_settings_turn_checks_off_and_change_their_severity(
             settings={"atlas": {"diagnostics": {"api": True, "severity": {}}}}
         )
     )
-    await wait_until(lambda: len(client.diagnostics.get(uri, [])) == 5)
+    await wait_until(lambda: len(client.diagnostics.get(uri, [])) == 6)
 
 
 async def test_generated_client_calls_of_deprecated_operations_are_flagged_once(
