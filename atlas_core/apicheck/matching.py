@@ -22,8 +22,9 @@ from atlas_core.recognize import UNKNOWN
 _COLLIBRA_HOST = re.compile(r"(?i)^[a-z][a-z0-9+.\-]*://[^/]*collibra[^/]*")
 SCHEME_HOST = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://[^/]*")
 _VERSION = re.compile(r"(?i)v\d+(?:\.\d+)*")
-# What may stand before a base path: nothing, or up to three segments (an unknown part first).
-_BEFORE_BASE = re.compile(r"(?:(?:\{\}|[\w.~%-]+)(?:/[\w.~%-]+){0,2})?")
+# What may stand before a base path: nothing, or up to three segments, any of them unknown (a
+# proxy's path, or a browser's `${location.protocol}//${location.host}`).
+_BEFORE_BASE = re.compile(r"(?:(?:\{\}|[\w.~%-]+)(?:/(?:\{\}|[\w.~%-]+)){0,2})?")
 
 # How sure the URL is Collibra's: a known base path or host, or only a known first resource.
 COLLIBRA, RESOURCE = "collibra", "resource"

@@ -389,11 +389,13 @@ def test_a_proxy_path_before_the_base_is_part_of_the_base(engine: Engine) -> Non
         "fetch(`${PROXY}/rest/2.0/assets?nameMatchMode=EXACTLY`);\n"
         'fetch(`${location.origin}/cors/rest/2.0/assets/${id}`, { method: "PUT" });\n'
         "fetch(`${location.origin}/cors/rest/2.0/assets/${id}`);\n"
+        "fetch(`${location.protocol}//${location.host}/rest/2.0/assets?limt=5`);\n"
     )
     assert _checks(engine.check_code(code, "javascript")) == [
         (0, "unknown-endpoint"),
         (2, "bad-value"),
         (3, "method-not-allowed"),
+        (5, "unknown-param"),  # an origin written as two unknown parts is one base too
     ]
     [site] = [
         item.site
