@@ -4,8 +4,8 @@
 
 Each file under FOLDER is read as an editor would send it (language from its name, as the code
 walk names it; ``.html``/``.ps1``/``.bal`` by their own ids) and gets what the language server
-computes for it: `Engine.check_code` plus the deprecated-term findings (`real_clients.diagnostics`).
-Printed as tab-separated ``file, line, check, message``. With ``--judged`` (a TSV of ``file, line,
+computes for it: `Engine.check_code` plus the deprecated-term findings (`real_clients.diagnostics`),
+less the deprecation hints (struck through, not listed as problems; counted at the end). Printed as tab-separated ``file, line, check, message``. With ``--judged`` (a TSV of ``file, line,
 check, message, right|wrong, why`` from an earlier review), each diagnostic is matched to its
 judgement by file, line and check, and the totals say how many judged right and wrong are still
 shown, and how many were never judged. The folder is code written outside the project: nothing
@@ -48,16 +48,20 @@ def language(path: Path) -> str:
     return OTHER_LANGUAGES.get(path.suffix.lower()) or language_of(path.name)
 
 
-def review(engine: Engine, folder: Path) -> list[tuple[str, int, str, str]]:
-    shown = []
+def review(engine: Engine, folder: Path) -> tuple[list[tuple[str, int, str, str]], int]:
+    """The problems shown, and how many deprecation hints (struck through, not listed)."""
+    shown, hints = [], 0
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         if path.stat().st_size > MAX_BYTES or path.suffix.lower() in (".tsv",):
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         rel = str(path.relative_to(folder))
-        for line, check, message in diagnostics(engine, text, language(path)):
+        for line, check, message, severity in diagnostics(engine, text, language(path)):
+            if severity == "hint":
+                hints += 1
+                continue
             shown.append((rel, line, check, " ".join(message.split())))
-    return shown
+    return shown, hints
 
 
 def read_judged(path: Path) -> dict[tuple[str, int, str], str]:
@@ -76,14 +80,14 @@ def main() -> None:
     parser.add_argument("--judged", type=Path, help="earlier judgements (file, line, check, ...)")
     args = parser.parse_args()
     with Engine.open(args.bundle) as engine:
-        shown = review(engine, args.folder)
+        shown, hints = review(engine, args.folder)
     judged = read_judged(args.judged) if args.judged else {}
     tally: Counter[str] = Counter()
     for rel, line, check, message in shown:
         verdict = judged.get((rel, line, check), "unjudged") if args.judged else ""
         tally[verdict] += 1
         print("\t".join([rel, str(line), check, message] + ([verdict] if verdict else [])))
-    print(f"# {len(shown)} diagnostics", file=sys.stderr)
+    print(f"# {len(shown)} diagnostics; {hints} deprecation hints not listed", file=sys.stderr)
     if args.judged:
         gone = Counter(v for k, v in judged.items() if k not in {s[:3] for s in shown})
         print(
