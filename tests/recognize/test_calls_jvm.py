@@ -379,3 +379,56 @@ def test_every_reader_of_a_scan_shares_one_use_filter() -> None:
     first = reader(document, tree.root_node, "java", 0, 40)
     second = reader(document, tree.root_node, "java", 0, 50)
     assert first.is_use is second.is_use
+
+
+WEBCLIENT = """\
+class TagSync {
+    Mono<String> find(UUID d) {
+        return client.get()
+                .uri(b -> b.path("/rest/2.0/assets").queryParam("domainId", d)
+                        .queryParam("limt", 10).build())
+                .retrieve().bodyToMono(String.class);
+    }
+
+    Mono<String> add(String n, UUID t) {
+        Map<String, Object> body = new HashMap<>();
+        body.put("name", n);
+        body.put("typeId", t);
+        return client.post().uri("/rest/2.0/assets").bodyValue(body).retrieve().bodyToMono(String.class);
+    }
+
+    Mono<String> relate(UUID s) {
+        return client.post().uri(u -> u.path("/rest/2.0/relations").build())
+                .bodyValue(Map.of("sourceId", s, "targetID", s, "typeId", s)).retrieve().bodyToMono(String.class);
+    }
+}
+"""
+
+
+def test_webclient_uri_builder_lambdas_and_body_values(engine: Engine) -> None:
+    """WebClient's ``uri(b -> b.path(p).queryParam(k, v).build())`` is the request's URL, and a
+    map handed to ``bodyValue`` is its body, as an entity handed to RestTemplate is."""
+    keys = [
+        (i.line, i.site.method, i.site.role, i.site.name)
+        for i in scan_calls(WEBCLIENT, "java")
+        if i.site.role in ("query", "body")
+    ]
+    assert keys == [
+        (3, "GET", "query", "domainId"),
+        (4, "GET", "query", "limt"),
+        (10, "POST", "body", "name"),
+        (11, "POST", "body", "typeId"),
+        (17, "POST", "body", "sourceId"),
+        (17, "POST", "body", "targetID"),
+        (17, "POST", "body", "typeId"),
+    ]
+    lines = WEBCLIENT.splitlines()
+    got = [
+        (f.line, f.check, lines[f.line][f.start : f.end])
+        for f in engine.check_code(WEBCLIENT, "java")
+    ]
+    assert got == [
+        (4, "unknown-param", "limt"),
+        (10, "missing-required", "name"),  # no domainId put into the map
+        (17, "unknown-param", "targetID"),
+    ]

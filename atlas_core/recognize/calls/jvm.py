@@ -155,6 +155,13 @@ class JavaCalls(CallWalk):
     def url_step(self, node: Node, parent: Node) -> Node | None:
         if parent.type in ("binary_expression", "parenthesized_expression"):
             return parent
+        if parent.type == "lambda_expression" and is_field(node, "body"):
+            # WebClient's ``uri(b -> b.path(p).build())``: the lambda stands for the URL.
+            args = parent.parent
+            call = args.parent if args is not None else None
+            if call is not None and call.type == "method_invocation":
+                return parent if self.text(child(call, "name")) == "uri" else None
+            return None
         if parent.type == "argument_list" and parent.parent is not None:
             call = parent.parent
             wraps = call.type == "object_creation_expression" and self.text(

@@ -2,7 +2,7 @@
 ``UriComponentsBuilder...queryParam("name", n)``, and a body key of a map sent as a request's
 entity (``Map.of("name", n)``, or a ``HashMap`` filled with ``body.put("name", n)``, passed to
 ``new HttpEntity<>(body)`` and ``rest.exchange(url, HttpMethod.POST, entity, ..)`` or to
-``rest.postForObject(url, body, ..)``).
+``rest.postForObject(url, body, ..)``, or to WebClient's ``bodyValue(body)``).
 
 A key is answered only where the map or builder is seen reaching the call: through its own
 expression or a local name declared in the same method, never through a field or a method of
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.jvm_chain import chain_top
+from atlas_core.recognize.calls.jvm_chain import Chain, chain_top
 from atlas_core.recognize.calls.jvm_helpers import Http
 from atlas_core.recognize.calls.site import BODY, QUERY, CallSite
 from atlas_core.syntax import field as child
@@ -37,6 +37,8 @@ _BODY_INDEX = {
     "put": 1,
     "patchForObject": 1,
 }
+# WebClient's request-chain links that take the body (``post().uri(u).bodyValue(body)``).
+_CHAIN_BODIES = frozenset({"bodyValue", "syncBody"})
 _MAX_FLOW = 8  # steps from a map to its call (`body` -> `new HttpEntity<>(body)` -> `entity` ..)
 _MAX_USES = 32
 
@@ -131,10 +133,13 @@ def _sent(reader: JavaCalls, source: Node) -> Http | None:
                 pending.append(call)  # `new HttpEntity<>(body, headers)`
         elif parent.type == "argument_list" and call.type == "method_invocation":
             at = next(i for i, a in enumerate(parent.named_children) if a.id == node.id)
-            if _BODY_INDEX.get(reader.text(child(call, "name"))) == at:
+            name = reader.text(child(call, "name"))
+            if _BODY_INDEX.get(name) == at:
                 http = reader.http(call)
                 if isinstance(http, Http):
                     return http
+            elif name in _CHAIN_BODIES and at == 0:
+                return Chain(reader, call).http()
     return None
 
 
@@ -181,7 +186,9 @@ def _put_keys(reader: JavaCalls, declarator: Node) -> tuple[tuple[str, ...], boo
         elif call.type == "argument_list" and call.parent is not None:
             outer = call.parent
             kind = reader.text(child(outer, "type")).split("<", 1)[0]
-            sends = kind in _ENTITIES or reader.text(child(outer, "name")) in _BODY_INDEX
+            sends = kind in _ENTITIES or reader.text(child(outer, "name")) in (
+                _BODY_INDEX.keys() | _CHAIN_BODIES
+            )
             complete = complete and sends
     return tuple(keys), complete and len(uses) <= _MAX_USES
 

@@ -97,7 +97,9 @@ class Chain:
             args = child(link, "arguments")
             first = args.named_children[0] if args is not None and args.named_child_count else None
             if name in URL_LINKS and first is not None:
-                url = first
+                # WebClient's ``uri(b -> b.path(p).queryParam(k, v).build())``: the lambda's
+                # chain builds the URL on a base the client holds (the lambda's builder).
+                url = child(first, "body") if first.type == "lambda_expression" else first
             elif (name.lower() in HTTP_VERBS and name.isupper()) or (
                 name in HTTP_VERBS and link is not self.links[-1]
             ):
