@@ -432,3 +432,41 @@ def test_webclient_uri_builder_lambdas_and_body_values(engine: Engine) -> None:
         (10, "missing-required", "name"),  # no domainId put into the map
         (17, "unknown-param", "targetID"),
     ]
+
+
+CONNECTIONS = """\
+class Cleanup {
+    void remove(String base, String id) throws IOException {
+        URL url = new URL(base + "/rest/2.0/assets/" + id);
+        HttpURLConnection conn = (HttpURLConnection) url.openConnection();
+        conn.setRequestMethod("DELETE");
+    }
+
+    void rename(String base, String id) throws IOException {
+        HttpURLConnection conn;
+        conn = (HttpURLConnection) new URL(base + "/rest/2.0/domains/" + id).openConnection();
+        conn.setRequestMethod("PATCH");
+    }
+
+    InputStream read(String base, String id) throws IOException {
+        return new URL(base + "/rest/2.0/communities/" + id).openConnection().getInputStream();
+    }
+
+    URLConnection open(String base, String id) throws IOException {
+        return new URL(base + "/rest/2.0/users/" + id).openConnection();
+    }
+}
+"""
+
+
+def test_a_connection_cast_or_assigned_keeps_the_method_set_on_it() -> None:
+    """``(HttpURLConnection) url.openConnection()`` then ``setRequestMethod("DELETE")`` is a
+    DELETE; read as a GET it resolved to another operation. A connection handed on has its method
+    set where it goes: unknown here, not GET."""
+    endpoints = {
+        (i.line, i.site.method)
+        for i in scan_calls(CONNECTIONS, "java")
+        if i.site.role == "endpoint"
+    }
+    assert {(2, "DELETE"), (9, "PATCH"), (14, "GET"), (18, "")} <= endpoints
+    assert not {(2, "GET"), (9, "GET"), (18, "GET")} & endpoints

@@ -149,10 +149,23 @@ def _is_ident(node: Node) -> bool:
 def connection_method(reader: JavaCalls, open_call: Node) -> tuple[str, Node | None]:
     """The method ``setRequestMethod`` gives the connection ``url.openConnection()`` opens, or
     the expression it is given when it is not literal (a helper's parameter, maybe)."""
-    holder = open_call.parent
-    name = child(holder, "name") if holder is not None else None
-    if holder is None or holder.type != "variable_declarator" or name is None:
+    opened, holder = open_call, open_call.parent
+    while holder is not None and holder.type in ("cast_expression", "parenthesized_expression"):
+        opened, holder = holder, holder.parent  # `(HttpURLConnection) url.openConnection()`
+    if holder is None:
         return "GET", None
+    if holder.type == "assignment_expression" and is_field(opened, "right"):
+        name = child(holder, "left")
+    elif holder.type == "variable_declarator":
+        name = child(holder, "name")
+    elif holder.type == "expression_statement" or (
+        holder.type == "method_invocation" and is_field(opened, "object")
+    ):
+        return "GET", None  # `url.openConnection().getInputStream()`: no method was set
+    else:
+        return "", None  # handed on or returned: its method is set where it goes
+    if name is None or name.type != "identifier":
+        return "", None
     for use in reader.declared_uses(reader.text(name), holder):
         invocation = use.parent
         if invocation is None or invocation.type != "method_invocation":
