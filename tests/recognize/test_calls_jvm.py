@@ -470,3 +470,56 @@ def test_a_connection_cast_or_assigned_keeps_the_method_set_on_it() -> None:
     }
     assert {(2, "DELETE"), (9, "PATCH"), (14, "GET"), (18, "")} <= endpoints
     assert not {(2, "GET"), (9, "GET"), (18, "GET")} & endpoints
+
+
+URL_BUILDER_CLASSES = """\
+class Finder {
+    Response find(String base, String n) throws IOException {
+        HttpUrl url = HttpUrl.parse(base + "/rest/2.0/assets").newBuilder()
+                .addQueryParameter("name", n)
+                .addQueryParameter("limt", "5")
+                .build();
+        return client.newCall(new Request.Builder().url(url).build()).execute();
+    }
+
+    Response tags(String base, String id) throws IOException {
+        HttpUrl url = HttpUrl.parse(base).newBuilder().addPathSegments("rest/2.0/assets")
+                .addPathSegment(id).build();
+        return client.newCall(new Request.Builder().url(url).build()).execute();
+    }
+
+    String domains(String base) throws Exception {
+        URI uri = new URIBuilder(base + "/rest/2.0/assets").addParameter("nameMatchMode", "ANYWHERE")
+                .setParameter("Name", c).build();
+        return EntityUtils.toString(http.execute(new HttpGet(uri)).getEntity());
+    }
+}
+"""
+
+
+def test_okhttp_and_apache_url_builders(engine: Engine) -> None:
+    """OkHttp's ``HttpUrl.parse(u).newBuilder().addQueryParameter(k, v)`` and Apache's ``new
+    URIBuilder(u).addParameter(k, v)`` build the URL a request sends, keys and path segments
+    included."""
+    read = {
+        (i.line, i.site.method, i.site.role, i.site.name)
+        for i in scan_calls(URL_BUILDER_CLASSES, "java")
+        if i.site.role in ("query", "endpoint")
+    }
+    assert {(3, "GET", "query", "name"), (4, "GET", "query", "limt")} <= read
+    assert {(16, "GET", "query", "nameMatchMode"), (17, "GET", "query", "Name")} <= read
+    targets = {
+        (i.line, t.method, t.path)
+        for i in scan_calls(URL_BUILDER_CLASSES, "java")
+        if i.site.role == "endpoint"
+        and (t := engine.resolve_call(i.site, define=False)) is not None
+    }
+    assert {(2, "GET", "/assets"), (16, "GET", "/assets")} <= targets
+    segments = [i.site.url for i in scan_calls(URL_BUILDER_CLASSES, "java") if i.line == 10]
+    assert segments == ["{}/rest/2.0/assets/{}"]  # the base, then the path segments added
+    lines = URL_BUILDER_CLASSES.splitlines()
+    got = [
+        (f.line, f.check, lines[f.line][f.start : f.end])
+        for f in engine.check_code(URL_BUILDER_CLASSES, "java")
+    ]
+    assert got == [(4, "unknown-param", "limt"), (17, "unknown-param", "Name")]

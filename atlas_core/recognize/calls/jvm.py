@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING, Any
 from atlas_core.recognize.calls.jvm_body import spring_key_site
 from atlas_core.recognize.calls.jvm_chain import BUILDER_STARTS as _BUILDER_STARTS
 from atlas_core.recognize.calls.jvm_chain import CHAIN_ENDS as _CHAIN_ENDS
-from atlas_core.recognize.calls.jvm_chain import URL_LINKS as _URL_LINKS
 from atlas_core.recognize.calls.jvm_chain import (
+    URL_BUILDERS,
     URL_PARTS,
     builder_uses,
     chain_top,
     chain_value,
     request_http,
 )
+from atlas_core.recognize.calls.jvm_chain import URL_LINKS as _URL_LINKS
 from atlas_core.recognize.calls.jvm_chain import Chain as _Chain
 from atlas_core.recognize.calls.jvm_helpers import APACHE_REQUESTS, connection_method, helper_http
 from atlas_core.recognize.calls.jvm_helpers import Http as _Http
@@ -164,9 +165,12 @@ class JavaCalls(CallWalk):
             return None
         if parent.type == "argument_list" and parent.parent is not None:
             call = parent.parent
-            wraps = call.type == "object_creation_expression" and self.text(
-                child(call, "type")
-            ) in ("URI", "URL")
+            made = (
+                self.text(child(call, "type")) if call.type == "object_creation_expression" else ""
+            )
+            if made in URL_BUILDERS and parent.named_children[0].id == node.id:
+                return chain_top(self, call)  # `new URIBuilder(url).addParameter(k, v).build()`
+            wraps = made in ("URI", "URL")
             if call.type == "method_invocation":
                 name = self.text(child(call, "name"))
                 if name in URL_PARTS and parent.named_children[0].id == node.id:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atlas_core.recognize.calls.jvm_chain import Chain, chain_top
+from atlas_core.recognize.calls.jvm_chain import QUERY_LINKS, Chain, chain_top
 from atlas_core.recognize.calls.jvm_helpers import Http
 from atlas_core.recognize.calls.site import BODY, QUERY, CallSite
 from atlas_core.syntax import field as child
@@ -53,7 +53,7 @@ def spring_key_site(reader: JavaCalls, string: Node) -> CallSite | None:
     index = next(i for i, a in enumerate(args) if a.id == string.id)
     name = reader.text(child(call, "name"))
     receiver = child(call, "object")
-    if name == "queryParam" and index == 0 and receiver is not None:
+    if name in QUERY_LINKS and index == 0 and receiver is not None:
         return _query_site(reader, call, string)
     if name == "of" and index % 2 == 0 and reader.text(receiver) in _MAP_FACTORIES:
         keys = tuple(reader.literal(a) if reader.is_string(a) else "" for a in args[::2])
@@ -76,7 +76,7 @@ def _query_site(reader: JavaCalls, call: Node, string: Node) -> CallSite | None:
     link: Node | None = top
     while link is not None and link.type == "method_invocation":
         args = child(link, "arguments")
-        if reader.text(child(link, "name")) == "queryParam" and args and args.named_child_count:
+        if reader.text(child(link, "name")) in QUERY_LINKS and args and args.named_child_count:
             keys.insert(0, reader.literal(args.named_children[0]))
         link = child(link, "object")
     return reader.key_site(

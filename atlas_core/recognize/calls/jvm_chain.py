@@ -122,19 +122,47 @@ class Chain:
 # Links that build a URL (Spring's UriComponentsBuilder, JAX-RS's WebTarget) and links that
 # pass the URL they are called on through (`toUriString()`, `build().toUri()`).
 URL_PARTS = frozenset(
-    {"path", "pathSegment", "fromHttpUrl", "fromUriString", "fromPath", "target", "resolve"}
-)
-URL_PASS = frozenset(
     {
-        "toUriString",
-        "toUri",
-        "build",
-        "encode",
-        "expand",
-        "buildAndExpand",
-        "toString",
-        "queryParam",
+        "path",
+        "pathSegment",
+        "fromHttpUrl",
+        "fromUriString",
+        "fromPath",
+        "target",
+        "resolve",
+        "parse",  # OkHttp's HttpUrl.parse(url).newBuilder()...
+        "addPathSegment",
+        "addPathSegments",
     }
+)
+# Links that add a query key (Spring's UriComponentsBuilder, Apache's URIBuilder, OkHttp's
+# HttpUrl.Builder): their first argument is the key.
+QUERY_LINKS = frozenset(
+    {
+        "queryParam",
+        "addParameter",
+        "setParameter",
+        "addQueryParameter",
+        "addEncodedQueryParameter",
+        "setQueryParameter",
+    }
+)
+# Classes whose construction starts a URL-building chain (``new URIBuilder(url)``).
+URL_BUILDERS = frozenset({"URIBuilder", "org.apache.http.client.utils.URIBuilder"})
+URL_PASS = (
+    frozenset(
+        {
+            "toUriString",
+            "toUri",
+            "build",
+            "encode",
+            "expand",
+            "buildAndExpand",
+            "toString",
+            "newBuilder",
+        }
+    )
+    | QUERY_LINKS
 )
 _MAX_APPENDS = 64
 
@@ -181,7 +209,7 @@ def chain_value(reader: JavaCalls, node: Node, depth: int) -> str | None:
     target = child(node, "object")
     args = child(node, "arguments")
     values = args.named_children if args is not None else []
-    if name in ("fromHttpUrl", "fromUriString", "fromPath", "target") and values:
+    if name in ("fromHttpUrl", "fromUriString", "fromPath", "target", "parse") and values:
         return reader._value(values[0], depth + 1)
     if target is None:
         return None
@@ -190,10 +218,10 @@ def chain_value(reader: JavaCalls, node: Node, depth: int) -> str | None:
     if name == "path" and values:
         base, part = reader._value(target, depth + 1), reader._value(values[0], depth + 1)
         return base.rstrip("/") + "/" + part.lstrip("/") if part else base
-    if name == "pathSegment":
+    if name in ("pathSegment", "addPathSegment", "addPathSegments"):
         segments = "/".join(reader._value(v, depth + 1) for v in values)
         return reader._value(target, depth + 1).rstrip("/") + "/" + segments
-    if name == "queryParam" and values:
+    if name in QUERY_LINKS and values:
         base = reader._value(target, depth + 1)
         key = reader._value(values[0], depth + 1)
         return f"{base}{'&' if '?' in base else '?'}{key}={{}}"

@@ -86,9 +86,24 @@ def _pathless_keys(document: Document, node: Node, start: int) -> list[int]:
 
 
 # Java methods whose string arguments are URL words without a slash: JAX-RS's
-# ``target(base).path("assets")``, Spring's ``queryParam("name", n)``, and a body map's keys
+# ``target(base).path("assets")``, query keys (Spring's ``queryParam("name", n)``, Apache's
+# ``addParameter``, OkHttp's ``addQueryParameter``), OkHttp's path segments, and a body map's keys
 # (``Map.of("name", n)``, ``body.put("name", n)``); the reader says which reach a call.
-_WORD_METHODS = frozenset({b"path", b"queryParam", b"of", b"put"})
+_WORD_METHODS = frozenset(
+    {
+        b"path",
+        b"of",
+        b"put",
+        b"queryParam",
+        b"addParameter",
+        b"setParameter",
+        b"addQueryParameter",
+        b"addEncodedQueryParameter",
+        b"setQueryParameter",
+        b"addPathSegment",
+        b"addPathSegments",
+    }
+)
 
 
 # A lone word: what a wrapper's path argument may be when the wrapper adds the slash itself;
