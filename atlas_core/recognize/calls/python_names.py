@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.python_steps import grown
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN, url_join
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 from atlas_core.recognize.calls.walk import CallWalk
@@ -68,7 +69,7 @@ class PythonNames(CallWalk):
             return self._value(left, depth + 1, bind) + self._value(right, depth + 1, bind)
         if kind in ("identifier", "attribute"):
             value = self._definition(node)
-            return self._value(value, depth + 1, bind) if value is not None else UNKNOWN
+            return grown(self, node, value, depth, bind) if value is not None else UNKNOWN
         if kind == "call":
             return self._call_value(node, depth, bind)
         return UNKNOWN
