@@ -52,6 +52,7 @@ def merge_evidence(
         added = _use(bundle, model, use, ops)
         if _PAGING_PAGE.search(str(use.get("page", ""))):
             paging.update((p.name, p) for p in added)
+            paging.update((p.name, p) for p in _paging_style(str(use.get("page", ""))))
     _page_everywhere(paging, ops)
     disagreements = [_disagreement(d) for d in evidence.get("disagreements", ())]
     notices = [
@@ -157,6 +158,17 @@ def _union(new: tuple[Param, ...], old: tuple[Param, ...]) -> tuple[Param, ...]:
 # A page about pagination shows its parameters on one operation as an example of all of them.
 _PAGING_PAGE = re.compile(r"(?i)paginat")
 _PAGED = frozenset({"offset", "limit"})
+# A page on one style of paging is named for it, and so is that style's parameter
+# (``cursor-based-pagination``: ``cursor``), even where the page's example shows only the others.
+_PAGING_STYLE = re.compile(r"(?i)(?:^|/)([a-z]+)-based-paginat")
+
+
+def _paging_style(page: str) -> tuple[Param, ...]:
+    found = _PAGING_STYLE.search(page)
+    if found is None or found.group(1).lower() in _PAGED:
+        return ()
+    shown = f"Not in the spec; the paging {page} describes."
+    return (Param(name=found.group(1).lower(), location=QUERY, description=shown),)
 
 
 def _page_everywhere(

@@ -35,3 +35,15 @@ def test_the_paging_parameter_is_known_on_every_paged_operation(engine: Engine) 
 
 def test_an_operation_that_is_not_paged_still_flags_it(engine: Engine) -> None:
     assert _checks(engine, "/tags") == ["unknown-param"]
+
+
+def test_a_paging_style_a_page_is_named_for_is_a_parameter_of_paged_operations(
+    engine: Engine,
+) -> None:
+    # the page's example shows only offset and limit; its name says the style's parameter
+    def checks(path: str) -> list[str]:
+        code = f'import requests\nrequests.get("{BASE}{path}", params={{"marker": m}})\n'
+        return [f.check for f in engine.check_code(code, "python")]
+
+    assert checks("/attributes") == []
+    assert checks("/tags") == ["unknown-param"]
