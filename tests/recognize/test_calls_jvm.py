@@ -523,3 +523,49 @@ def test_okhttp_and_apache_url_builders(engine: Engine) -> None:
         for f in engine.check_code(URL_BUILDER_CLASSES, "java")
     ]
     assert got == [(4, "unknown-param", "limt"), (17, "unknown-param", "Name")]
+
+
+RETROFIT = """\
+public interface CatalogService {
+    @GET("rest/2.0/assets")
+    Call<AssetPage> find(@Query("name") String name, @Query("limt") int limit);
+
+    @Headers("Accept: application/json")
+    @DELETE("rest/2.0/assets/{assetId}")
+    Call<Void> remove(@Path("assetId") String id);
+
+    @POST("/rest/2.0/asset")
+    Call<Asset> add(@Body AddAssetRequest body);
+}
+
+@Path("/rest/2.0/assets")
+public class AssetResource {
+    @GET
+    @Path("/{id}")
+    public Asset get(@PathParam("id") String id, @QueryParam("limt") int l) { return null; }
+}
+"""
+
+
+def test_retrofit_interfaces_make_their_requests(engine: Engine) -> None:
+    """A Retrofit method's ``@GET("rest/2.0/assets")`` is its request (relative to a base URL
+    ending in its slash) and its ``@Query`` parameters the query keys; a JAX-RS resource (a
+    server: ``@GET`` with no argument) is no request."""
+    read = [
+        (i.line, i.site.method, i.site.role, i.site.name)
+        for i in scan_calls(RETROFIT, "java")
+        if i.site.role in ("query", "endpoint")
+    ]
+    assert read == [
+        (1, "GET", "endpoint", ""),
+        (2, "GET", "query", "name"),
+        (2, "GET", "query", "limt"),
+        (5, "DELETE", "endpoint", ""),
+        (8, "POST", "endpoint", ""),
+    ]
+    lines = RETROFIT.splitlines()
+    got = [
+        (f.line, f.check, lines[f.line][f.start : f.end])
+        for f in engine.check_code(RETROFIT, "java")
+    ]
+    assert got == [(2, "unknown-param", "limt"), (8, "unknown-endpoint", "/rest/2.0/asset")]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.jvm_annotations import retrofit_http, retrofit_query
 from atlas_core.recognize.calls.jvm_body import spring_key_site
 from atlas_core.recognize.calls.jvm_chain import BUILDER_STARTS as _BUILDER_STARTS
 from atlas_core.recognize.calls.jvm_chain import CHAIN_ENDS as _CHAIN_ENDS
@@ -151,7 +152,11 @@ class JavaCalls(CallWalk):
                     span=self.content_span(string),
                     client=HTTP,
                 )
-        return spring_key_site(self, string) or self.url_part_site(string)
+        return (
+            spring_key_site(self, string)
+            or retrofit_query(self, string)
+            or self.url_part_site(string)
+        )
 
     def url_step(self, node: Node, parent: Node) -> Node | None:
         if parent.type in ("binary_expression", "parenthesized_expression"):
@@ -182,6 +187,8 @@ class JavaCalls(CallWalk):
         return None
 
     def url_in_call(self, root: Node, parent: Node) -> tuple[bool, _Http | None]:
+        if parent.type == "annotation_argument_list":
+            return True, retrofit_http(self, root, parent)
         if parent.type == "argument_list" and parent.parent is not None:
             call = parent.parent
             index = next(i for i, a in enumerate(parent.named_children) if a.id == root.id)

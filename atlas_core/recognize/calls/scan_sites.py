@@ -157,9 +157,12 @@ def _is_glued_word(document: Document, node: Node, content: Node | None) -> bool
 
 
 def _is_segment(document: Document, node: Node) -> bool:
-    """A string argument of a Java method of `_WORD_METHODS`."""
+    """A string argument of a Java method of `_WORD_METHODS`, or of Retrofit's ``@Query``."""
     arguments = node.parent
     call = arguments.parent if arguments is not None else None
+    if call is not None and call.type == "annotation":
+        name = call.child_by_field_name("name")
+        return name is not None and document.data[name.start_byte : name.end_byte] == b"Query"
     if call is None or call.type != "method_invocation":
         return False
     name = call.child_by_field_name("name")
