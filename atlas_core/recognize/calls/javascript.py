@@ -21,6 +21,7 @@ from atlas_core.recognize.calls.js_config import (
     sending_call,
     spread_into,
 )
+from atlas_core.recognize.calls.js_out_of_view import named_options_context
 from atlas_core.recognize.calls.js_params import (
     builder_key_site,
     chain_context,
@@ -229,6 +230,8 @@ class JavaScriptCalls(JsRequests):
 
     def _argument_context(self, call: Node, index: int, path: list[str]) -> KeyContext | None:
         http = self.http(call)
+        if http is not None and http.style == "named" and path:
+            return named_options_context(self, http, call, index, path)
         if http is not None and http.style in ("passed", "named"):
             # which keys a passed function reads, its callers' argument says; what a helper out
             # of view does with its other arguments, nothing here says

@@ -10,7 +10,10 @@ another file defines): what its call site shows of the request it sends.
   endpoint is known, and no check claims a method).
 
 What the helper does with its other arguments is out of view: they get no key checks (the
-"named" style). A helper the document defines is read through its body instead (`js_wrappers`).
+"named" style), but for the query of an options object after the URL whose every key is a request
+option's name (``{ params: new URLSearchParams({...}), headers, body }``): such an object is the
+request's options, handed on to the HTTP library. A helper the document defines is read through
+its body instead (`js_wrappers`).
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from atlas_core.recognize.calls.js_config import options_method
 from atlas_core.recognize.calls.js_http import Http
 from atlas_core.recognize.calls.js_returns import returned
 from atlas_core.recognize.calls.js_wrappers import definition_of
-from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN
+from atlas_core.recognize.calls.site import HTTP_VERBS, QUERY, UNKNOWN
 from atlas_core.recognize.calls.verbs import named_verb
+from atlas_core.recognize.calls.walk import KeyContext
+from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -36,6 +41,20 @@ _REST_PATH = re.compile(r"/rest/\d")
 _LITERALS = frozenset({"string", "template_string"})
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 _CLIENT = re.compile(r"(?i)client|api|http|rest|collibra|service|request")
+# The keys of a request's options, as fetch, axios, ky and got name them; those of a query.
+_QUERY_OPTIONS = frozenset({"params", "searchParams", "query", "qs"})
+_REQUEST_OPTIONS = _QUERY_OPTIONS | {
+    "method",
+    "headers",
+    "body",
+    "data",
+    "json",
+    "timeout",
+    "signal",
+    "auth",
+    "credentials",
+    "responseType",
+}
 
 
 def helper_out_of_view(
@@ -100,3 +119,26 @@ def _method_argument(reader: JsValues, args: list[Node], url: Node) -> str:
             if value.lower() in HTTP_VERBS:
                 return value.upper()
     return ""
+
+
+def named_options_context(
+    reader: JsValues, http: Http, call: Node, index: int, path: list[str]
+) -> KeyContext | None:
+    """The keys under `path` of argument `index` of a helper out of view: a query's where that
+    argument, just after the URL, is written as request options and `path` starts at its query
+    (``apiPost(url, { params: {...}, headers })``); else unknown."""
+    args = reader._arguments(call)
+    if http.url is None or path[0] not in _QUERY_OPTIONS or index < 1 or index >= len(args):
+        return None
+    options = args[index]
+    if args[index - 1].id != http.url.id or options.type != "object":
+        return None
+    for item in options.named_children:
+        if item.type == "comment":
+            continue
+        key = child(item, "key") if item.type == "pair" else item
+        if item.type not in ("pair", "shorthand_property_identifier"):
+            return None  # a spread: which options these are is not written here
+        if reader._key_name(key) not in _REQUEST_OPTIONS:
+            return None
+    return KeyContext(QUERY, http, nested=len(path) - 1)

@@ -21,7 +21,11 @@ from atlas_core.recognize.calls.js_config import (
 )
 from atlas_core.recognize.calls.js_destructured import bind_patterns
 from atlas_core.recognize.calls.js_http import FORWARDED, Http
-from atlas_core.recognize.calls.js_instances import instance_base, instance_call
+from atlas_core.recognize.calls.js_instances import (
+    destructured_verb,
+    instance_base,
+    instance_call,
+)
 from atlas_core.recognize.calls.js_out_of_view import curried_helper, helper_out_of_view
 from atlas_core.recognize.calls.js_passed import (
     as_wrapper,
@@ -132,6 +136,9 @@ class JsRequests(JsValues):
             instance = instance_base(self, function) if args else None
             if instance:  # `api(path, {query})` of `api = $fetch.create({baseURL})`
                 return instance_call(self, call, args, instance)
+            taken = destructured_verb(self, function) if args else None
+            if taken is not None:  # `const { get } = api; get(path)`
+                return self._verb_call(call, args, taken[0], taken[1], taken=True)
             return helper_out_of_view(self, call, callee, args)
         if function.type != "member_expression":
             return None
@@ -150,11 +157,20 @@ class JsRequests(JsValues):
             return None  # a Map's, a URLSearchParams' or a Headers' `get`
         if jquery:
             return self._jquery(call, args, _JQUERY_VERBS[verb])
+        return self._verb_call(call, args, verb, receiver)
+
+    def _verb_call(
+        self, call: Node, args: list[Node], verb: str, receiver: Node, *, taken: bool = False
+    ) -> Http | None:
+        """``receiver.verb(*args)``: a request where the receiver reads as an HTTP client (a
+        method `taken` out of it, only where its name says so: a `get` of any other object
+        is no request, whatever its arguments)."""
+        receiver_text = self.text(receiver)
         base = instance_base(self, receiver)
         looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
         if receiver_text not in _OPTIONS_STYLE and is_server_route(self, args, looks_http):
             return None  # `router.get(path, handler)`: a server route, not a request's callback
-        if not looks_http and "/" not in self._value(args[0], 0):
+        if not looks_http and (taken or "/" not in self._value(args[0], 0)):
             return None
         if receiver_text in _OPTIONS_STYLE and args[0].type == "object":
             http = self._config_call(args, "")  # `request.post({url, json: true})`

@@ -1,0 +1,83 @@
+"""JavaScript and TypeScript client shapes found by blind probes: a class's client made in its
+constructor, verb methods taken out of a client, and what a call cannot show reads as nothing."""
+
+from __future__ import annotations
+
+from atlas_core.recognize.calls.scan import scan_calls
+
+
+def _endpoints(code: str, language: str = "javascript") -> set[tuple[int, str, str]]:
+    return {
+        (item.line, item.site.method, item.site.url)
+        for item in scan_calls(code, language)
+        if item.site.role == "endpoint"
+    }
+
+
+def _keys(code: str, language: str = "javascript") -> set[tuple[int, str, str, str]]:
+    return {
+        (item.line, item.site.method, item.site.role, item.site.name)
+        for item in scan_calls(code, language)
+        if item.site.role != "endpoint"
+    }
+
+
+FIELD_CLIENT = """\
+class Catalog {
+  constructor(root) {
+    this.http = axios.create({ baseURL: `${root}/rest/2.0` });
+  }
+  types() { return this.http.get("/assetTypes"); }
+  addTag(id, tags) { return this.http.post(`/assets/${id}/tags`, { tagNames: tags }); }
+}
+"""
+
+
+def test_a_client_a_constructor_makes_gives_its_base_to_the_calls_of_its_methods() -> None:
+    assert _endpoints(FIELD_CLIENT) == {
+        (4, "GET", "{}/rest/2.0/assetTypes"),
+        (5, "POST", "{}/rest/2.0/assets/{}/tags"),
+    }
+
+
+TAKEN_VERBS = """\
+const dgc = axios.create({ baseURL: process.env.DGC_URL });
+const { get, post: create } = dgc;
+get("/rest/2.0/statuses", { params: { limit: 5 } });
+create("/rest/2.0/communities", { name: "Ops" });
+"""
+
+
+def test_verb_methods_taken_out_of_a_client_send_their_verb() -> None:
+    assert _endpoints(TAKEN_VERBS) == {
+        (2, "GET", "/rest/2.0/statuses"),
+        (3, "POST", "/rest/2.0/communities"),
+    }
+    assert _keys(TAKEN_VERBS) == {(2, "GET", "query", "limit"), (3, "POST", "body", "name")}
+
+
+NOT_TAKEN_FROM_A_CLIENT = """\
+const { get } = require("lodash");
+get(config, "/rest/2.0/assets");
+function read({ post }) { return post("/rest/2.0/assets", { name: "x" }); }
+"""
+
+
+def test_a_verb_taken_out_of_anything_else_reads_as_nothing() -> None:
+    assert _endpoints(NOT_TAKEN_FROM_A_CLIENT) == set()
+
+
+OUT_OF_VIEW_OPTIONS = """\
+import { Put, apiGet } from "./net";
+Put(client)("/rest/2.0/assets/a1/tags", { params: new URLSearchParams({ force: "1" }), body });
+apiGet("/rest/2.0/roles", { query: { offset: 0 }, headers: { Accept: "application/json" } });
+apiGet("/rest/2.0/roles", { query: { offset: 0 }, pick: "results" });
+"""
+
+
+def test_the_query_of_request_options_handed_to_a_helper_out_of_view_is_read() -> None:
+    assert _keys(OUT_OF_VIEW_OPTIONS) == {
+        (1, "PUT", "query", "force"),
+        (2, "GET", "query", "offset"),
+        # `pick` is no request option: what the helper makes of these options is unknown
+    }
