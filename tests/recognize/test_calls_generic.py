@@ -172,6 +172,26 @@ def test_a_wrong_path_is_flagged_in_csharp_and_ruby(engine: Engine) -> None:
     assert engine.check_code(ruby, "ruby") == []
 
 
+def test_a_path_relative_to_the_clients_base_is_read(engine: Engine) -> None:
+    """RestSharp's ``new RestRequest("rest/2.0/assets", Method.Get)`` on a client that holds the
+    base URL (ending in its slash): the path alone is the request's."""
+    csharp = (
+        'var find = new RestRequest("rest/2.0/assets", Method.Get);\n'
+        'var one = new RestRequest($"rest/2.0/assets/{id}", Method.Get);\n'
+        'var wrong = new RestRequest("rest/2.0/asset", Method.Get);\n'
+        'var other = new RestRequest("api/v2/assets", Method.Get);\n'
+    )
+    found = [(i.line, i.site.method, i.site.url) for i in scan_calls(csharp, "csharp")]
+    assert found == [
+        (0, "GET", "/rest/2.0/assets"),
+        (1, "GET", "/rest/2.0/assets/{}"),
+        (2, "GET", "/rest/2.0/asset"),
+    ]
+    assert [(f.line, f.check) for f in engine.check_code(csharp, "csharp")] == [
+        (2, "unknown-endpoint")
+    ]
+
+
 def test_huge_and_junk_input_stays_bounded() -> None:
     many = 'x = client.GetAsync("/rest/2.0/assets"); // see the docs\n' * 100_000
     assert len(scan_calls(many, "csharp", budget_s=600)) == 5000  # the site limit

@@ -47,7 +47,10 @@ _CALL = re.compile(
     r"|(?P<later>http|uri|url|curl_init))"
     r"\s*(?:<[\w.<>\[\], ?]{0,80}>\s*)?(?P<open>\(|[ \t]+(?=[\"'@$]))"
 )
-_CANDIDATE = re.compile(r"(?i)/rest/|collibra|[\"'`]/\w")
+# A URL worth reading: a REST path (perhaps relative to a base ending in its slash, as RestSharp's
+# ``new RestRequest("rest/2.0/assets")`` writes it), Collibra, or a quoted absolute path.
+_RELATIVE_REST = re.compile(r"rest/\d+(?:\.\d+)*/")
+_CANDIDATE = re.compile(r"(?i)/rest/|[\"'`@$]rest/\d|collibra|[\"'`]/\w")
 _RECEIVER = re.compile(r"([@$]?[A-Za-z_]\w*)\s*(?:\(\s*\))?[!?]?\s*(?:\.|\?\.|::|->)\s*$")
 _CLIENT_LIKE = re.compile(r"(?i)client|api|collibra|dgc|http|rest|conn|session|agent|resource")
 _ROUTE_RECEIVER = re.compile(r"(?i)^(?:app|router|routes?|routing|server|r|mux|sinatra)$")
@@ -229,11 +232,15 @@ def _curl_method(code: Code, after: int) -> str:
 
 
 def _slash_after_base(parts: list[Part]) -> list[Part]:
-    """``base + "rest/2.0/assets"``: an unknown base and a path written without its slash."""
+    """``base + "rest/2.0/assets"``: an unknown base and a path written without its slash; or
+    the path alone, relative to a base ending in its slash (RestSharp's ``new
+    RestRequest("rest/2.0/assets", Method.Get)`` on a client holding the base)."""
     out = list(parts)
-    for i in range(1, len(out)):
+    for i in range(len(out)):
         part = out[i]
-        if out[i - 1].span is None and part.span is not None and part.text.startswith("rest/"):
+        after_base = i > 0 and out[i - 1].span is None and part.text.startswith("rest/")
+        alone = i == 0 and _RELATIVE_REST.match(part.text) is not None
+        if part.span is not None and (after_base or alone):
             out[i] = Part("/" + part.text, part.span)
     return out
 
