@@ -27,6 +27,7 @@ _LANGUAGE_ALIASES = {
     "jsonc": "json",
     "json5": "json",
     "yml": "yaml",
+    "ansible": "yaml",  # the Ansible extension's language id
     "sh": "shell",
     "bash": "shell",
     "zsh": "shell",

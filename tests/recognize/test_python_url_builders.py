@@ -91,3 +91,35 @@ def test_one_url_name_sent_by_calls_of_several_methods_reads_as_each_call() -> N
         if item.site.role == ENDPOINT
     }
     assert (3, "DELETE") in read and (1, "GET") in read
+
+
+def test_a_builder_sent_by_several_requests_is_read_at_each() -> None:
+    text = (
+        "import requests\n"
+        "\n"
+        "class Paths:\n"
+        "    def __init__(self, root):\n"
+        "        self.root = root\n"
+        "\n"
+        "    def tag(self, tag_id):\n"
+        '        return f"{self.root}/rest/2.0/tags/{tag_id}"\n'
+        "\n"
+        "def status_url(i):\n"
+        '    return HOST + "/rest/2.0/statuses/" + i\n'
+        "\n"
+        'paths = Paths("https://dg.example.org")\n'
+        "http = requests.Session()\n"
+        "def read(t):\n"
+        "    return http.get(paths.tag(t)).json()\n"
+        "def drop(t):\n"
+        "    http.delete(paths.tag(t))\n"
+        "    http.patch(status_url(t), json={})\n"
+        "    requests.delete(status_url(t))\n"
+    )
+    # each call with its own method, the builders' literals as none of them
+    assert _endpoints(text) == [
+        (15, "GET", "{}/rest/2.0/tags/{}"),
+        (17, "DELETE", "{}/rest/2.0/tags/{}"),
+        (18, "PATCH", "{}/rest/2.0/statuses/{}"),
+        (19, "DELETE", "{}/rest/2.0/statuses/{}"),
+    ]

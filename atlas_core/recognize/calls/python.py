@@ -311,10 +311,14 @@ class PythonCalls(PythonHttp):
             if self._callee_name(call) in _URL_COMPOSERS or self.builds_from(call, node):
                 return call
             return None
+        if kind == "call" and is_field(node, "function"):
+            return parent if self._builds_url(parent) else None  # ``asset_url(i)``
         if kind == "attribute" and is_field(node, "object") and parent.parent is not None:
-            call = parent.parent  # ``"{}/rest/2.0/assets".format(base)``
-            format_call = call.type == "call" and self.text(child(parent, "attribute")) == "format"
-            return call if format_call else None
+            call = parent.parent  # ``"{}/rest/2.0/assets".format(base)``, ``urls.asset(i)``
+            if call.type != "call" or not is_field(parent, "function"):
+                return None
+            format_call = self.text(child(parent, "attribute")) == "format"
+            return call if format_call or self._builds_url(call) else None
         return None
 
     def url_in_call(self, root: Node, parent: Node) -> tuple[bool, SentRequest | None]:

@@ -6,6 +6,7 @@ method of the class around the call (``self._get(...)``), of the class a receive
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,8 @@ _URL_VALUES = frozenset(
 _URL_CALLS = frozenset({"format", "urljoin", "join", "strip", "rstrip", "lstrip", "quote"})
 _MAX_BODY_NODES = 2000  # nodes of one function body looked through for its returns
 _MAX_CALLERS = 8  # call sites of one URL builder followed
+# A verb-named call whose first argument a document scan reads as that call's URL.
+_SENDING = re.compile(r"(?i)(?:^|[.])(?:get|post|put|patch|delete|request)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +173,42 @@ class PythonCallees(PythonNames):
                 if len(calls) >= _MAX_CALLERS:
                     break
         return calls
+
+    def _builds_url(self, call: Node) -> bool:
+        """Whether `call` is one of several requests' calls of the document's own URL builder,
+        each read where it stands (`shared_uses`); the one call of a builder is read at the
+        builder's literal."""
+        found = self._builder(call)
+        built = self._built_url(found[0]) if found is not None else None
+        callers = self.builder_callers(built) if built is not None else None
+        return (
+            callers is not None
+            and len(callers) > 1
+            and all(self._sent_directly(c) for c in callers)
+        )
+
+    def shared_uses(self, parent: Node, uses: list[Node]) -> bool:
+        """A URL builder called straight as the URL of several requests
+        (``s.get(urls.mapping(i))``, ``s.delete(urls.mapping(i))``): each call is read where
+        it stands, and the builder's literal as none of them."""
+        if parent.type in ("return_statement", "lambda"):
+            return all(self._sent_directly(use) for use in uses)
+        return super().shared_uses(parent, uses)
+
+    def _sent_directly(self, call: Node) -> bool:
+        """Whether `call` is the first argument of a verb-named call (what a scan asks at)."""
+        arguments = call.parent
+        outer = arguments.parent if arguments is not None else None
+        if outer is None or outer.type != "call" or arguments is None:
+            return False
+        first = next((a for a in arguments.named_children if a.type != "comment"), None)
+        function = child(outer, "function")
+        return (
+            first is not None
+            and first.id == call.id
+            and function is not None
+            and _SENDING.search(self.text(function)) is not None
+        )
 
     def builds_from(self, call: Node, argument: Node) -> bool:
         """Whether positional `argument` of `call` is part of the URL the document's own

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from atlas_core.recognize.calls.generic import is_generic
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks, prose_commands
+from atlas_core.recognize.calls.ansible import ansible_lines
 from atlas_core.recognize.calls.request_lines import postman_lines, table_row_line
 from atlas_core.recognize.calls.scan_sites import Located
 from atlas_core.recognize.calls.scan_sites import keep as _keep
@@ -78,7 +79,10 @@ _JS_QUERY = (
     + _SENT_NAME.format(call="call_expression", args="arguments")
 )
 _QUERIES = {
-    "python": "(string) @s " + _SENT_NAME.format(call="call", args="argument_list"),
+    "python": "(string) @s "
+    + _SENT_NAME.format(call="call", args="argument_list")
+    # a URL builder's call sent as a URL (`s.delete(urls.mapping(i))`): each is its call's
+    + " (call arguments: (argument_list . (call) @c))",
     "javascript": _JS_QUERY,
     "typescript": _JS_QUERY,
     "java": "(string_literal) @s",
@@ -126,6 +130,8 @@ def scan_calls(
         return _request_lines(list(enumerate(text.split("\n"))), lang, deadline, limit)
     if lang == "json":  # a Postman collection's requests (any other JSON has none)
         return _request_lines(postman_lines(text), lang, deadline, limit)
+    if lang == "yaml":  # an Ansible playbook's `uri` tasks (any other YAML has none)
+        return _request_lines(ansible_lines(text), lang, deadline, limit)
     if lang in TEXT_LANGUAGES:
         return _scan_text(Document(text), lang, deadline, limit)
     if lang == "html":
@@ -255,13 +261,14 @@ def _read_block(
         if "n" in captures:
             shared = _module_sends(document, root, memo)
             captured += [(c, False) for c in _shared_sends(document, captures["n"], shared)]
+        captured += [(c, False) for c in captures.get("c", []) if _sent(document, c)]
         captured += [(c, True) for c in captures.get("k", []) if _on_client(document, c)]
     captured.sort(key=lambda c: c[0].start_byte)
     out: list[Located] = []
     for node, sdk in captured:
         if len(found) >= limit or time.monotonic() > deadline:
             return None
-        for offset in [node.start_byte] if sdk else _probes(document, node):
+        for offset in [node.start_byte] if sdk or node.type == "call" else _probes(document, node):
             line, _ = document.position(offset)
             site = reader(document, root, language, line, offset, memo=memo).read()
             item = _keep(found, document, line, site, sdk=sdk)

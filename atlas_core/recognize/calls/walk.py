@@ -161,7 +161,7 @@ class CallWalk(TreeReader):
         uses = self.assigned_uses(root, parent)
         if uses is None:
             return None
-        shared = len(uses) > 1 and self.scope_of(parent) is None
+        shared = len(uses) > 1 and self.shared_uses(parent, uses)
         sent = None
         for use in uses:
             found = self._url_step(self.use_root(use), depth + 1)
@@ -224,6 +224,11 @@ class CallWalk(TreeReader):
     def use_root(self, use: Node) -> Node:
         """The URL expression a read of a URL's name stands in."""
         return self.url_root(use)
+
+    def shared_uses(self, parent: Node, uses: list[Node]) -> bool:
+        """Whether the several `uses` of what `parent` assigns are each read as its own call,
+        so that the URL itself is no one call's: a module constant's."""
+        return self.scope_of(parent) is None
 
     def is_leftmost(self, root: Node, node: Node) -> bool:
         """Whether `node` starts the URL expression `root`."""
