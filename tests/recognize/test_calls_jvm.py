@@ -569,3 +569,27 @@ def test_retrofit_interfaces_make_their_requests(engine: Engine) -> None:
         for f in engine.check_code(RETROFIT, "java")
     ]
     assert got == [(2, "unknown-param", "limt"), (8, "unknown-endpoint", "/rest/2.0/asset")]
+
+
+GROOVY_READS = """\
+def found = new JsonSlurper().parseText(new URL("${base}/rest/2.0/assets?name=${n}").getText())
+def all = "${base}/rest/2.0/communities".toURL().text
+def conn = new URL("${base}/rest/2.0/assets/${id}").openConnection()
+conn.requestMethod = 'DELETE'
+def other = new File("/rest/2.0/notes.txt").text
+"""
+
+
+def test_groovy_url_reads_and_a_method_set_as_a_property() -> None:
+    """Groovy reads a URL with ``getText()``/``.text`` (a GET) and sets a connection's method as a
+    property (``conn.requestMethod = 'DELETE'``), which read as a GET before."""
+    endpoints = [
+        (i.line, i.site.method, i.site.url)
+        for i in scan_calls(GROOVY_READS, "groovy")
+        if i.site.role == "endpoint"
+    ]
+    assert endpoints == [
+        (0, "GET", "{}/rest/2.0/assets"),
+        (1, "GET", "{}/rest/2.0/communities"),
+        (2, "DELETE", "{}/rest/2.0/assets/{}"),
+    ]

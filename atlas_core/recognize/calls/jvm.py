@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 _STRINGS = frozenset({"string_literal", "character_literal"})
 _STRING_PARTS = frozenset({"string_fragment", "multiline_string_fragment", "escape_sequence"})
 _URL_WRAPPERS = frozenset({"create", "valueOf", "toString", "fromUriString", "format"})
+# What reads a URL's content (a GET): Groovy's `url.getText()`, Java's `url.openStream()`.
+_READS = frozenset({"getText", "openStream", "withReader", "withInputStream", "newReader"})
 _REST_TEMPLATE = re.compile(r"^(get|post|put|patch|delete|head|options)(?:For\w+)?$")
 # Methods of HTTP libraries' clients, never a generated client's operation (JAX-RS's
 # `client.target(url)`, OkHttp's `client.newCall(request)`, java.net.http's `client.send`).
@@ -161,6 +163,14 @@ class JavaCalls(CallWalk):
     def url_step(self, node: Node, parent: Node) -> Node | None:
         if parent.type in ("binary_expression", "parenthesized_expression"):
             return parent
+        if parent.type == "field_access" and is_field(node, "object"):
+            return None  # `new URL(u).text` (Groovy) is a GET: `url_in_call`
+        if (
+            parent.type == "method_invocation"
+            and is_field(node, "object")
+            and self.text(child(parent, "name")) == "toURL"
+        ):
+            return parent  # Groovy's `"${base}/rest/2.0/assets".toURL()`
         if parent.type == "lambda_expression" and is_field(node, "body"):
             # WebClient's ``uri(b -> b.path(p).build())``: the lambda stands for the URL.
             args = parent.parent
@@ -208,14 +218,27 @@ class JavaCalls(CallWalk):
                 return True, _Chain(self, call).http()
             direct = self.http(call) if index == 0 else None
             return True, direct or helper_http(self, call, index)
+        if parent.type == "field_access" and is_field(root, "object"):
+            text = self.text(child(parent, "field")) == "text"
+            return True, _Http("GET", root) if text and self._is_url(root) else None
         if parent.type == "method_invocation" and is_field(root, "object"):
             # new URL(...).openConnection(), as a Groovy or plain Java script writes it
             name = self.text(child(parent, "name"))
+            if name in _READS:  # Groovy's `new URL(u).getText()`, `url.openStream()`
+                return True, _Http("GET", root) if self._is_url(root) else None
             if name == "openConnection":
                 method, method_node = connection_method(self, parent)
                 return True, _Http(method, root, method_node=method_node)
             return True, request_http(self, root)  # JAX-RS: target(..).request().get()
         return False, None
+
+    def _is_url(self, node: Node) -> bool:
+        """Whether `node` makes a URL object (``new URL(..)``, ``"..".toURL()``) or names one."""
+        if node.type == "object_creation_expression":
+            return self.text(child(node, "type")) in ("URL", "java.net.URL")
+        if node.type == "method_invocation":
+            return self.text(child(node, "name")) == "toURL"
+        return node.type == "identifier"
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
         if parent.type not in ("variable_declarator", "assignment_expression"):

@@ -154,6 +154,7 @@ URL_PASS = (
         {
             "toUriString",
             "toUri",
+            "toURL",  # Groovy's `"${base}/assets".toURL()`
             "build",
             "encode",
             "expand",

@@ -168,7 +168,15 @@ def connection_method(reader: JavaCalls, open_call: Node) -> tuple[str, Node | N
         return "", None
     for use in reader.declared_uses(reader.text(name), holder):
         invocation = use.parent
-        if invocation is None or invocation.type != "method_invocation":
+        if invocation is None:
+            continue
+        given = _method_property(reader, invocation)
+        if given is not None:  # Groovy's `conn.requestMethod = "DELETE"`
+            method = reader._value(given, 0)
+            if method.lower() in HTTP_VERBS:
+                return method.upper(), None
+            return "", given
+        if invocation.type != "method_invocation":
             continue
         if reader.text(child(invocation, "name")) == "setRequestMethod":
             args = child(invocation, "arguments")
@@ -179,3 +187,13 @@ def connection_method(reader: JavaCalls, open_call: Node) -> tuple[str, Node | N
                     return method.upper(), None
                 return "", given
     return "GET", None
+
+
+def _method_property(reader: JavaCalls, access: Node) -> Node | None:
+    """The value assigned to a connection's ``requestMethod`` property (Groovy), or None."""
+    assignment = access.parent
+    if access.type != "field_access" or reader.text(child(access, "field")) != "requestMethod":
+        return None
+    if assignment is None or assignment.type != "assignment_expression":
+        return None
+    return child(assignment, "right") if is_field(access, "left") else None
