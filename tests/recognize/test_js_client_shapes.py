@@ -81,3 +81,60 @@ def test_the_query_of_request_options_handed_to_a_helper_out_of_view_is_read() -
         (2, "GET", "query", "offset"),
         # `pick` is no request option: what the helper makes of these options is unknown
     }
+
+
+BUILT_FOR_SEVERAL = """\
+const PATHS = { rating: (id) => `/rest/2.0/ratings/${id}` };
+const scopeUrl = (id) => `/rest/2.0/scopes/${id}`;
+async function rerate(api, id, value) {
+  const old = await api.get(PATHS.rating(id));
+  await api.patch(PATHS.rating(id), { rating: value });
+  await api.delete(scopeUrl(id));
+  return old;
+}
+const dropScope = (api, id) => api.get(scopeUrl(id));
+"""
+
+
+def test_a_url_builder_several_calls_share_reads_at_each_call_as_its_request() -> None:
+    found = _endpoints(BUILT_FOR_SEVERAL)
+    assert {
+        (3, "GET", "/rest/2.0/ratings/{}"),
+        (4, "PATCH", "/rest/2.0/ratings/{}"),
+        (5, "DELETE", "/rest/2.0/scopes/{}"),
+        (8, "GET", "/rest/2.0/scopes/{}"),
+    } <= found
+    assert {row for row in found if row[0] > 2} == {
+        (3, "GET", "/rest/2.0/ratings/{}"),
+        (4, "PATCH", "/rest/2.0/ratings/{}"),
+        (5, "DELETE", "/rest/2.0/scopes/{}"),
+        (8, "GET", "/rest/2.0/scopes/{}"),
+    }
+
+
+BUILT_FOR_ONE = """\
+const roleUrl = (id) => `/rest/2.0/roles/${id}`;
+fetch(roleUrl(rid));
+"""
+
+
+def test_a_url_builder_one_call_makes_reads_once_at_its_literal() -> None:
+    assert _endpoints(BUILT_FOR_ONE) == {(0, "GET", "/rest/2.0/roles/{}")}
+
+
+MADE_CONFIG = """\
+const ROOT = process.env.DGC;
+const cfg = (method, url, data) => ({ method, url: ROOT + url, data });
+function withAuth(path) { return { url: `${ROOT}${path}`, headers: { Authorization: token } }; }
+axios(cfg("delete", "/rest/2.0/comments/c1"));
+axios(withAuth("/rest/2.0/navigation/most_viewed"));
+axios(cfg("post", "/rest/2.0/tags/merge", "/not/a/url"));
+"""
+
+
+def test_a_request_config_the_codes_own_function_returns_reads_with_the_calls_arguments() -> None:
+    assert _endpoints(MADE_CONFIG) == {
+        (3, "DELETE", "{}/rest/2.0/comments/c1"),
+        (4, "GET", "{}/rest/2.0/navigation/most_viewed"),
+        (5, "POST", "{}/rest/2.0/tags/merge"),  # the data argument is no part of the URL
+    }

@@ -29,7 +29,12 @@ from atlas_core.recognize.calls.js_params import (
 )
 from atlas_core.recognize.calls.js_passed import is_query_builder
 from atlas_core.recognize.calls.js_requests import Http, JsRequests
-from atlas_core.recognize.calls.js_returns import argument_in_url, callers
+from atlas_core.recognize.calls.js_returns import (
+    argument_in_url,
+    built_by_several,
+    callers,
+    url_argument_of,
+)
 from atlas_core.recognize.calls.js_routes import enum_reads, route_reads
 from atlas_core.recognize.calls.js_strings import fills, join_step, to_string
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
@@ -105,9 +110,9 @@ class JavaScriptCalls(JsRequests):
             call = callee.parent
             if call is None or call.type != "call_expression" or not is_field(callee, "function"):
                 return None
-            return self.callee_site(call, node, self.http(call))
+            return self._call_site(call, node)
         if node.type == "identifier" and parent.type == "call_expression":
-            return self.callee_site(parent, node, self.http(parent))
+            return self._call_site(parent, node)
         if node.type in ("string", "template_string") and parent.type == "arguments":
             key = builder_key_site(self, node)  # `url.searchParams.append("name", q)`
             if key is not None:
@@ -137,6 +142,15 @@ class JavaScriptCalls(JsRequests):
             and len(keys) == len(written)
         ) or (not context.nested and len(keys) == len(written) and held_whole_js(self, obj))
         return self.context_site(context, name, span, keys, complete=complete)
+
+    def _call_site(self, call: Node, name: Node) -> CallSite | None:
+        """The cursor on the name of the function `call` calls: its request, or the request of
+        the call whose URL it builds (`http.delete(paths.mapping(id))`) where the builder's URL
+        reaches several calls, else none (its literal reads as that one call)."""
+        sent = url_argument_of(self, call)
+        if sent is None:
+            return self.callee_site(call, name, self.http(call))
+        return self.callee_site(call, name, sent) if built_by_several(self, call) else None
 
     # --- from a key to its call ----------------------------------------------------------
 

@@ -35,6 +35,7 @@ from atlas_core.recognize.calls.js_passed import (
 )
 from atlas_core.recognize.calls.js_returns import (
     builder_of,
+    made_config,
     made_options_method,
     options_call,
     returned,
@@ -214,6 +215,8 @@ class JsRequests(JsValues):
             http.method = self._method_of(http, None)
             return http
         config, held, made = args[0], None, None
+        if config.type == "call_expression":
+            return self._made_config(config, verb)
         if config.type == "identifier":  # `const options = {path, method}; https.request(options)`
             made = self._definition(config)
             value = unwrapped(made)
@@ -236,6 +239,23 @@ class JsRequests(JsValues):
         base = self._option(config, "baseURL") or self._option(config, "baseUrl")
         http = Http("GET", url, "config", verb, base, call)
         http.method_node = method or (self._pair_value(config, "type") if verb == "ajax" else None)
+        http.method = self._method_of(http, None)
+        return http
+
+    def _made_config(self, maker: Node, verb: str) -> Http | None:
+        """``axios(req("get", path))``: the config the document's own function returns, read
+        with the arguments of the call that makes it (a wrapper with that config inside)."""
+        found = made_config(self, maker)
+        call = maker.parent.parent if maker.parent is not None else None
+        if found is None or call is None:
+            return None
+        definition, config = found
+        base = self._option(config, "baseURL") or self._option(config, "baseUrl")
+        method = declared_method(self, config)
+        inner = Http("GET", self._pair_value(config, "url"), "config", verb, base, None, method)
+        names = parameters(self, definition)
+        args = tuple(zip(names, [*self._arguments(maker), *([None] * len(names))], strict=False))
+        http = Http("", maker, "wrapper", call=call, inner=inner, args=args)
         http.method = self._method_of(http, None)
         return http
 

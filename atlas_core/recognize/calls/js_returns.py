@@ -25,6 +25,8 @@ from atlas_core.syntax import field as child
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+    from atlas_core.recognize.calls.js_http import Http
+    from atlas_core.recognize.calls.js_requests import JsRequests
     from atlas_core.recognize.calls.js_values import JsValues
 
 _MAX_NODES = 4000  # nodes of one function body looked through for its return statements
@@ -154,10 +156,31 @@ def made_options_method(reader: JsValues, call: Node) -> str:
     return "" if value == UNKNOWN else value.upper()
 
 
+def made_config(reader: JsValues, call: Node) -> tuple[Node, Node] | None:
+    """``axios(req("get", "/rest/2.0/users/current"))``: the document's own function `call`
+    calls and the request config it returns, an object literal with a ``url`` and every key
+    written (``(method, url, data) => ({ method, url: BASE + url, data })``); else None."""
+    definition = builder_of(reader, call)
+    made = _returned(definition) if definition is not None else None
+    while made is not None and made.type == "parenthesized_expression" and made.named_child_count:
+        made = made.named_children[0]
+    if definition is None or made is None or made.type != "object":
+        return None
+    if any(
+        item.type not in ("pair", "shorthand_property_identifier") for item in made.named_children
+    ):
+        return None  # a spread: which keys the config holds is not written
+    return (definition, made) if reader._pair_value(made, "url") is not None else None
+
+
 def argument_in_url(reader: JsValues, call: Node, index: int) -> bool:
-    """Whether argument `index` of `call` is part of the URL its (own) function returns."""
+    """Whether argument `index` of `call` is part of the URL its (own) function returns, or of
+    the ``url`` of the request config it returns (`made_config`)."""
     definition = builder_of(reader, call)
     value = returned(reader, definition) if definition is not None else None
+    if definition is not None and value is None:
+        made = made_config(reader, call)
+        value = reader._pair_value(made[1], "url") if made is not None else None
     if definition is None or value is None:
         return False
     names = parameters(reader, definition)
@@ -210,6 +233,25 @@ def callers(reader: JsValues, value: Node) -> list[Node] | None:
         if len(calls) >= _MAX_CALLERS:
             break
     return calls
+
+
+def url_argument_of(reader: JsRequests, built: Node) -> Http | None:
+    """The request whose URL argument is `built` (``http.get(paths.mapping(id))``), else None."""
+    arguments = built.parent
+    call = arguments.parent if arguments is not None else None
+    if arguments is None or call is None or arguments.type != "arguments":
+        return None
+    http = reader.http(call)
+    return http if http is not None and http.url is not None and http.url.id == built.id else None
+
+
+def built_by_several(reader: JsValues, built: Node) -> bool:
+    """Whether `built` calls one of the document's own URL-building functions that two or more
+    calls make."""
+    definition = builder_of(reader, built)
+    value = returned(reader, definition) if definition is not None else None
+    found = callers(reader, value) if value is not None else None
+    return found is not None and len(found) > 1
 
 
 def _holds_object(reader: JsValues, name: Node) -> bool:

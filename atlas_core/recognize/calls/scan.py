@@ -73,10 +73,17 @@ _DEFINITIONS = frozenset(
 _SENT_NAME_TEXT = re.compile(
     rb"(?i)(?<![\w$])" + _SEND_VERBS + rb"\s*\(\s*([A-Za-z_$][\w$]*)\s*[,)]"
 )
+# A URL built by a call the code's own function makes (`http.delete(paths.mapping(id))`): that
+# call's name is asked about too, as a sent name is, for the request it builds the URL of.
+_BUILT_URL = (
+    " (call_expression arguments: (arguments . (call_expression function: ["
+    "(identifier) @b (member_expression property: (property_identifier) @b)])))"
+)
 _JS_QUERY = (
     "(string) @s (template_string) @s (pair key: (property_identifier) @s)"
     " (object (shorthand_property_identifier) @s) "  # `{ name, domainId }`
     + _SENT_NAME.format(call="call_expression", args="arguments")
+    + _BUILT_URL
 )
 _QUERIES = {
     "python": "(string) @s "
@@ -262,6 +269,8 @@ def _read_block(
             shared = _module_sends(document, root, memo)
             captured += [(c, False) for c in _shared_sends(document, captures["n"], shared)]
         captured += [(c, False) for c in captures.get("c", []) if _sent(document, c)]
+        built = captures.get("b", [])
+        captured += [(c, False) for c in built if _sent(document, _built_call(c))]
         captured += [(c, True) for c in captures.get("k", []) if _on_client(document, c)]
     captured.sort(key=lambda c: c[0].start_byte)
     out: list[Located] = []
@@ -322,6 +331,14 @@ def _sent(document: Document, name: Node) -> bool:
     if function is None or function.end_byte - function.start_byte > 200:
         return False
     return bool(_SENDS.search(document.data[function.start_byte : function.end_byte]))
+
+
+def _built_call(name: Node) -> Node:
+    """The URL-building call a captured function name (`@b`) is the callee of."""
+    call = name.parent
+    if call is not None and call.type == "member_expression":
+        call = call.parent
+    return call if call is not None else name
 
 
 def _on_client(document: Document, node: Node) -> bool:
