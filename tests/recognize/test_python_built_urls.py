@@ -52,3 +52,21 @@ def test_a_query_string_added_to_in_many_branches_keeps_its_endpoint() -> None:
         "        return requests.get(self.url)\n"
     )
     assert all("assets/rest" not in url for *_, url in _sites(text))
+
+
+def test_a_parameters_string_default_is_its_value_where_the_function_is_read_alone() -> None:
+    text = (
+        "import requests\n"
+        "\n"
+        "class Reports:\n"
+        "    def listing(self, kind='rest/2.0/activities', limit=100, base=None):\n"
+        "        url = self.root + kind + '?limit=' + str(limit) + '&ofset=0'\n"
+        "        return self.s.get(url).json()\n"
+        "\n"
+        "    def other(self, path=None):\n"
+        "        return self.s.get(self.root + path + '?limit=5')\n"
+    )
+    assert _sites(text) == [(4, QUERY, "GET", "limit"), (4, QUERY, "GET", "ofset")]
+    # a default that is no string (None) stays unknown
+    urls = {i.site.url for i in scan_calls(text, "python")}
+    assert urls == {"{}rest/2.0/activities"}

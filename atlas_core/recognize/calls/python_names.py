@@ -141,7 +141,13 @@ class PythonNames(CallWalk):
                 continue
             if parent.type in _PARAMETER_PARENTS:
                 if self.scope_of(parent) == scope:
-                    return None  # a parameter: its value is the caller's
+                    # a parameter: its value is the caller's; where the function is read on its
+                    # own, a string default is the one value the code shows (not a method's: a
+                    # wrapper's callers pass their own, read through its summary)
+                    default = child(parent, "value") if parent.type in _DEFAULTS else None
+                    if default is None or default.type != "string":
+                        return None
+                    return None if self.literal(default).lower() in HTTP_VERBS else default
                 continue
             if parent.type not in _ASSIGNMENTS or not is_field(ident, "left"):
                 continue
@@ -367,6 +373,7 @@ def _is_identifier(node: Node) -> bool:
 _PARAMETER_PARENTS = frozenset(
     {"parameters", "default_parameter", "typed_parameter", "typed_default_parameter"}
 )
+_DEFAULTS = frozenset({"default_parameter", "typed_default_parameter"})
 _ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
 
 
