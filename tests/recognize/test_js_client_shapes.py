@@ -138,3 +138,23 @@ def test_a_request_config_the_codes_own_function_returns_reads_with_the_calls_ar
         (4, "GET", "{}/rest/2.0/navigation/most_viewed"),
         (5, "POST", "{}/rest/2.0/tags/merge"),  # the data argument is no part of the URL
     }
+
+
+GETS_BY_KEY = """\
+const { data } = useSWR(`/rest/2.0/traits?limit=${n}`, fetcher);
+pm.sendRequest(pm.environment.get("base") + "/rest/2.0/statuses", (err, res) => {});
+pm.sendRequest({
+  url: pm.environment.get("base") + "/rest/2.0/attributes",
+  method: "POST",
+  body: { mode: "raw", raw: JSON.stringify(payload) },
+});
+"""
+
+
+def test_swr_keys_and_postman_requests_read_as_their_requests_without_body_keys() -> None:
+    assert _endpoints(GETS_BY_KEY) == {
+        (0, "GET", "/rest/2.0/traits"),
+        (1, "GET", "{}/rest/2.0/statuses"),
+        (3, "POST", "{}/rest/2.0/attributes"),
+    }
+    assert _keys(GETS_BY_KEY) == {(0, "GET", "query", "limit")}  # Postman's body is {mode, raw}

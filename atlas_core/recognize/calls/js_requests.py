@@ -70,6 +70,11 @@ _URL_OPTIONS_CALLS = frozenset({"got", "ky", "$fetch", "ofetch", "useFetch", "us
 # body of a POST.
 _JQUERY = frozenset({"$", "jQuery"})
 _JQUERY_VERBS = {"get": "GET", "getJSON": "GET", "post": "POST"}
+# Calls that send a GET to a URL and show nothing else of the request: SWR's hooks, whose key is
+# the URL its fetcher gets (`useSWR("/rest/2.0/assets?limit=10", fetcher)`), and a Postman
+# script's `pm.sendRequest(url, callback)` (given a config instead, its `url` and `method`; its
+# `body` is Postman's `{mode, raw}`, no request body's keys).
+_GETS = frozenset({"useSWR", "useSWRImmutable", "pm.sendRequest"})
 # fetch, and Google Apps Script's `UrlFetchApp.fetch(url, {method, payload})`
 _FETCH = frozenset({"fetch", "window.fetch", "globalThis.fetch", "self.fetch", "UrlFetchApp.fetch"})
 
@@ -113,6 +118,11 @@ class JsRequests(JsValues):
             http = Http("GET", args[0] if args else None, "options", call=call)
             http.base = self._option(options, "baseURL")
             return self._with_method(http, options)
+        if callee in _GETS and args:
+            http = self._config_call(args, "") if args[0].type == "object" else None
+            http = http or Http("GET", args[0], "named", call=call)
+            http.style = "named"  # what else it sends, the call does not show
+            return http
         if is_xhr_open(self, function, args):
             http = Http("GET", args[1], "xhr", call=call, method_node=args[0])
             http.method = self._method_of(http, None)
