@@ -71,3 +71,18 @@ def test_data_from_a_variable_names_no_key() -> None:
         (1, "query", "limit"),
         (1, "query", "name"),
     ]
+
+
+def test_a_wrapper_given_its_method_as_an_argument() -> None:
+    text = (
+        "dgc() {\n"
+        '  local verb="$1"\n'
+        '  curl -s -u "$AUTH" -X "$verb" "$DGC/rest/2.0$2" "${@:3}"\n'
+        "}\n"
+        "dgc GET /statuses\n"
+        'dgc DELETE "/tags/$TAG"\n'
+        'dgc "$OTHER" /roles\n'
+    )
+    found = [(f[0], f[2], f[3]) for f in _read(text) if f[0] > 3]
+    # a method the call does not show is none
+    assert found == [(4, "GET", "{}/rest/2.0/statuses"), (5, "DELETE", "{}/rest/2.0/tags/{}")]

@@ -149,7 +149,7 @@ def _wrapped(document: Document, line: int, column: int, language: str) -> CallS
     args = [w.value for w in call[1:]]
     used: set[int] = set()
     url = expand_variables(command.url.value, document, wrapper.command, args, used)
-    method = _method(command, document, wrapper.command)
+    method = _method(command, document, wrapper.command, args)
     if not method:
         return None
     site = _Answer(method, tidy_url(url), line, column, language)
@@ -165,12 +165,15 @@ def _wrapped(document: Document, line: int, column: int, language: str) -> CallS
     return None
 
 
-def _method(command: _Command, document: Document, line: int) -> str:
-    """The method a command sends: its ``-X`` word (through a variable set above it) or the one
-    its options imply; "" when a variable's value cannot be seen."""
+def _method(
+    command: _Command, document: Document, line: int, positional: list[str] | None = None
+) -> str:
+    """The method a command sends: its ``-X`` word (through a variable set above it, or a
+    wrapper's argument: `positional`, ``api GET /rest/2.0/x``) or the one its options imply; ""
+    when a variable's value cannot be seen."""
     method = command.method
     if "$" in method:
-        method = expand_variables(method, document, line).strip("\"'")
+        method = expand_variables(method, document, line, positional).strip("\"'")
     if not method:
         return _implied_method(command)
     return method.upper() if method.isalpha() else ""
