@@ -36,6 +36,13 @@ from atlas_core.recognize.calls.js_returns import (
     url_argument_of,
 )
 from atlas_core.recognize.calls.js_routes import enum_reads, route_reads
+from atlas_core.recognize.calls.js_shapes import (
+    OPTION_ROLES,
+    PASS_THROUGH,
+    TYPED,
+    URL_KEYS,
+    WITH_BODY,
+)
 from atlas_core.recognize.calls.js_strings import fills, join_step, to_string
 from atlas_core.recognize.calls.js_values import CLASS_FIELDS
 from atlas_core.recognize.calls.js_wrappers import in_forwarding_body, is_forwarded
@@ -43,7 +50,6 @@ from atlas_core.recognize.calls.js_xhr import xhr_send
 from atlas_core.recognize.calls.site import (
     BODY,
     ENDPOINT,
-    HEADER,
     HTTP_VERBS,
     QUERY,
     CallSite,
@@ -55,38 +61,6 @@ from atlas_core.syntax import is_field
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-_OPTION_ROLES = {
-    "params": QUERY,
-    "searchParams": QUERY,
-    "query": QUERY,
-    "qs": QUERY,
-    "body": BODY,
-    "payload": BODY,  # Google Apps Script's `UrlFetchApp.fetch(url, {payload})`
-    "data": BODY,
-    "json": BODY,
-    "form": BODY,
-    "headers": HEADER,
-}
-_TYPED = frozenset({"as_expression", "satisfies_expression", "non_null_expression"})
-_WITH_BODY = frozenset({"post", "put", "patch"})
-_PASS_THROUGH = frozenset(
-    {
-        "array",
-        "parenthesized_expression",
-        "spread_element",
-        "await_expression",
-        "as_expression",
-        "satisfies_expression",
-        "non_null_expression",
-        "ternary_expression",
-        "type_assertion",
-    }
-)
-
-# The keys of a request config that hold its URL (`path`: Node's `https.request`, generated
-# TypeScript clients' `this.request({path, method})`).
-_URL_KEYS = frozenset({"url", "uri", "path"})
 
 
 class JavaScriptCalls(JsRequests):
@@ -164,7 +138,7 @@ class JavaScriptCalls(JsRequests):
             if parent is None:
                 return None
             kind = parent.type
-            if kind in _PASS_THROUGH:
+            if kind in PASS_THROUGH:
                 node = parent
             elif kind == "object" and node.type == "spread_element":
                 node = parent  # `{...defaults, ...params}`: the keys join the outer object
@@ -255,7 +229,7 @@ class JavaScriptCalls(JsRequests):
             if inner is None:
                 return None
             if inner.role == OPTIONS:  # `send(path, {qs: {...}})`: the keys under `qs`
-                role = _OPTION_ROLES.get(path[0]) if path else None
+                role = OPTION_ROLES.get(path[0]) if path else None
                 return KeyContext(role, http, nested=len(path) - 1) if role else None
             return KeyContext(
                 inner.role, http, nested=inner.nested + len(path), merged=inner.merged
@@ -272,7 +246,7 @@ class JavaScriptCalls(JsRequests):
         if http.style == "jquery":
             role = QUERY if http.method == "GET" else BODY
             return KeyContext(role, http, nested=len(path)) if index == 1 else None
-        if http.style == "axios" and http.verb in _WITH_BODY:
+        if http.style == "axios" and http.verb in WITH_BODY:
             if index == 1:
                 return KeyContext(BODY, http, nested=len(path))
             options = 2
@@ -280,7 +254,7 @@ class JavaScriptCalls(JsRequests):
             options = 0 if http.style == "config" else 1
         if index != options or not path:
             return None
-        role = _OPTION_ROLES.get(path[0])
+        role = OPTION_ROLES.get(path[0])
         if http.verb == "ajax" and path[0] == "data" and http.method == "GET":
             role = QUERY  # jQuery sends a GET's data as its query string
         if http.style == "fetch" and path[0] not in ("body", "headers", "payload"):
@@ -295,7 +269,7 @@ class JavaScriptCalls(JsRequests):
             return parent
         if kind == "ternary_expression" and not is_field(node, "condition"):
             return parent  # `kind === "group" ? `/userGroups/${id}` : `/users/${id}``
-        if kind in _TYPED and parent.named_children[0].id == node.id:
+        if kind in TYPED and parent.named_children[0].id == node.id:
             return parent  # `url as string`, `url!`
         if kind == "template_substitution" and parent.parent is not None:
             return parent.parent
@@ -322,7 +296,7 @@ class JavaScriptCalls(JsRequests):
 
     def url_in_call(self, root: Node, parent: Node) -> tuple[bool, Http | None]:
         if parent.type == "assignment_expression" and is_field(root, "right"):
-            config = assigned_options(self, child(parent, "left"), _URL_KEYS)
+            config = assigned_options(self, child(parent, "left"), URL_KEYS)
             if config is not None:  # `config.url = "/rest/2.0/..."; axios(config)`
                 return True, merged_into(self, root, config)
         if parent.type == "arguments" and parent.parent is not None:
@@ -330,11 +304,11 @@ class JavaScriptCalls(JsRequests):
             if http is not None and http.url is not None and http.url.id == root.id:
                 return True, http
             return True, None
-        if parent.type == "pair" and self._key_name(child(parent, "key")) in _URL_KEYS:
+        if parent.type == "pair" and self._key_name(child(parent, "key")) in URL_KEYS:
             config = parent.parent
             call = sending_call(self, config)
             return True, self.http(call) if call is not None else merged_into(self, root, config)
-        if root.type == "shorthand_property_identifier" and self.text(root) in _URL_KEYS:
+        if root.type == "shorthand_property_identifier" and self.text(root) in URL_KEYS:
             call = sending_call(self, parent)
             return True, self.http(call) if call is not None else merged_into(self, root, parent)
         return False, None

@@ -64,7 +64,8 @@ _OPTIONS_STYLE = frozenset({"ky", "got", "request", "rp", "requestPromise"})
 _CONFIG_CALLS = frozenset(
     {"axios", "$http", "request", "rp", "requestPromise", "$.ajax", "jQuery.ajax"}
 )
-# Functions called with (url, options), the options' keys named as `_OPTION_ROLES` names them.
+# Functions called with (url, options), the options' keys named as `js_shapes.OPTION_ROLES`
+# names them.
 _URL_OPTIONS_CALLS = frozenset({"got", "ky", "$fetch", "ofetch", "useFetch", "useLazyFetch"})
 # jQuery's shorthands, `$.get(url, data?, success?)`: the data object is the query of a GET, the
 # body of a POST.
