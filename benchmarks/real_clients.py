@@ -135,9 +135,7 @@ def read_calls(engine: Engine, text: str, language: str) -> list[tuple[int, str,
 
 def diagnostics(engine: Engine, text: str, language: str) -> list[tuple[int, str, str, str]]:
     """(1-based line, code, message, severity) of what the editor shows for the document."""
-    out = [
-        (f.line + 1, f.check, f.message, f.severity) for f in engine.check_code(text, language)
-    ]
+    out = [(f.line + 1, f.check, f.message, f.severity) for f in engine.check_code(text, language)]
     matcher = engine.deprecated_terms()
     if matcher:
         starts = line_starts(text)
@@ -262,7 +260,9 @@ def main() -> int:
     parser.add_argument("--clients", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
-        "--misses", action="store_true", help="list missed calls, wrong diagnostics, mistakes not found"
+        "--misses",
+        action="store_true",
+        help="list missed calls, wrong diagnostics, mistakes not found",
     )
     args = parser.parse_args()
     if args.split == "test" and args.misses:

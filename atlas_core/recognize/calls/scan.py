@@ -24,9 +24,9 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from atlas_core.recognize.calls.ansible import ansible_lines
 from atlas_core.recognize.calls.generic import is_generic
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks, prose_commands
-from atlas_core.recognize.calls.ansible import ansible_lines
 from atlas_core.recognize.calls.request_lines import postman_lines, table_row_line
 from atlas_core.recognize.calls.scan_sites import Located
 from atlas_core.recognize.calls.scan_sites import keep as _keep
