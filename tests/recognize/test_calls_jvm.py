@@ -381,6 +381,23 @@ def test_every_reader_of_a_scan_shares_one_use_filter() -> None:
     assert first.is_use is second.is_use
 
 
+def _keys_read(code: str, roles: tuple[str, ...]) -> list[tuple[int, str, str, str]]:
+    """(line, method, role, name) of every site of `roles` the scan of Java `code` reads."""
+    return [
+        (i.line, i.site.method, i.site.role, i.site.name)
+        for i in scan_calls(code, "java")
+        if i.site.role in roles
+    ]
+
+
+def _findings(engine: Engine, code: str) -> list[tuple[int, str, str]]:
+    """(line, check, the text it covers) of every finding on Java `code`."""
+    lines = code.splitlines()
+    return [
+        (f.line, f.check, lines[f.line][f.start : f.end]) for f in engine.check_code(code, "java")
+    ]
+
+
 WEBCLIENT = """\
 class TagSync {
     Mono<String> find(UUID d) {
@@ -408,11 +425,7 @@ class TagSync {
 def test_webclient_uri_builder_lambdas_and_body_values(engine: Engine) -> None:
     """WebClient's ``uri(b -> b.path(p).queryParam(k, v).build())`` is the request's URL, and a
     map handed to ``bodyValue`` is its body, as an entity handed to RestTemplate is."""
-    keys = [
-        (i.line, i.site.method, i.site.role, i.site.name)
-        for i in scan_calls(WEBCLIENT, "java")
-        if i.site.role in ("query", "body")
-    ]
+    keys = _keys_read(WEBCLIENT, ("query", "body"))
     assert keys == [
         (3, "GET", "query", "domainId"),
         (4, "GET", "query", "limt"),
@@ -422,11 +435,7 @@ def test_webclient_uri_builder_lambdas_and_body_values(engine: Engine) -> None:
         (17, "POST", "body", "targetID"),
         (17, "POST", "body", "typeId"),
     ]
-    lines = WEBCLIENT.splitlines()
-    got = [
-        (f.line, f.check, lines[f.line][f.start : f.end])
-        for f in engine.check_code(WEBCLIENT, "java")
-    ]
+    got = _findings(engine, WEBCLIENT)
     assert got == [
         (4, "unknown-param", "limt"),
         (10, "missing-required", "name"),  # no domainId put into the map
@@ -517,11 +526,7 @@ def test_okhttp_and_apache_url_builders(engine: Engine) -> None:
     assert {(2, "GET", "/assets"), (16, "GET", "/assets")} <= targets
     segments = [i.site.url for i in scan_calls(URL_BUILDER_CLASSES, "java") if i.line == 10]
     assert segments == ["{}/rest/2.0/assets/{}"]  # the base, then the path segments added
-    lines = URL_BUILDER_CLASSES.splitlines()
-    got = [
-        (f.line, f.check, lines[f.line][f.start : f.end])
-        for f in engine.check_code(URL_BUILDER_CLASSES, "java")
-    ]
+    got = _findings(engine, URL_BUILDER_CLASSES)
     assert got == [(4, "unknown-param", "limt"), (17, "unknown-param", "Name")]
 
 
@@ -551,11 +556,7 @@ def test_retrofit_interfaces_make_their_requests(engine: Engine) -> None:
     """A Retrofit method's ``@GET("rest/2.0/assets")`` is its request (relative to a base URL
     ending in its slash) and its ``@Query`` parameters the query keys; a JAX-RS resource (a
     server: ``@GET`` with no argument) is no request."""
-    read = [
-        (i.line, i.site.method, i.site.role, i.site.name)
-        for i in scan_calls(RETROFIT, "java")
-        if i.site.role in ("query", "endpoint")
-    ]
+    read = _keys_read(RETROFIT, ("query", "endpoint"))
     assert read == [
         (1, "GET", "endpoint", ""),
         (2, "GET", "query", "name"),
@@ -563,11 +564,7 @@ def test_retrofit_interfaces_make_their_requests(engine: Engine) -> None:
         (5, "DELETE", "endpoint", ""),
         (8, "POST", "endpoint", ""),
     ]
-    lines = RETROFIT.splitlines()
-    got = [
-        (f.line, f.check, lines[f.line][f.start : f.end])
-        for f in engine.check_code(RETROFIT, "java")
-    ]
+    got = _findings(engine, RETROFIT)
     assert got == [(2, "unknown-param", "limt"), (8, "unknown-endpoint", "/rest/2.0/asset")]
 
 
