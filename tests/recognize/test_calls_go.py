@@ -178,3 +178,59 @@ def test_checks_of_go_request_keys(engine: Engine) -> None:
         (19, "unknown-param", "domainID"),
     ]
     assert found[2].end_line == 18  # to its first key
+
+
+STRUCTS = """\
+package catalog
+
+type NewAsset struct {
+	Name     string `json:"name"`
+	DomainID string `json:"domainID"`
+	TypeID   string `json:"typeId,omitempty"`
+	Internal string `json:"-"`
+}
+
+type Partial struct {
+	Name string `json:"name"`
+	Extra
+}
+
+func Add(c *http.Client, base string, a NewAsset) error {
+	body, _ := json.Marshal(a)
+	req, _ := http.NewRequest(http.MethodPost, base+"/rest/2.0/assets", bytes.NewReader(body))
+	return send(c, req)
+}
+
+func AddNamed(c *http.Client, base, n string) error {
+	asset := NewAsset{Name: n}
+	body, _ := json.Marshal(asset)
+	req, _ := http.NewRequest("POST", base+"/rest/2.0/assets", bytes.NewBuffer(body))
+	return send(c, req)
+}
+
+func AddPartial(c *http.Client, base string) error {
+	body, _ := json.Marshal(&Partial{Name: "x"})
+	req, _ := http.NewRequest("POST", base+"/rest/2.0/assets", bytes.NewBuffer(body))
+	return send(c, req)
+}
+"""
+
+
+def test_a_marshalled_struct_of_the_document_gives_its_tags_as_body_keys(engine: Engine) -> None:
+    """``json.Marshal`` of a struct the document declares (a parameter of its type, a name holding
+    a literal, a literal itself) sends its fields' json tags; a field without a tag (or an
+    embedded struct) makes the key set incomplete, so no key is called missing."""
+    keys = [
+        (i.line, i.site.name, i.site.complete)
+        for i in scan_calls(STRUCTS, "go")
+        if i.site.role == "body"
+    ]
+    assert (4, "domainID", True) in keys and (5, "typeId", True) in keys
+    assert not any(name == "Internal" or name == "-" for _, name, _ in keys)
+    assert (10, "name", False) in keys
+    lines = STRUCTS.splitlines()
+    got = {
+        (f.line, f.check, lines[f.line][f.start : f.end]) for f in engine.check_code(STRUCTS, "go")
+    }
+    assert (4, "unknown-param", "domainID") in got  # a misspelt key where the tag writes it
+    assert not any(check == "missing-required" and line == 10 for line, check, _ in got)

@@ -6,7 +6,8 @@ the URL expression (``base + "/assets?" + q.Encode()``) or assigned after the re
 an empty one (``url.Values{}``, ``req.URL.Query()``) filled with ``q.Set("name", n)`` /
 ``q.Add(..)`` before the encoding.
 
-Body keys come from a map literal marshalled to JSON and sent as the request's body:
+Body keys come from a map literal (or a struct of the document's own: `go_structs`) marshalled
+to JSON and sent as the request's body:
 ``b, _ := json.Marshal(map[string]interface{}{"name": n})`` and
 ``http.NewRequest("POST", u, bytes.NewBuffer(b))`` (or the map in a variable of its own). The key
 set is complete only when every key is a literal and the map is not touched in between.
@@ -18,6 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.go_structs import struct_keys, struct_of
 from atlas_core.recognize.calls.site import BODY, QUERY, CallSite
 from atlas_core.recognize.calls.text_calls import key_site
 
@@ -52,12 +54,19 @@ def request_keys(
         for key, offset in found:
             yield key_site(lines, method, url, QUERY, key, offset, keys, "go")
     if body is not None and method in ("POST", "PUT", "PATCH"):
-        map_span = _marshalled_map(reader, *body)
-        if map_span is not None:
-            found, complete = _map_keys(reader, *map_span)
-            keys = tuple(k for k, _ in found)
-            for key, offset in found:
-                yield key_site(lines, method, url, BODY, key, offset, keys, "go", complete=complete)
+        found, complete = _body_keys(reader, *body)
+        keys = tuple(k for k, _ in found)
+        for key, offset in found:
+            yield key_site(lines, method, url, BODY, key, offset, keys, "go", complete=complete)
+
+
+def _body_keys(reader: _GoReader, start: int, end: int) -> tuple[list[tuple[str, int]], bool]:
+    """The keys of the JSON a body argument marshals (a map literal's, or a struct type's tags),
+    and whether they are all of its keys."""
+    found = _marshalled_map(reader, start, end)
+    if isinstance(found, str):
+        return struct_keys(reader.text, found)
+    return _map_keys(reader, *found) if found is not None else ([], False)
 
 
 def _raw_query(reader: _GoReader, request: re.Match[str]) -> list[tuple[str, int]]:
@@ -113,9 +122,11 @@ def _literal_keys(reader: _GoReader, brace: int) -> list[tuple[str, int]]:
     return out
 
 
-def _marshalled_map(reader: _GoReader, start: int, end: int) -> tuple[int, int] | None:
+def _marshalled_map(reader: _GoReader, start: int, end: int) -> tuple[int, int] | str | None:
     """The span of the map literal a body argument marshals, through ``bytes.NewBuffer(..)``,
-    a name holding ``json.Marshal(..)`` and a name holding the map."""
+    a name holding ``json.Marshal(..)`` and a name holding the map; or the name of the struct
+    type ``json.Marshal`` is given (`go_structs`)."""
+    marshalled = False
     text = reader.text
     for _ in range(6):
         start = _skip_space(text, start)
@@ -126,10 +137,14 @@ def _marshalled_map(reader: _GoReader, start: int, end: int) -> tuple[int, int] 
             args = reader.arguments(wrapper.end() - 1) or []
             if not args:
                 return None
+            marshalled = marshalled or _MARSHAL.match(text, start, end) is not None
             start, end = args[0]
             continue
         if _MAP.match(text, start, end):
             return start, end
+        struct = struct_of(reader, start, end) if marshalled else None
+        if struct is not None:
+            return struct
         if _IDENT.fullmatch(text, start, end):
             found = reader.definition(text[start:end], start)
             if found is None:
