@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from atlas_core.recognize.calls.python_mocks import mocked
 from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES, PythonWrappers
 from atlas_core.recognize.calls.site import BODY, HTTP_VERBS, QUERY, UNKNOWN, join_base
 from atlas_core.recognize.calls.verbs import named_verb
@@ -105,6 +106,8 @@ class PythonHttp(PythonWrappers):
             return None
         name = self._callee_name(call)
         receiver = child(function, "object") if function.type == "attribute" else None
+        if receiver is not None and mocked(self, receiver):
+            return None  # a test double registering a fake answer: no request is sent
         if function.type == "identifier":
             made = self._definition(function)
             if made is not None and made.type == "call" and self._callee_name(made) == "partial":
