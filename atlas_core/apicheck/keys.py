@@ -52,9 +52,15 @@ def check_key(
     if param is None:
         if not _NAME.match(name) or (role == QUERY and _list_form(name) in known):
             return []
-        if role == BODY and name == "id" and WILDCARD in op.segments:
+        if (
+            role == BODY
+            and name == "id"
+            and (WILDCARD in op.segments or op.segments[-1:] == ("bulk",))
+        ):
             # The id of the resource the path already names: Collibra's change requests take
-            # it in the body too and ignore it there, whether or not a spec lists it.
+            # it in the body too and ignore it there, whether or not a spec lists it. A bulk
+            # operation's items name their resources by it (the docs' ChangeAssetRequest lists
+            # `id`; the spec's PATCH /assets/bulk items do not, yet the server needs it).
             return []
         near = _near(name, [p.name for p in allowed])
         message = f"'{name}' is not a {where} of {op.endpoint}"
@@ -97,11 +103,14 @@ def check_required(
         return []
     have = set(written)
     # `baseResourceId` and `baseResourceType` are the flat spelling of a required
-    # `baseResource` object that the same schema lists beside it: the key is there.
+    # `baseResource` object that the same schema lists beside it: the key is there. A required
+    # key the spec gives a default (the CSV import's `separator`, `quote`, `escape`) has a value
+    # when the call leaves it out, as the docs' own calls do.
     missing = [
         p.name
         for p in allowed
         if p.required
+        and not p.default
         and not any(_FLAT.fullmatch(key, len(p.name)) for key in have if key.startswith(p.name))
     ]
     if missing:

@@ -252,7 +252,8 @@ def find_terms(
     sites: Sequence[Located] | None = None,
     limit: int = MAX_FINDINGS,
 ) -> list[TermFinding]:
-    """The deprecated terms a document shows. In prose, what `find` finds there; in a data file
+    """The deprecated terms a document shows. In prose, what `find` finds there (in a markdown
+    code block as in a file of its language: `markdown_places`); in a data file
     a single word only as a key or a type name (`data_places`); in code a single word (SBVR's ``Term``, ``ConceptType``) counts only where the code uses it as
     a Collibra API name: the URL, a key or a literal value of a call the call readers see (its
     body built in a variable too; `sites`, scanned here when not given), or a name imported from a
@@ -260,6 +261,10 @@ def find_terms(
     lang = normalize_language(language)
     prose = lang in PROSE_LANGUAGES
     if prose:
+        if lang == "markdown":
+            from atlas_core.engine.markdown_places import MarkdownPlaces
+
+            return matcher.find(text, limit, prose_file=True, keep=MarkdownPlaces(text, sites))
         return matcher.find(text, limit, prose_file=True)
     if lang in DATA_LANGUAGES:
         from atlas_core.engine.data_places import DataPlaces

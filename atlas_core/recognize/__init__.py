@@ -12,6 +12,7 @@ from atlas_core import lazy_exports
 
 if TYPE_CHECKING:
     from atlas_core.recognize.calls import CallReader
+    from atlas_core.recognize.calls.markdown import code_block_spans
     from atlas_core.recognize.calls.scan import Located, scan_calls
     from atlas_core.recognize.calls.site import (
         BODY,
@@ -87,6 +88,7 @@ __all__ = [
     "TypedCall",
     "Typing",
     "closers",
+    "code_block_spans",
     "context_at",
     "is_call_site",
     "is_code_occurrence",
@@ -115,6 +117,7 @@ _EXPORTS = {
     "UNKNOWN": "calls.site",
     "CallSite": "calls.site",
     "scan_calls": "calls.scan",
+    "code_block_spans": "calls.markdown",
     "HEADER": "calls.site",
     "PATH": "calls.site",
     "CallReader": "calls",

@@ -1,5 +1,5 @@
 """Fenced code blocks in markdown: the one a cursor is in (`fenced_block_at`), all of them
-(`fenced_blocks`), and the reader language a block is in (`block_language`); and the HTTP
+(`fenced_blocks`, `code_block_spans`), and the reader language a block is in (`block_language`); and the HTTP
 commands written outside them (`prose_commands`)."""
 
 from __future__ import annotations
@@ -65,6 +65,15 @@ def fenced_blocks(text: str) -> Iterator[tuple[str, int, int]]:
         elif _closes(match, opener):
             yield _info_word(opener), opener.end() + 1, match.start()
             opener = None
+
+
+def code_block_spans(text: str) -> list[tuple[str, int, int]]:
+    """(reader language, body start, body end) of every closed fenced block of `text`, in order:
+    where a markdown document is code or data rather than prose."""
+    return [
+        (block_language(info, text[start:end]), start, end)
+        for info, start, end in fenced_blocks(text)
+    ]
 
 
 def block_language(info: str, body: str) -> str:

@@ -1,0 +1,55 @@
+"""Correct JavaScript and markdown that must get no diagnostic (the precision hunt of issue 29):
+shapes careful client code writes from the docs where a check once found fault."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from atlas_core.engine import DeprecationMatcher, Engine, find_terms
+from atlas_core.types import Deprecation
+from tests.apicheck_bundle import build_apicheck_bundle
+
+BASE = "https://acme.collibra.com/rest/2.0"
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:
+        yield opened
+
+
+def test_a_bulk_items_id_is_not_an_unknown_key(engine: Engine) -> None:
+    # Each item of a bulk request names its resource by `id` (the docs' change and add request
+    # models list it) even where the spec's item schema leaves it out.
+    code = (
+        f"const api = axios.create({{ baseURL: '{BASE}' }});\n"
+        "await api.post('/assets/bulk', [{ id: a1, name: 'n', domainId: d, typeId: t }]);\n"
+    )
+    assert engine.check_code(code, "javascript") == []
+    # Any other key the items do not take is still reported.
+    wrong = code.replace("id: a1", "ident: a1")
+    assert [f.check for f in engine.check_code(wrong, "javascript")] == ["unknown-param"]
+
+
+SBVR = DeprecationMatcher(
+    [
+        Deprecation(t, "", "doc.md", 1, "https://docs.example.invalid/d", "", True)
+        for t in ("ConceptType", "Term")
+    ]
+)
+
+
+def test_a_markdown_code_block_counts_words_as_a_file_of_its_language() -> None:
+    text = (
+        "Each SBVR ConceptType maps to an asset type.\n"  # prose: reported, as in any prose
+        "```json\n"
+        '{"sbvr": "ConceptType", "resourceType": "Term"}\n'  # a mapping's value; a type name
+        "```\n"
+        "```js\n"
+        "const vocab = { sbvr: 'ConceptType' };\n"  # a mapping no call sends
+        "```\n"
+    )
+    found = [(f.text, text.count("\n", 0, f.start)) for f in find_terms(SBVR, text, "markdown")]
+    assert found == [("ConceptType", 0), ("Term", 2)]
