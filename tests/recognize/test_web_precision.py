@@ -53,3 +53,17 @@ def test_a_markdown_code_block_counts_words_as_a_file_of_its_language() -> None:
     )
     found = [(f.text, text.count("\n", 0, f.start)) for f in find_terms(SBVR, text, "markdown")]
     assert found == [("ConceptType", 0), ("Term", 2)]
+
+
+def test_a_test_of_the_documents_own_app_sends_no_request(engine: Engine) -> None:
+    # supertest and chai-http drive the app the file defines (`request(app)`), whose routes
+    # mirror the API's paths; the keys are the app's business.
+    code = (
+        "const request = require('supertest');\n"
+        "await request(app).get('/rest/2.0/assets?foo=bar').expect(200);\n"
+        "await chai.request(server).post('/rest/2.0/assets').send({ title: 'x' });\n"
+    )
+    assert engine.check_code(code, "javascript") == []
+    # A request library given the URL itself still sends one.
+    sent = f"const request = require('request');\nrequest.get('{BASE}/assets?foo=1', done);\n"
+    assert [f.check for f in engine.check_code(sent, "javascript")] == ["unknown-param"]

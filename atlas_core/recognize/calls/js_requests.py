@@ -180,7 +180,9 @@ class JsRequests(JsValues):
         receiver_text = self.text(receiver)
         base = instance_base(self, receiver)
         looks_http = base is not None or bool(_HTTP_RECEIVER.search(receiver_text))
-        if receiver_text not in _OPTIONS_STYLE and is_server_route(self, args, looks_http):
+        if receiver_text not in _OPTIONS_STYLE and is_server_route(
+            self, args, looks_http, receiver
+        ):
             return None  # `router.get(path, handler)`: a server route, not a request's callback
         if not looks_http and (taken or "/" not in self._value(args[0], 0)):
             return None

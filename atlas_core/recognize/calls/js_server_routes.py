@@ -6,7 +6,9 @@
 
 Express, Fastify, Koa routers and mock servers register handlers with ``receiver.verb(path,
 handler)``; a request's later arguments are data and options, or an error-first callback
-(``needle.post(url, data, (err, res) => ...)``).
+(``needle.post(url, data, (err, res) => ...)``). A test drives the document's own server through
+its app (``request(app).get("/assets?x=1")``, supertest's and chai-http's shape): no request to
+the API either.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.js_passed import passed_function
 from atlas_core.recognize.calls.js_wrappers import parameters
+from atlas_core.syntax import field as child
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -27,6 +30,11 @@ _ERROR_NAMES = frozenset({"err", "error", "e", "er"})
 # A route pattern's parameter segment, ``/domains/:domainId``: servers name them so, requests
 # send values.
 _ROUTE = re.compile(r"/:[A-Za-z_]\w*(?:[/?'\"`]|$)")
+# What wraps an app (or a server) object for a test's requests: supertest's `request(app)`,
+# `supertest(server)`, `request.agent(app)`, chai-http's `chai.request(app)`.
+_APP_TESTERS = frozenset(
+    {"request", "supertest", "request.agent", "supertest.agent", "chai.request"}
+)
 
 
 def _error_first(reader: JsValues, function: Node) -> bool:
@@ -36,10 +44,15 @@ def _error_first(reader: JsValues, function: Node) -> bool:
     return bool(names) and names[0].lower() in _ERROR_NAMES
 
 
-def is_server_route(reader: JsValues, args: list[Node], looks_http: bool) -> bool:
+def is_server_route(
+    reader: JsValues, args: list[Node], looks_http: bool, receiver: Node | None = None
+) -> bool:
     """Whether ``receiver.verb(*args)`` registers a route: a function among its arguments (a
     handler written in place, or a name for one the document defines), or, on a receiver that
-    does not read as an HTTP client, a path with a ``:name`` segment."""
+    does not read as an HTTP client, a path with a ``:name`` segment; or whether it tests one
+    (`_tests_own_app`)."""
+    if receiver is not None and _tests_own_app(reader, receiver):
+        return True
     if any(a.type in _FUNCTION_VALUES and not _error_first(reader, a) for a in args):
         return True
     if any(a.type == "identifier" and passed_function(reader, a) is not None for a in args[1:]):
@@ -51,3 +64,15 @@ def is_server_route(reader: JsValues, args: list[Node], looks_http: bool) -> boo
         and reader.is_string(first)
         and bool(_ROUTE.search(reader.text(first)))
     )
+
+
+def _tests_own_app(reader: JsValues, receiver: Node) -> bool:
+    """``request(app)`` before ``.get(path)``: a test tool wrapping an object (the app, a server),
+    never a URL string, which `request('https://...')` of other libraries takes."""
+    if receiver.type != "call_expression":
+        return False
+    function, arguments = child(receiver, "function"), child(receiver, "arguments")
+    if function is None or arguments is None or reader.text(function) not in _APP_TESTERS:
+        return False
+    given = arguments.named_children
+    return len(given) == 1 and given[0].type in ("identifier", "member_expression")
