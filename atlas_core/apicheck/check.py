@@ -38,9 +38,13 @@ def check_located(
     if not model:
         return []
     evidence: dict[str, str] = {}
+    # A document whose calls write Collibra's base path after a base it does not show
+    # (``f"{COLLIBRA}/rest/2.0/assets"``) shows that its unshown bases are hosts: a call there
+    # that writes only a resource after one (``f"{SNOW}/assets"``) is another service's.
+    hosts = unshown_bases and any(_after_unshown_base(model, i.site.url) for i in sites)
 
     def judged(url: str) -> bool:
-        if unshown_bases:
+        if unshown_bases and not hosts:
             return True
         if url not in evidence:
             where = locate(model, url)
@@ -94,6 +98,14 @@ def check_located(
                 opening = _opening(line_text, place)
                 findings.extend(check_required(op, site.role, site.path_keys, opening))
     return _once(findings)
+
+
+def _after_unshown_base(model: ApiModel, url: str) -> bool:
+    """Whether `url` writes a declared base path right after a base the code does not show."""
+    rest = url[2:] if url.startswith("{}") else ""
+    return bool(rest) and any(
+        rest.startswith("/" + b.strip("/") + "/") for b in model.bases if b.strip("/")
+    )
 
 
 # A call that makes a map of the keys it is given: ``dict(``, ``Map.of(``, Kotlin's ``mapOf(``.
