@@ -136,6 +136,11 @@ def _match_operation(
         for _score, op in sorted(fits, key=lambda item: (-item[0][0], -item[0][1])):
             if op.method == method:
                 return Resolution(operation=op, path=op.path)
+    if best[1] < segments.count(WILDCARD):
+        # The path fits only where a segment the code computes meets a literal one
+        # (`/workflowInstances/${id}` and /workflowInstances/startJobs): the code names an
+        # id's path the docs do not show, not that literal with the wrong method.
+        return Resolution()
     paths = {op.path for op in top}
     methods = tuple(sorted({op.method for op in top}, key=_method_order))
     return Resolution(problem=METHOD_NOT_ALLOWED, methods=methods, path=sorted(paths)[0])

@@ -4,14 +4,17 @@ shapes careful client code writes from the docs where a check once found fault."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from atlas_core.engine import DeprecationMatcher, Engine, find_terms
 from atlas_core.types import Deprecation
 from tests.apicheck_bundle import build_apicheck_bundle
+from tests.fixture_builds import build_fixture_bundle
 
 BASE = "https://acme.collibra.com/rest/2.0"
+SPEC = Path(__file__).resolve().parents[1] / "fixtures" / "web_precision" / "api.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +70,16 @@ def test_a_test_of_the_documents_own_app_sends_no_request(engine: Engine) -> Non
     # A request library given the URL itself still sends one.
     sent = f"const request = require('request');\nrequest.get('{BASE}/assets?foo=1', done);\n"
     assert [f.check for f in engine.check_code(sent, "javascript")] == ["unknown-param"]
+
+
+def test_a_computed_segment_meeting_only_a_literal_one_is_no_wrong_method() -> None:
+    # GET /workflowInstances/{id} is not in this spec, but /workflowInstances/startJobs
+    # (POST) is: the id the code computes is not `startJobs`, so "does not take GET" would be
+    # a guess. A literal path with the wrong method, and an id path's, are still reported.
+    with Engine.open(build_fixture_bundle([f"openapi={SPEC}"], name="web-precision")) as engine:
+        code = f"fetch(`{BASE}/workflowInstances/${{id}}`);\n"
+        assert engine.check_code(code, "javascript") == []
+        literal = f"fetch('{BASE}/workflowInstances/startJobs');\n"
+        assert [f.check for f in engine.check_code(literal, "javascript")] == ["method-not-allowed"]
+        by_id = f"fetch(`{BASE}/assets/${{id}}`, {{ method: 'DELETE' }});\n"
+        assert [f.check for f in engine.check_code(by_id, "javascript")] == ["method-not-allowed"]
