@@ -52,3 +52,42 @@ def test_a_real_client_beside_the_doubles_is_still_read() -> None:
         f'        s.post("{URL}/assets", json={{"name": "n", "domainId": "d", "typeId": "t"}})\n'
     )
     assert _calls(text) == [(6, "POST", f"{URL}/assets")]
+
+
+def test_test_clients_of_the_documents_own_app_send_to_that_app() -> None:
+    text = (
+        "import httpx\n"
+        "from django.test import Client\n"
+        "from fastapi.testclient import TestClient\n"
+        "\n"
+        "def test_app(app, aiohttp_client):\n"
+        "    flask = app.test_client()\n"
+        '    flask.post("/rest/2.0/assets", json={"foo": 1})\n'
+        '    TestClient(app).get("/rest/2.0/assets", params={"page": 2})\n'
+        '    Client().post("/rest/2.0/assets", {"assetName": "x"})\n'
+        "    with httpx.Client(transport=httpx.WSGITransport(app=app)) as wsgi:\n"
+        '        wsgi.post("/rest/2.0/domains", json={"title": "x"})\n'
+        "\n"
+        "async def test_async(app, aiohttp_client):\n"
+        "    served = await aiohttp_client(app)\n"
+        '    await served.post("/rest/2.0/assets", json={"label": "x"})\n'
+        "    async with httpx.AsyncClient(app=app, base_url='http://t') as ac:\n"
+        '        await ac.post("/rest/2.0/assets", json={"label": "x"})\n'
+        "\n"
+        "def test_fixture(client):\n"
+        '    client.post("/rest/2.0/communities", json={"title": "x"})\n'
+    )
+    assert _calls(text) == []
+
+
+def test_a_client_with_a_real_transport_still_sends() -> None:
+    text = (
+        "import httpx\n"
+        "\n"
+        "client = httpx.Client(transport=httpx.HTTPTransport(retries=3))\n"
+        f'client.get("{URL}/assets", params={{"limit": 5}})\n'
+        "\n"
+        "def helper(client):\n"
+        f'    client.get("{URL}/domains")\n'
+    )
+    assert _calls(text) == [(3, "GET", f"{URL}/assets"), (6, "GET", f"{URL}/domains")]
