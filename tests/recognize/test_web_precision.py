@@ -83,3 +83,16 @@ def test_a_computed_segment_meeting_only_a_literal_one_is_no_wrong_method() -> N
         assert [f.check for f in engine.check_code(literal, "javascript")] == ["method-not-allowed"]
         by_id = f"fetch(`{BASE}/assets/${{id}}`, {{ method: 'DELETE' }});\n"
         assert [f.check for f in engine.check_code(by_id, "javascript")] == ["method-not-allowed"]
+
+
+def test_a_browser_request_for_a_root_relative_url_goes_to_its_own_origin(engine: Engine) -> None:
+    # A page that names Collibra may call its own server too: fetch sends `/assets?...` to the
+    # page's origin, where Collibra's API is only under /rest/2.0.
+    own = (
+        "// Collibra dashboard\n"
+        "fetch('/assets?sort=name&page=1');\n"
+        "$.getJSON('/assets', { sort: 'name' });\n"
+    )
+    assert engine.check_code(own, "javascript") == []
+    api = "// Collibra dashboard\nfetch('/rest/2.0/assets?foo=1');\n"
+    assert [f.check for f in engine.check_code(api, "javascript")] == ["unknown-param"]

@@ -40,7 +40,7 @@ from atlas_core.recognize.calls.js_returns import (
     options_call,
     returned,
 )
-from atlas_core.recognize.calls.js_server_routes import is_server_route
+from atlas_core.recognize.calls.js_server_routes import is_server_route, page_origin
 from atlas_core.recognize.calls.js_values import Bind, JsValues, unwrapped
 from atlas_core.recognize.calls.js_wrappers import (
     MAX_WRAPPER_DEPTH,
@@ -406,4 +406,4 @@ class JsRequests(JsValues):
         if http.style == "passed":
             return self._through(http, bind, self._url_of, UNKNOWN)
         value = self._value(http.url, 0, bind) if http.url is not None else UNKNOWN
-        return join_base(http.base, value)
+        return page_origin(http.style, http.base, join_base(http.base, value))

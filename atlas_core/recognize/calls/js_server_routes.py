@@ -8,7 +8,8 @@ Express, Fastify, Koa routers and mock servers register handlers with ``receiver
 handler)``; a request's later arguments are data and options, or an error-first callback
 (``needle.post(url, data, (err, res) => ...)``). A test drives the document's own server through
 its app (``request(app).get("/assets?x=1")``, supertest's and chai-http's shape): no request to
-the API either.
+the API either; nor does a browser's request for a root-relative URL outside the API's base path
+(``fetch("/users?page=2")`` reaches the page's own server: `page_origin`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ _ERROR_NAMES = frozenset({"err", "error", "e", "er"})
 _ROUTE = re.compile(r"/:[A-Za-z_]\w*(?:[/?'\"`]|$)")
 # What wraps an app (or a server) object for a test's requests: supertest's `request(app)`,
 # `supertest(server)`, `request.agent(app)`, chai-http's `chai.request(app)`.
+# Where such a URL goes: a host no API check judges, so the call is read but left alone.
+PAGE_ORIGIN = "origin://page"
+# Requests whose URL is final as written (no instance or defaults may put a base before it).
+_PAGE_STYLES = frozenset({"fetch", "xhr", "jquery"})
 _APP_TESTERS = frozenset(
     {"request", "supertest", "request.agent", "supertest.agent", "chai.request"}
 )
@@ -76,3 +81,13 @@ def _tests_own_app(reader: JsValues, receiver: Node) -> bool:
         return False
     given = arguments.named_children
     return len(given) == 1 and given[0].type in ("identifier", "member_expression")
+
+
+def page_origin(style: str, base: str, url: str) -> str:
+    """`url` as a fetch, XMLHttpRequest or jQuery request sends it. A root-relative URL with no
+    base before it goes to the page's own origin: Collibra's API only under its base path
+    (``/rest/2.0/assets``, behind a proxy's prefix too), never at ``/users`` itself."""
+    if style in _PAGE_STYLES and not base and url.startswith("/") and not url.startswith("//"):
+        if "/rest/" not in url:
+            return PAGE_ORIGIN + url
+    return url
