@@ -87,7 +87,7 @@ def page_origin(style: str, base: str, url: str) -> str:
     """`url` as a fetch, XMLHttpRequest or jQuery request sends it. A root-relative URL with no
     base before it goes to the page's own origin: Collibra's API only under its base path
     (``/rest/2.0/assets``, behind a proxy's prefix too), never at ``/users`` itself."""
-    if style in _PAGE_STYLES and not base and url.startswith("/") and not url.startswith("//"):
-        if "/rest/" not in url:
-            return PAGE_ORIGIN + url
+    relative = url.startswith("/") and not url.startswith("//")
+    if style in _PAGE_STYLES and not base and relative and "/rest/" not in url:
+        return PAGE_ORIGIN + url
     return url
