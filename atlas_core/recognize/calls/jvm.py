@@ -19,11 +19,11 @@ from atlas_core.recognize.calls.jvm_chain import (
     builder_uses,
     chain_top,
     chain_value,
-    request_http,
+    url_object_http,
 )
 from atlas_core.recognize.calls.jvm_chain import URL_LINKS as _URL_LINKS
 from atlas_core.recognize.calls.jvm_chain import Chain as _Chain
-from atlas_core.recognize.calls.jvm_helpers import APACHE_REQUESTS, connection_method, helper_http
+from atlas_core.recognize.calls.jvm_helpers import APACHE_REQUESTS, helper_http
 from atlas_core.recognize.calls.jvm_helpers import Http as _Http
 from atlas_core.recognize.calls.site import (
     BUILDER,
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 _STRINGS = frozenset({"string_literal", "character_literal"})
 _STRING_PARTS = frozenset({"string_fragment", "multiline_string_fragment", "escape_sequence"})
 _URL_WRAPPERS = frozenset({"create", "valueOf", "toString", "fromUriString", "format"})
-# What reads a URL's content (a GET): Groovy's `url.getText()`, Java's `url.openStream()`.
-_READS = frozenset({"getText", "openStream", "withReader", "withInputStream", "newReader"})
 _REST_TEMPLATE = re.compile(r"^(get|post|put|patch|delete|head|options)(?:For\w+)?$")
 # Methods of HTTP libraries' clients, never a generated client's operation (JAX-RS's
 # `client.target(url)`, OkHttp's `client.newCall(request)`, java.net.http's `client.send`).
@@ -218,27 +216,9 @@ class JavaCalls(CallWalk):
                 return True, _Chain(self, call).http()
             direct = self.http(call) if index == 0 else None
             return True, direct or helper_http(self, call, index)
-        if parent.type == "field_access" and is_field(root, "object"):
-            text = self.text(child(parent, "field")) == "text"
-            return True, _Http("GET", root) if text and self._is_url(root) else None
-        if parent.type == "method_invocation" and is_field(root, "object"):
-            # new URL(...).openConnection(), as a Groovy or plain Java script writes it
-            name = self.text(child(parent, "name"))
-            if name in _READS:  # Groovy's `new URL(u).getText()`, `url.openStream()`
-                return True, _Http("GET", root) if self._is_url(root) else None
-            if name == "openConnection":
-                method, method_node = connection_method(self, parent)
-                return True, _Http(method, root, method_node=method_node)
-            return True, request_http(self, root)  # JAX-RS: target(..).request().get()
+        if parent.type in ("field_access", "method_invocation") and is_field(root, "object"):
+            return True, url_object_http(self, root, parent)
         return False, None
-
-    def _is_url(self, node: Node) -> bool:
-        """Whether `node` makes a URL object (``new URL(..)``, ``"..".toURL()``) or names one."""
-        if node.type == "object_creation_expression":
-            return self.text(child(node, "type")) in ("URL", "java.net.URL")
-        if node.type == "method_invocation":
-            return self.text(child(node, "name")) == "toURL"
-        return node.type == "identifier"
 
     def assigned_uses(self, root: Node, parent: Node) -> list[Node] | None:
         if parent.type not in ("variable_declarator", "assignment_expression"):

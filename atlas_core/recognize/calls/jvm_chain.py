@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.jvm_helpers import Http as _Http
+from atlas_core.recognize.calls.jvm_helpers import connection_method
 from atlas_core.recognize.calls.site import HTTP_VERBS, url_join
 from atlas_core.syntax import field as child
 from atlas_core.syntax import is_field
@@ -291,4 +292,33 @@ def builder_uses(reader: JavaCalls, append: Node) -> list[Node]:
 
 
 def _is_ident(node: Node) -> bool:
+    return node.type == "identifier"
+
+
+# What reads a URL's content (a GET): Groovy's `url.getText()`, Java's `url.openStream()`.
+_READS = frozenset({"getText", "openStream", "withReader", "withInputStream", "newReader"})
+
+
+def url_object_http(reader: JavaCalls, root: Node, parent: Node) -> _Http | None:
+    """The request of a URL expression `root` used as the object of `parent` (a method call or a
+    field): ``new URL(u).openConnection()`` (with the method set on the connection), Groovy's
+    ``new URL(u).text`` and ``url.getText()`` (GETs), JAX-RS's ``target(u).request().get()``."""
+    if parent.type == "field_access":
+        text = reader.text(child(parent, "field")) == "text"
+        return _Http("GET", root) if text and _is_url(reader, root) else None
+    name = reader.text(child(parent, "name"))
+    if name in _READS:
+        return _Http("GET", root) if _is_url(reader, root) else None
+    if name == "openConnection":
+        method, method_node = connection_method(reader, parent)
+        return _Http(method, root, method_node=method_node)
+    return request_http(reader, root)
+
+
+def _is_url(reader: JavaCalls, node: Node) -> bool:
+    """Whether `node` makes a URL object (``new URL(..)``, ``"..".toURL()``) or names one."""
+    if node.type == "object_creation_expression":
+        return reader.text(child(node, "type")) in ("URL", "java.net.URL")
+    if node.type == "method_invocation":
+        return reader.text(child(node, "name")) == "toURL"
     return node.type == "identifier"
