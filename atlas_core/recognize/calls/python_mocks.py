@@ -15,6 +15,7 @@ server or a proxy, whose routes take its own keys.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from atlas_core.syntax import ancestors
@@ -57,10 +58,37 @@ def mocked(reader: PythonNames, receiver: Node) -> bool:
         return False
     if _MOCK_NAME.search(reader.text(root)):
         return True
+    if not _has_doubles(reader.data):
+        return False  # most documents: no double or test client is made anywhere in them
     made = reader._definition(root)  # ``m = requests_mock.Mocker()``
     if made is not None and _made_by_mock(reader, made):
         return True
     return _bound_by_with(reader, root) or _client_fixture(reader, root)
+
+
+# What a document that makes a double or a test client writes somewhere: a cheap test (plain
+# substrings, no regular expression over the whole text) before a name's definitions and `with`
+# bindings are looked for.
+_DOUBLE_SIGNS = (
+    b"mock",
+    b"Mock",
+    b"MOCK",
+    b"responses",
+    b"respx",
+    b"test_client",
+    b"TestClient",
+    b"aiohttp_client",
+    b"app=",
+    b"app =",
+    b"Transport",
+    b"Client()",
+    b"def test",
+)
+
+
+@lru_cache(maxsize=4)
+def _has_doubles(data: bytes) -> bool:
+    return any(sign in data for sign in _DOUBLE_SIGNS)
 
 
 def _made_by_mock(reader: PythonNames, value: Node) -> bool:
