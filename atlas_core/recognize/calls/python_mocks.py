@@ -133,24 +133,18 @@ def _client_fixture(reader: PythonNames, root: Node) -> bool:
 
 
 def _bound_by_with(reader: PythonNames, root: Node) -> bool:
-    """``with requests_mock.Mocker() as m:`` (or ``async with aioresponses() as m``)."""
+    """``with requests_mock.Mocker() as m:`` (or ``async with aioresponses() as m``) around the
+    call: looked for among the call's enclosing statements, not through the whole file."""
     name = reader.text(root)
-    for ident in reader.named_nodes(name, 0, root.start_byte, _is_with_alias, reverse=True):
-        pattern = ident.parent.parent if ident.parent is not None else None
-        value = pattern.named_children[0] if pattern is not None else None
-        return value is not None and _made_by_mock(reader, value)
+    for around in ancestors(root):
+        if around.type != "with_statement":
+            continue
+        clause = next((c for c in around.named_children if c.type == "with_clause"), None)
+        for item in clause.named_children if clause is not None else []:
+            pattern = item.named_children[0] if item.named_children else None
+            if pattern is None or pattern.type != "as_pattern" or not pattern.named_children:
+                continue
+            alias = child(pattern, "alias")
+            if alias is not None and reader.text(alias).strip() == name:
+                return _made_by_mock(reader, pattern.named_children[0])
     return False
-
-
-def _is_with_alias(node: Node) -> bool:
-    target = node.parent
-    pattern = target.parent if target is not None else None
-    return (
-        node.type == "identifier"
-        and target is not None
-        and target.type == "as_pattern_target"
-        and pattern is not None
-        and pattern.type == "as_pattern"
-        and pattern.parent is not None
-        and pattern.parent.type == "with_item"
-    )
