@@ -91,6 +91,7 @@ class _Finding:
     line: int
     check: str
     message: str
+    severity: str = "warning"
 
 
 @dataclass
@@ -101,7 +102,8 @@ class _Target:
 
 class _Engine:
     """Answers as an engine would for the snippet below: every scanned call resolves to
-    GET /assets; two findings on the mistake's line (0-based 1) and one on line 5."""
+    GET /assets; two findings on the mistake's line (0-based 1), one on line 5, and a deprecation
+    hint on the mistake's line (struck through, not a problem)."""
 
     def resolve_call(self, site: object, *, define: bool = True) -> _Target:
         return _Target("GET", "/assets")
@@ -111,6 +113,7 @@ class _Engine:
             _Finding(1, "unknown-param", "pages is not a parameter"),
             _Finding(1, "unknown-param", "pages again"),
             _Finding(4, "unknown-endpoint", "wrong"),
+            _Finding(1, "deprecated", "'pages' is deprecated", "hint"),
         ]
 
     def deprecated_terms(self) -> None:
@@ -164,7 +167,10 @@ def test_the_scorer_counts_recognised_calls_and_each_mistake_once() -> None:
     # One right, the repeat and the finding on an undocumented call wrong.
     assert (figures["right"], figures["diagnostics"]) == (1, 3)
     assert figures["diagnostics_on_undocumented"] == 1
+    # The hint claims no mistake and is no problem shown: counted apart.
+    assert (figures["hints"], figures["hints_on_mistakes"], figures["errors"]) == (1, 1, 0)
     assert result.missed == ["3: GET /rest/2.0/domains (requests)"]
+    assert result.unfound == []
 
 
 EXTRA = REALCODE / "extra"
