@@ -189,6 +189,27 @@ async def test_settings_turn_checks_off_and_change_their_severity(
         )
     )
     await wait_until(lambda: len(client.diagnostics.get(uri, [])) == 6)
+    # A deprecated parameter is a hint unless the setting lists deprecations as problems.
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"atlas": {"diagnostics": {"severity": {"deprecated": "information"}}}}
+        )
+    )
+    information = types.DiagnosticSeverity.Information
+    await wait_until(
+        lambda: [
+            d
+            for d in client.diagnostics.get(uri, [])
+            if d.code == "deprecated" and d.severity == information and "'global'" in d.message
+        ]
+    )
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"atlas": {"diagnostics": {"api": True, "severity": {}}}}
+        )
+    )
+    hint = types.DiagnosticSeverity.Hint
+    await wait_until(lambda: [d for d in client.diagnostics.get(uri, []) if d.severity == hint])
 
 
 async def test_generated_client_calls_of_deprecated_operations_are_flagged_once(
