@@ -42,3 +42,25 @@ def test_calls_of_a_function_running_a_cmdlet_are_read_where_they_are_written() 
     line = SCRIPT.splitlines()[14]
     site = next(i.site for i in scan_calls(SCRIPT, "powershell") if i.line == 14)
     assert line[site.start : site.end] == "roles"
+
+
+POSITIONAL = """\
+function Invoke-Dg {
+    param([string]$Verb, [string]$Route, $Payload)
+    Invoke-RestMethod -Method $Verb -Uri "$Root/rest/2.0$Route" -Headers $Headers
+}
+Invoke-Dg GET "/scopes?limit=5"
+Invoke-Dg -Route "/scopes/$id" DELETE
+"""
+
+
+def test_positional_arguments_fill_the_parameters_left_in_order() -> None:
+    """Each positional argument takes the first parameter no argument has bound yet: two
+    positional arguments (a verb, then a path) read as the call they make, as do positional
+    arguments after a named one. The second positional argument used to find no parameter."""
+    found = [
+        (i.line, i.site.method, i.site.url)
+        for i in scan_calls(POSITIONAL, "powershell")
+        if i.site.role == "endpoint" and i.line > 3
+    ]
+    assert found == [(4, "GET", "{}/rest/2.0/scopes"), (5, "DELETE", "{}/rest/2.0/scopes/{}")]

@@ -75,7 +75,6 @@ def _call(
     text = reader.text
     bound: dict[str, tuple[int, int]] = {}
     names = [name for name, _ in wrapper.params]
-    position = 0
     i = 0
     while i < len(arguments):
         first, last = arguments[i]
@@ -90,11 +89,12 @@ def _call(
             bound[match] = arguments[i + 1]
             i += 2
             continue
+        # A positional argument takes the first parameter, in declaration order, that no
+        # argument has bound yet (by name or by an earlier position).
         free = [n for n in names if n not in bound]
-        if position >= len(free):
+        if not free:
             return
-        bound[free[position]] = (first, last)
-        position += 1
+        bound[free[0]] = (first, last)
         i += 1
     reader.bound = {name: _argument(reader, *span) for name, span in bound.items()}
     for name, default in wrapper.params:
