@@ -86,3 +86,27 @@ def test_a_wrapper_given_its_method_as_an_argument() -> None:
     found = [(f[0], f[2], f[3]) for f in _read(text) if f[0] > 3]
     # a method the call does not show is none
     assert found == [(4, "GET", "{}/rest/2.0/statuses"), (5, "DELETE", "{}/rest/2.0/tags/{}")]
+
+
+ONE_LINERS = """\
+dg() { curl -s -u "$U:$P" -X "$1" "$DG/rest/2.0$2" "${@:3}"; }
+dg GET /statuses
+call() {
+  local verb=$1 route=$2
+  shift 2
+  curl -s -X "$verb" "$DG/rest/2.0$route" "$@"
+}
+call DELETE "/scopes/$id"
+"""
+
+
+def test_one_line_wrappers_and_several_locals_on_a_line() -> None:
+    """A wrapper written on one line (``dg() { curl ... "$1" ...; }``) is a wrapper, and
+    ``local verb=$1 route=$2`` gives each name its own value (the second was never found, the
+    first took the rest of the line)."""
+    found = [
+        (i.line, i.site.method, i.site.url)
+        for i in scan_calls(ONE_LINERS, "shell")
+        if i.site.role == "endpoint" and i.line in (1, 7)
+    ]
+    assert found == [(1, "GET", "{}/rest/2.0/statuses"), (7, "DELETE", "{}/rest/2.0/scopes/{}")]

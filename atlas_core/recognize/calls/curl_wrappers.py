@@ -22,11 +22,15 @@ from atlas_core.syntax import Document
 COMMAND_WORD = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|https?)(?=\s)")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|\d+)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*|\d)")
 _SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
-# `name() {`, `function name {`, `function name() {`
+# `name() {`, `function name {`, `function name() {`, or a one-line body (group 3):
+# `name() { curl ... "$1"; }`
 _DEFINITION = re.compile(
     r"^\s*(?:function\s+([A-Za-z_][\w:.-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w:.-]*)\s*\(\s*\))"
-    r"\s*\{?\s*(?:#.*)?$"
+    r"\s*(?:\{?\s*(?:#.*)?|\{(\s.*\S)\s*\}\s*;?\s*(?:#.*)?)$"
 )
+# A declaration that may assign several names (`local method=$1 path=$2`), and one of them.
+_DECLARATION = re.compile(r"^\s*(?:export|local|readonly|declare(?:\s+-\w+)?)\s+")
+_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|[^\s;]*)")
 _MAX_FUNCTIONS = 64  # wrapper functions of one script
 _MAX_BODY = 80  # lines from a function's name to the HTTP command it runs
 _MAX_BACK = 500  # lines searched upwards for a variable's assignment
@@ -58,6 +62,9 @@ def shell_wrappers(document: Document) -> dict[str, Wrapper]:
             if m is None:
                 continue
             name = m.group(1) or m.group(2)
+            if COMMAND_WORD.search(m.group(3) or ""):
+                found[name] = Wrapper(name, number, number)  # `api() { curl ... "$1"; }`
+                continue
             for inner in range(number + 1, min(number + _MAX_BODY, document.line_count)):
                 body = document.line(inner)
                 if body.startswith("}") or _DEFINITION.match(body):
@@ -108,7 +115,16 @@ def _assignment(document: Document, name: str, before: int) -> str:
         rf"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)?)?{re.escape(name)}=(.*)$"
     )
     for number in range(before - 1, max(before - _MAX_BACK, -1), -1):
-        m = pattern.match(document.line(number))
+        line = document.line(number)
+        declared = _DECLARATION.match(line)
+        if declared is not None and f"{name}=" in line:
+            # `local method=$1 path=$2`: one of several names a declaration assigns
+            word = _ASSIGNED.match(line, declared.end())
+            while word is not None:
+                if word.group(1) == name:
+                    return word.group(2).strip("\"'")
+                word = _ASSIGNED.match(line, word.end())
+        m = pattern.match(line)
         if m:
             return m.group(1).strip().strip("\"'")
     return ""
