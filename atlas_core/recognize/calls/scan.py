@@ -89,7 +89,10 @@ _QUERIES = {
     "python": "(string) @s "
     + _SENT_NAME.format(call="call", args="argument_list")
     # a URL builder's call sent as a URL (`s.delete(urls.mapping(i))`): each is its call's
-    + " (call arguments: (argument_list . (call) @c))",
+    + " (call arguments: (argument_list . (call) @c))"
+    # a model's fields (``domainId: str``): the keys of a body or params dumped from it
+    + " (class_definition body: (block (expression_statement"
+    " (assignment left: (identifier) @s type: (type)))))",
     "javascript": _JS_QUERY,
     "typescript": _JS_QUERY,
     "java": "(string_literal) @s",
@@ -216,6 +219,7 @@ def _scan_tree(
     memo = NameMemo()
     # the names several module-level calls send are the module's: a block read with others is stale
     context += b"\0" + b",".join(sorted(_module_sends(document, root, memo)))
+    context += b"\0" + b",".join(sorted(_shared_constants(document, root, memo)))
     found: dict[tuple[int, int, int, str, str], Located] = {}
     kept: dict[tuple[Any, ...], list[Located]] = {}
     for block in blocks:
@@ -267,7 +271,9 @@ def _read_block(
         captured += [(c, False) for c in captures.get("s", [])]
         if "n" in captures:
             shared = _module_sends(document, root, memo)
-            captured += [(c, False) for c in _shared_sends(document, captures["n"], shared)]
+            constants = _shared_constants(document, root, memo)
+            sends = _shared_sends(document, captures["n"], shared, constants)
+            captured += [(c, False) for c in sends]
         captured += [(c, False) for c in captures.get("c", []) if _sent(document, c)]
         built = captures.get("b", [])
         captured += [(c, False) for c in built if _sent(document, _built_call(c))]
@@ -286,10 +292,16 @@ def _read_block(
     return out
 
 
-def _shared_sends(document: Document, names: list[Node], module: frozenset[bytes]) -> list[Node]:
+def _shared_sends(
+    document: Document,
+    names: list[Node],
+    module: frozenset[bytes],
+    constants: frozenset[bytes] = frozenset(),
+) -> list[Node]:
     """Of the captured first arguments of verb-named calls, those whose name two or more such
-    calls of the same function send (or of the module's own code: `module`); a name one call
-    sends is read at its URL's literal already."""
+    calls of the same function send (or of the module's own code: `module`, or a module
+    constant's several functions send: `constants`); a name one call sends is read at its URL's
+    literal already."""
     sent = [
         (n, _scope(n), document.data[n.start_byte : n.end_byte])
         for n in names
@@ -299,7 +311,7 @@ def _shared_sends(document: Document, names: list[Node], module: frozenset[bytes
     return [
         n
         for n, scope, text in sent
-        if counts[(scope, text)] > 1 or (scope == -1 and text in module)
+        if counts[(scope, text)] > 1 or (scope == -1 and text in module) or text in constants
     ]
 
 
@@ -322,6 +334,32 @@ def _module_sends(document: Document, root: Node, memo: NameMemo) -> frozenset[b
         return frozenset(name for name, n in counts.items() if n > 1)
 
     return memo.remember(("module-sends", 0), read)
+
+
+# A module-level assignment's name: ``ASSETS = ...``, ``export const ASSETS: string = ...``.
+_ASSIGNED_NAME = re.compile(
+    rb"(?:export\s+)?(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=\n]{0,80})?=(?!=)"
+)
+
+
+def _shared_constants(document: Document, root: Node, memo: NameMemo) -> frozenset[bytes]:
+    """The module-level names that two or more verb-named calls anywhere in the document send
+    (``ASSETS_URL = ...`` fetched by two functions): the constant's literal is no one call's,
+    so each call is read at the name it sends. Found once per scan from the text."""
+
+    def read() -> frozenset[bytes]:
+        counts: Counter[bytes] = Counter()
+        declared: set[bytes] = set()
+        for block in root.named_children:
+            text = document.data[block.start_byte : block.end_byte]
+            counts.update(m.group(1) for m in _SENT_NAME_TEXT.finditer(text))
+            if block.type not in _DEFINITIONS:
+                m = _ASSIGNED_NAME.match(text)
+                if m is not None:
+                    declared.add(m.group(1))
+        return frozenset(name for name in declared if counts[name] > 1)
+
+    return memo.remember(("shared-constants", 0), read)
 
 
 def _sent(document: Document, name: Node) -> bool:
