@@ -208,6 +208,21 @@ def test_angular_http_client_http_params_and_nuxt_fetch() -> None:
     assert not [r for r in rows if r[0] == 14]  # HttpParams are immutable: `set` alone adds none
 
 
+ANGULAR_JS = f"""\
+angular.module("catalog").controller("EditCtrl", function ($scope, $http) {{
+  $scope.rename = function (item) {{
+    $http({{ method: "PATCH", url: "{BASE}/domains/" + item.id, data: {{ name: item.name }} }});
+  }};
+}});
+"""
+
+
+def test_angularjs_http_injected_as_a_parameter_is_the_service() -> None:
+    rows = _rows(ANGULAR_JS)
+    assert (2, "endpoint", "PATCH", f"{BASE}/domains/{{}}", "") in rows
+    assert (2, "body", "PATCH", f"{BASE}/domains/{{}}", "name") in rows
+
+
 @pytest.fixture(scope="module")
 def checks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     with Engine.open(build_apicheck_bundle(tmp_path_factory.getbasetemp())) as opened:

@@ -128,7 +128,9 @@ class JsRequests(JsValues):
             http = Http("GET", args[1], "xhr", call=call, method_node=args[0])
             http.method = self._method_of(http, None)
             return http
-        if is_parameter_call(self, function):
+        # AngularJS injects its `$http` as a parameter by that name: the service, not a function
+        # the caller passes
+        if callee != "$http" and is_parameter_call(self, function):
             url = args[0] if args else None
             return Http("", url, "passed", callee, call=call, args=tuple(("", a) for a in args))
         wrapped = self._wrapper_call(call, args)
