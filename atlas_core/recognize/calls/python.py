@@ -19,6 +19,7 @@ from atlas_core.recognize.calls.python_http import (
     PythonHttp,
     SentRequest,
 )
+from atlas_core.recognize.calls.python_models import model_field_site
 from atlas_core.recognize.calls.python_wrappers import KEYWORD_ROLES
 from atlas_core.recognize.calls.site import (
     BODY,
@@ -79,11 +80,12 @@ class PythonCalls(PythonHttp):
             node = node.parent
         if node is None:
             return None
-        if node.type == "string":
-            return self._on_string(node)
-        if node.type == "identifier":
-            return self._on_identifier(node)
-        return None
+        if node.type not in ("string", "identifier"):
+            return None
+        field = model_field_site(self, node)  # ``domainId: str`` of a model sent as a body
+        if field is not None:
+            return field
+        return self._on_string(node) if node.type == "string" else self._on_identifier(node)
 
     # --- what the cursor is on ------------------------------------------------------------
 
