@@ -179,3 +179,34 @@ def test_a_bare_path_is_collibras_only_on_a_page_naming_its_base() -> None:
     named = "Base URL: `https://<host>/rest/2.0`.\n\n" + other
     found = [f[:4] for f in _read(named, "markdown") if f[1] == ENDPOINT]
     assert found == [(2, ENDPOINT, "GET", "/users"), (2, ENDPOINT, "POST", "/comments")]
+
+
+LABELLED = """\
+## Rename a domain
+
+- **Method:** `PATCH`
+- **URL:** `https://<instance>/rest/2.0/domains/<domain-id>`
+
+```
+Endpoint: /rest/2.0/roles?name=Steward
+Method: GET
+```
+
+| Path | Method | Purpose |
+| --- | --- | --- |
+| `/rest/2.0/statuses` | `POST` | add a status |
+
+The method field of every request: GET unless said otherwise.
+"""
+
+
+def test_a_method_and_a_url_on_labelled_lines_and_a_path_before_its_method_column() -> None:
+    rows = _read(LABELLED, "markdown")
+    assert rows == [
+        (3, ENDPOINT, "PATCH", "https://{}/rest/2.0/domains/{}", ""),
+        (6, ENDPOINT, "GET", "/rest/2.0/roles", ""),
+        (6, QUERY, "GET", "/rest/2.0/roles", "name"),
+        (12, ENDPOINT, "POST", "/rest/2.0/statuses", ""),
+    ]
+    columns = {i.line: (i.site.start, i.site.end) for i in scan_calls(LABELLED, "markdown")}
+    assert LABELLED.split("\n")[12][slice(*columns[12])] == "/rest/2.0/statuses"

@@ -11,7 +11,9 @@ a documented resource).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from atlas_core.recognize.calls.scan_sites import Located, with_value
 from atlas_core.recognize.calls.site import ENDPOINT, HTTP, QUERY, QUERY_KEY, CallSite, tidy_url
 
 # A URL's characters, and a placeholder in angle brackets (`<host>`, `/assets/<asset-id>`) as one
@@ -103,3 +105,90 @@ def postman_lines(text: str) -> list[tuple[int, str]]:
             lines.append((number, " " * pad + method + " " + m.group(1)))
         method = ""
     return lines
+
+
+# A README's request written as labelled fields rather than one line: ``Method: POST`` and, a
+# line or two from it, ``URL: https://<host>/rest/2.0/assets`` (bold, code spans or a list's
+# dashes around them); and a table whose path column comes before its method column.
+_METHOD_LABEL = re.compile(
+    r"\b(?i:method|verb)\b[*_`\s]*[:=|\-\u2013]?[*_`\s]*(GET|POST|PUT|PATCH|DELETE)\b"
+)
+_URL_LABEL = re.compile(
+    r"\b(?i:url|uri|endpoint|path|route|request url)\b[*_`\s]*[:=][*_\s]*`?(?=https?://|\{\{|\$|<|/)"
+)
+_METHOD_CELL = re.compile(r"^[\s*_`]*(GET|POST|PUT|PATCH|DELETE)[\s*_`]*$")
+_URL_CELL = re.compile(r"^[\s*_`]*(?=https?://|\{\{|\$|/)")
+_PAIR_LINES = 3  # how far apart a method's label and its URL's may be
+
+
+def labelled_requests(
+    lines: list[tuple[int, str]], language: str, *, bare: bool = True
+) -> list[Located]:
+    """The request sites of labelled fields (``Method: POST`` near ``URL: /rest/2.0/assets``)
+    and of table rows whose path cell comes before their method cell, each on its URL's line;
+    only where that line has no request line of its own. `bare` as in `request_line_sites`."""
+    found: list[tuple[int, str, CallSite]] = []
+    methods: list[tuple[int, str]] = []  # (line, method) of labels not paired yet
+    urls: list[tuple[int, str, int]] = []  # (line, text, URL column) of labels not paired yet
+    for number, content in lines:
+        if len(content) > MAX_LINE or request_line_sites(content, language, bare=bare):
+            continue
+        row = _row_request(content)
+        if row is not None:
+            found += [(number, content, s) for s in _sites_at(content, *row, language, bare)]
+            continue
+        method = _METHOD_LABEL.search(content)
+        url = _URL_LABEL.search(content)
+        if method is not None and url is not None:
+            continue  # both on one line: a table's header or a sentence, not one request
+        if method is not None:
+            pending = [u for u in urls if number - u[0] <= _PAIR_LINES]
+            urls = []
+            if pending:
+                at, text, column = pending[-1]
+                sites = _sites_at(text, method.group(1), column, language, bare)
+                found += [(at, text, s) for s in sites]
+            else:
+                methods = [(number, method.group(1))]
+        elif url is not None:
+            pending_methods = [m for m in methods if number - m[0] <= _PAIR_LINES]
+            methods = []
+            if pending_methods:
+                verb = pending_methods[-1][1]
+                sites = _sites_at(content, verb, url.end(), language, bare)
+                found += [(number, content, s) for s in sites]
+            else:
+                urls = [(number, content, url.end())]
+    return [with_value(text, number, site) for number, text, site in found]
+
+
+def _row_request(row: str) -> tuple[str, int] | None:
+    """(method, URL column) of a table row whose path cell comes before its method cell."""
+    if "|" not in row or ("/rest/" not in row and "://" not in row):
+        return None
+    column = 0
+    url_at = -1
+    for cell in row.split("|"):
+        method = _METHOD_CELL.match(cell)
+        if method is not None:
+            return (method.group(1), url_at) if url_at >= 0 else None
+        start = _URL_CELL.match(cell)
+        if start is not None and url_at < 0 and cell.strip(" *_`"):
+            url_at = column + start.end()
+        column += len(cell) + 1
+    return None
+
+
+def _sites_at(text: str, method: str, column: int, language: str, bare: bool) -> list[CallSite]:
+    """The sites of the URL written at `column` of `text`, read as sent with `method`."""
+    lead = len(method) + 1
+    sites = request_line_sites(method + " " + text[column:], language, bare=bare)
+    first = sites[0] if sites and sites[0].start == lead else None
+    if first is None:
+        return []
+    shift = column - lead
+    return [
+        replace(s, start=s.start + shift, end=s.end + shift)
+        for s in sites
+        if s.url == first.url and s.start >= lead
+    ]

@@ -27,7 +27,11 @@ from typing import TYPE_CHECKING, Any
 from atlas_core.recognize.calls.ansible import ansible_lines
 from atlas_core.recognize.calls.generic import is_generic
 from atlas_core.recognize.calls.markdown import block_language, fenced_blocks, prose_commands
-from atlas_core.recognize.calls.request_lines import postman_lines, table_row_line
+from atlas_core.recognize.calls.request_lines import (
+    labelled_requests,
+    postman_lines,
+    table_row_line,
+)
 from atlas_core.recognize.calls.scan_sites import Located
 from atlas_core.recognize.calls.scan_sites import keep as _keep
 from atlas_core.recognize.calls.scan_sites import probes as _probes
@@ -92,7 +96,10 @@ _QUERIES = {
     + " (call arguments: (argument_list . (call) @c))"
     # a model's fields (``domainId: str``): the keys of a body or params dumped from it
     + " (class_definition body: (block (expression_statement"
-    " (assignment left: (identifier) @s type: (type)))))",
+    " (assignment left: (identifier) @s type: (type)))))"
+    # a map made by ``dict(name=n, domainId=d)``: its keyword names are its keys
+    ' (call function: (identifier) @_d (#eq? @_d "dict")'
+    " arguments: (argument_list (keyword_argument name: (identifier) @s)))",
     "javascript": _JS_QUERY,
     "typescript": _JS_QUERY,
     "java": "(string_literal) @s",
@@ -523,6 +530,11 @@ def _scan_markdown(text: str, deadline: float, limit: int) -> list[Located]:
     found += [
         replace(item, checked=False)
         for item in _request_lines(taken, "markdown", deadline, limit - len(found), bare=bare)
+    ]
+    # ``Method: POST`` above ``URL: .../rest/2.0/assets``; a table's path cell before its method's
+    raw = [(n, lines[n]) for n, _ in taken]
+    found += [
+        replace(item, checked=False) for item in labelled_requests(raw, "markdown", bare=bare)
     ]
     found.sort(key=lambda f: (f.line, f.site.start))
     return found
