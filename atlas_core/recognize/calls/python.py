@@ -173,7 +173,12 @@ class PythonCalls(PythonHttp):
             context = self._container(call, 0)
             if context is None:
                 return None
-            return self._key_site(context, name, child(keyword, "name"), kwargs)
+            arguments = child(call, "arguments")
+            whole = arguments is not None and all(
+                a.type in ("keyword_argument", "comment") for a in arguments.named_children
+            )  # no map or ``**extra`` merged in
+            complete = whole and context.direct and not context.nested
+            return self._key_site(context, name, child(keyword, "name"), kwargs, complete=complete)
         operation = self.sdk_operation(call)
         if not operation:
             return None

@@ -98,8 +98,8 @@ _QUERIES = {
     + " (class_definition body: (block (expression_statement"
     " (assignment left: (identifier) @s type: (type)))))"
     # a map made by ``dict(name=n, domainId=d)``: its keyword names are its keys
-    ' (call function: (identifier) @_d (#eq? @_d "dict")'
-    " arguments: (argument_list (keyword_argument name: (identifier) @s)))",
+    " (call function: (identifier)"
+    " arguments: (argument_list (keyword_argument name: (identifier) @m)))",
     "javascript": _JS_QUERY,
     "typescript": _JS_QUERY,
     "java": "(string_literal) @s",
@@ -282,6 +282,7 @@ def _read_block(
             sends = _shared_sends(document, captures["n"], shared, constants)
             captured += [(c, False) for c in sends]
         captured += [(c, False) for c in captures.get("c", []) if _sent(document, c)]
+        captured += [(c, False) for c in captures.get("m", []) if _in_dict_call(document, c)]
         built = captures.get("b", [])
         captured += [(c, False) for c in built if _sent(document, _built_call(c))]
         captured += [(c, True) for c in captures.get("k", []) if _on_client(document, c)]
@@ -376,6 +377,16 @@ def _sent(document: Document, name: Node) -> bool:
     if function is None or function.end_byte - function.start_byte > 200:
         return False
     return bool(_SENDS.search(document.data[function.start_byte : function.end_byte]))
+
+
+def _in_dict_call(document: Document, keyword: Node) -> bool:
+    """Whether a captured keyword name is one of ``dict(name=n, ...)``'s: a key of the map."""
+    arguments = keyword.parent.parent if keyword.parent is not None else None
+    call = arguments.parent if arguments is not None else None
+    function = call.child_by_field_name("function") if call is not None else None
+    return (
+        function is not None and document.data[function.start_byte : function.end_byte] == b"dict"
+    )
 
 
 def _built_call(name: Node) -> Node:
