@@ -350,22 +350,40 @@ _ASSIGNED_NAME = re.compile(
 )
 
 
+# Around a name a verb-named call sends: ``get(`` before it (the name not part of a longer one),
+# ``,`` or ``)`` after it.
+_SENT_BEFORE = re.compile(rb"(?i)(?<![\w$])" + _SEND_VERBS + rb"\s*\(\s*$")
+_SENT_AFTER = re.compile(rb"\s*[,)]")
+
+
 def _shared_constants(document: Document, root: Node, memo: NameMemo) -> frozenset[bytes]:
     """The module-level names that two or more verb-named calls anywhere in the document send
     (``ASSETS_URL = ...`` fetched by two functions): the constant's literal is no one call's,
-    so each call is read at the name it sends. Found once per scan from the text."""
+    so each call is read at the name it sends. Found once per scan from the text: only the
+    constants whose value writes a "/" are looked for, each where its name occurs."""
+    data = document.data
+
+    def sends(name: bytes) -> int:
+        count, at = 0, data.find(name)
+        while at >= 0 and count < 2:
+            end = at + len(name)
+            if (
+                _SENT_AFTER.match(data, end) is not None
+                and _SENT_BEFORE.search(data, max(0, at - 40), at) is not None
+            ):
+                count += 1
+            at = data.find(name, end)
+        return count
 
     def read() -> frozenset[bytes]:
-        counts: Counter[bytes] = Counter()
         declared: set[bytes] = set()
         for block in root.named_children:
-            text = document.data[block.start_byte : block.end_byte]
-            counts.update(m.group(1) for m in _SENT_NAME_TEXT.finditer(text))
-            if block.type not in _DEFINITIONS:
-                m = _ASSIGNED_NAME.match(text)
-                if m is not None:
-                    declared.add(m.group(1))
-        return frozenset(name for name in declared if counts[name] > 1)
+            if block.type in _DEFINITIONS or data.find(b"/", block.start_byte, block.end_byte) < 0:
+                continue
+            m = _ASSIGNED_NAME.match(data, block.start_byte, block.end_byte)
+            if m is not None:
+                declared.add(m.group(1))
+        return frozenset(name for name in declared if sends(name) > 1)
 
     return memo.remember(("shared-constants", 0), read)
 
