@@ -58,3 +58,20 @@ fetch(c());
     rows = _rows(code)
     assert (2, "endpoint", "GET", "https://acme.collibra.com/rest/2.0/users", "") in rows
     assert all(url.startswith(("{}", "https://acme")) for _, _, _, url, _ in rows)
+
+
+JOINED_WORDS = """\
+const target = [origin, "rest", "2.0", "statuses"].join("/");
+const listed = await axios.get(target, { params: { limit: 5 } });
+await fetch([origin, "rest", "2.0", "roles"].join("/"));
+"""
+
+
+def test_a_url_joined_from_words_without_a_slash_is_read_once() -> None:
+    endpoints = [
+        (i.line, i.site.method, i.site.url)
+        for i in scan_calls(JOINED_WORDS, "javascript")
+        if i.site.role == "endpoint"
+    ]
+    assert endpoints == [(0, "GET", "{}/rest/2.0/statuses"), (2, "GET", "{}/rest/2.0/roles")]
+    assert (1, "query", "GET", "{}/rest/2.0/statuses", "limit") in _rows(JOINED_WORDS)

@@ -157,9 +157,20 @@ def _is_glued_word(document: Document, node: Node, content: Node | None) -> bool
 
 
 def _is_segment(document: Document, node: Node) -> bool:
-    """A string argument of a Java method of `_WORD_METHODS`, or of Retrofit's ``@Query``."""
+    """A string argument of a Java method of `_WORD_METHODS`, or of Retrofit's ``@Query``; a
+    word of a JavaScript array joined into a URL (``[BASE, "rest", "2.0", "assets"].join("/")``)."""
     arguments = node.parent
     call = arguments.parent if arguments is not None else None
+    if arguments is not None and arguments.type == "array":
+        # its first word only: one site per call, as for a URL written whole
+        first = next((c for c in arguments.named_children if c.type == "string"), None)
+        joins = call.child_by_field_name("property") if call is not None else None
+        return (
+            first is not None
+            and first.id == node.id
+            and joins is not None
+            and document.data[joins.start_byte : joins.end_byte] == b"join"
+        )
     if call is not None and call.type == "annotation":
         name = call.child_by_field_name("name")
         return name is not None and document.data[name.start_byte : name.end_byte] == b"Query"
