@@ -38,6 +38,7 @@ from atlas_core.recognize.calls.scan_sites import probes as _probes
 from atlas_core.recognize.calls.scan_text import scan_request_lines as _request_lines
 from atlas_core.recognize.calls.scan_text import scan_shell as _scan_shell
 from atlas_core.recognize.calls.scan_text import scan_text as _scan_text
+from atlas_core.recognize.calls.site import ENDPOINT
 from atlas_core.recognize.calls.text_calls import TEXT_LANGUAGES
 from atlas_core.recognize.calls.tree_reader import TREE_LANGUAGES, NameMemo, reader_for
 from atlas_core.recognize.calls.windows import is_windowed, outline_of, window
@@ -238,11 +239,22 @@ def _scan_tree(
             _reuse(found, reused, first_line)
             continue
         read = _read_block(document, root, [block], language, found, deadline, limit, memo)
-        if read is not None:
+        if read is not None and not _sent_elsewhere(block, read, kinds):
             kept[key] = [replace(item, line=item.line - first_line) for item in read]
     if cache is not None:
         cache.keep(kept)
     return sorted(found.values(), key=lambda f: (f.line, f.site.start))
+
+
+def _sent_elsewhere(block: Node, read: list[Located], kinds: frozenset[str]) -> bool:
+    """Whether what a top-level statement holds may be sent by a call in another statement (a
+    module-level dict or URL a function sends, a model class whose fields a function dumps, a
+    class with no call of its own): its sites change with that statement, so it is read again on
+    every scan rather than kept with its own text. A statement making its own calls is kept."""
+    if _defines(block, kinds):
+        return True
+    data_class = block.type in ("class_definition", "decorated_definition", "class_declaration")
+    return data_class and not any(item.site.role == ENDPOINT for item in read)
 
 
 def _reuse(
@@ -354,6 +366,8 @@ _ASSIGNED_NAME = re.compile(
 # ``,`` or ``)`` after it.
 _SENT_BEFORE = re.compile(rb"(?i)(?<![\w$])" + _SEND_VERBS + rb"\s*\(\s*$")
 _SENT_AFTER = re.compile(rb"\s*[,)]")
+_CONSTANT_OCCURRENCES = 5000  # past this, a long file's other constants are not looked for
+_MAX_CONSTANTS = 64  # module-level URL constants looked for, the first ones written
 
 
 def _shared_constants(document: Document, root: Node, memo: NameMemo) -> frozenset[bytes]:
@@ -362,14 +376,19 @@ def _shared_constants(document: Document, root: Node, memo: NameMemo) -> frozens
     so each call is read at the name it sends. Found once per scan from the text: only the
     constants whose value writes a "/" are looked for, each where its name occurs."""
     data = document.data
+    budget = [_CONSTANT_OCCURRENCES]  # occurrences looked at, all names together
 
     def sends(name: bytes) -> int:
         count, at = 0, data.find(name)
-        while at >= 0 and count < 2:
+        while at >= 0 and count < 2 and budget[0] > 0:
+            budget[0] -= 1
             end = at + len(name)
+            opening = data.rfind(b"(", max(0, at - 8), at)
             if (
-                _SENT_AFTER.match(data, end) is not None
-                and _SENT_BEFORE.search(data, max(0, at - 40), at) is not None
+                opening >= 0
+                and not data[opening + 1 : at].strip()
+                and _SENT_AFTER.match(data, end) is not None
+                and _SENT_BEFORE.search(data, max(0, opening - 40), opening + 1) is not None
             ):
                 count += 1
             at = data.find(name, end)
@@ -383,6 +402,8 @@ def _shared_constants(document: Document, root: Node, memo: NameMemo) -> frozens
             m = _ASSIGNED_NAME.match(data, block.start_byte, block.end_byte)
             if m is not None:
                 declared.add(m.group(1))
+                if len(declared) >= _MAX_CONSTANTS:
+                    break  # a file of many: data, not a client's few URLs
         return frozenset(name for name in declared if sends(name) > 1)
 
     return memo.remember(("shared-constants", 0), read)
@@ -512,7 +533,8 @@ def _scan_windows(
         for start, end, key in statements_read:
             nodes = tops[bisect_left(top_lines, start) : bisect_left(top_lines, end)]
             got = _read_block(document, root, nodes, language, found, deadline, limit, memo)
-            if got is not None:
+            kinds = _DEFINING[language]
+            if got is not None and not any(_sent_elsewhere(n, got, kinds) for n in nodes):
                 kept[key] = [replace(item, line=item.line - start) for item in got]
     if cache is not None:
         cache.keep(kept)
