@@ -239,21 +239,29 @@ def _scan_tree(
             _reuse(found, reused, first_line)
             continue
         read = _read_block(document, root, [block], language, found, deadline, limit, memo)
-        if read is not None and not _sent_elsewhere(block, read, kinds):
+        if read is not None and not _sent_elsewhere(document, block, read, kinds):
             kept[key] = [replace(item, line=item.line - first_line) for item in read]
     if cache is not None:
         cache.keep(kept)
     return sorted(found.values(), key=lambda f: (f.line, f.site.start))
 
 
-def _sent_elsewhere(block: Node, read: list[Located], kinds: frozenset[str]) -> bool:
+def _sent_elsewhere(
+    document: Document, block: Node, read: list[Located], kinds: frozenset[str]
+) -> bool:
     """Whether what a top-level statement holds may be sent by a call in another statement (a
     module-level dict or URL a function sends, a model class whose fields a function dumps, a
     class with no call of its own): its sites change with that statement, so it is read again on
     every scan rather than kept with its own text. A statement making its own calls is kept."""
     if _defines(block, kinds):
-        return True
-    data_class = block.type in ("class_definition", "decorated_definition", "class_declaration")
+        # A name holding a string is read where it is sent (its sites' methods and checks are
+        # the sending call's, whose own statement is read); one holding a map may hold keys.
+        text = document.data[block.start_byte : block.end_byte]
+        return b"{" in text or b"dict(" in text or b"Map" in text
+    data_class = block.type in ("class_definition", "class_declaration") or (
+        block.type == "decorated_definition"
+        and b"class " in document.data[block.start_byte : block.end_byte]
+    )
     return data_class and not any(item.site.role == ENDPOINT for item in read)
 
 
@@ -534,7 +542,7 @@ def _scan_windows(
             nodes = tops[bisect_left(top_lines, start) : bisect_left(top_lines, end)]
             got = _read_block(document, root, nodes, language, found, deadline, limit, memo)
             kinds = _DEFINING[language]
-            if got is not None and not any(_sent_elsewhere(n, got, kinds) for n in nodes):
+            if got is not None and not any(_sent_elsewhere(document, n, got, kinds) for n in nodes):
                 kept[key] = [replace(item, line=item.line - start) for item in got]
     if cache is not None:
         cache.keep(kept)
