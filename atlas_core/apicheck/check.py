@@ -103,9 +103,7 @@ def check_located(
 def _after_unshown_base(model: ApiModel, url: str) -> bool:
     """Whether `url` writes a declared base path right after a base the code does not show."""
     rest = url[2:] if url.startswith("{}") else ""
-    return bool(rest) and any(
-        rest.startswith("/" + b.strip("/") + "/") for b in model.bases if b.strip("/")
-    )
+    return bool(rest) and any(rest.startswith(f"/{base}/") for base in model.base_paths)
 
 
 # A call that makes a map of the keys it is given: ``dict(``, ``Map.of(``, Kotlin's ``mapOf(``.

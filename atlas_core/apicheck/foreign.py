@@ -20,4 +20,4 @@ def shows_collibra(model: ApiModel, text: str) -> bool:
     leading slash, as code joins it to a host)."""
     if "collibra" in text.lower():
         return True
-    return any(base.strip("/") in text for base in model.bases if base.strip("/"))
+    return any(base in text for base in model.base_paths)

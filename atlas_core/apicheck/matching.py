@@ -47,9 +47,7 @@ def locate(model: ApiModel, url: str) -> ApiPath | None:
     path = url[host.end() :] if host else url
     evidence = ""
     based = False  # the path is under a base path a spec declares
-    if not host and any(
-        f"{path}/".startswith(f"{b.strip('/')}/") for b in model.bases if b.strip("/")
-    ):
+    if not host and any(f"{path}/".startswith(f"{base}/") for base in model.base_paths):
         path = "/" + path  # relative to a base URL that ends in its slash (`rest/2.0/assets`)
     for base in model.bases:
         at = path.find(base)

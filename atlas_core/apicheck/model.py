@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
@@ -149,12 +150,18 @@ class ApiModel:
     def __bool__(self) -> bool:
         return bool(self.operations)
 
-    @property
+    @cached_property
     def bases(self) -> tuple[str, ...]:
         """The base paths the specs declare, longest first."""
         return tuple(
             sorted({s.base_path for s in self.specs if s.base_path}, key=len, reverse=True)
         )
+
+    @cached_property
+    def base_paths(self) -> tuple[str, ...]:
+        """`bases` without their slashes (``rest/2.0``), as code joins one to a host or writes it
+        relative to a base URL; the root base ("/") left out."""
+        return tuple(b.strip("/") for b in self.bases if b.strip("/"))
 
     def remembered(self, key: tuple[Any, ...]) -> Any:
         """An answer `remember` kept for `key`, or None."""
