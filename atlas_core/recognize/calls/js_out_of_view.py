@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from atlas_core.recognize.calls.js_config import options_method
 from atlas_core.recognize.calls.js_http import Http
 from atlas_core.recognize.calls.js_returns import returned
+from atlas_core.recognize.calls.js_shapes import OPTION_ROLES
 from atlas_core.recognize.calls.js_wrappers import definition_of
 from atlas_core.recognize.calls.site import HTTP_VERBS, QUERY, UNKNOWN
 from atlas_core.recognize.calls.verbs import named_verb
@@ -42,7 +43,7 @@ _LITERALS = frozenset({"string", "template_string"})
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 _CLIENT = re.compile(r"(?i)client|api|http|rest|collibra|service|request")
 # The keys of a request's options, as fetch, axios, ky and got name them; those of a query.
-_QUERY_OPTIONS = frozenset({"params", "searchParams", "query", "qs"})
+_QUERY_OPTIONS = frozenset(k for k, role in OPTION_ROLES.items() if role == QUERY)
 _REQUEST_OPTIONS = _QUERY_OPTIONS | {
     "method",
     "headers",
@@ -136,9 +137,9 @@ def named_options_context(
     for item in options.named_children:
         if item.type == "comment":
             continue
-        key = child(item, "key") if item.type == "pair" else item
         if item.type not in ("pair", "shorthand_property_identifier"):
             return None  # a spread: which options these are is not written here
+        key = child(item, "key") if item.type == "pair" else item
         if reader._key_name(key) not in _REQUEST_OPTIONS:
             return None
     return KeyContext(QUERY, http, nested=len(path) - 1)

@@ -31,12 +31,13 @@ _ERROR_NAMES = frozenset({"err", "error", "e", "er"})
 # A route pattern's parameter segment, ``/domains/:domainId``: servers name them so, requests
 # send values.
 _ROUTE = re.compile(r"/:[A-Za-z_]\w*(?:[/?'\"`]|$)")
-# What wraps an app (or a server) object for a test's requests: supertest's `request(app)`,
-# `supertest(server)`, `request.agent(app)`, chai-http's `chai.request(app)`.
-# Where such a URL goes: a host no API check judges, so the call is read but left alone.
+# Where a page's own-origin URL goes: a host no API check judges, so the call is read but left
+# alone.
 PAGE_ORIGIN = "origin://page"
 # Requests whose URL is final as written (no instance or defaults may put a base before it).
 _PAGE_STYLES = frozenset({"fetch", "xhr", "jquery"})
+# What wraps an app (or a server) object for a test's requests: supertest's `request(app)`,
+# `supertest(server)`, `request.agent(app)`, chai-http's `chai.request(app)`.
 _APP_TESTERS = frozenset(
     {"request", "supertest", "request.agent", "supertest.agent", "chai.request"}
 )

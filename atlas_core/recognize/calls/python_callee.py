@@ -6,11 +6,11 @@ method of the class around the call (``self._get(...)``), of the class a receive
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from atlas_core.recognize.calls.python_names import PythonNames
+from atlas_core.recognize.calls.scan_sends import sent
 from atlas_core.recognize.calls.site import HTTP_VERBS, UNKNOWN
 from atlas_core.recognize.calls.tree_reader import MAX_DEPTH
 from atlas_core.syntax import ancestors, is_field
@@ -36,8 +36,6 @@ _URL_VALUES = frozenset(
 _URL_CALLS = frozenset({"format", "urljoin", "join", "strip", "rstrip", "lstrip", "quote"})
 _MAX_BODY_NODES = 2000  # nodes of one function body looked through for its returns
 _MAX_CALLERS = 8  # call sites of one URL builder followed
-# A verb-named call whose first argument a document scan reads as that call's URL.
-_SENDING = re.compile(r"(?i)(?:^|[.])(?:get|post|put|patch|delete|request)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,19 +194,14 @@ class PythonCallees(PythonNames):
         return super().shared_uses(parent, uses)
 
     def _sent_directly(self, call: Node) -> bool:
-        """Whether `call` is the first argument of a verb-named call (what a scan asks at)."""
+        """Whether `call` is the first argument of a verb-named call: what a document scan asks
+        at (`scan_sends.sent`)."""
         arguments = call.parent
         outer = arguments.parent if arguments is not None else None
         if outer is None or outer.type != "call" or arguments is None:
             return False
         first = next((a for a in arguments.named_children if a.type != "comment"), None)
-        function = child(outer, "function")
-        return (
-            first is not None
-            and first.id == call.id
-            and function is not None
-            and _SENDING.search(self.text(function)) is not None
-        )
+        return first is not None and first.id == call.id and sent(self.document, call)
 
     def builds_from(self, call: Node, argument: Node) -> bool:
         """Whether positional `argument` of `call` is part of the URL the document's own

@@ -336,6 +336,7 @@ def _scan_windows(
     context = outline.context()
     if len(context) > _MAX_CONTEXT_BYTES:
         cache = None
+    kinds = _DEFINING[language]
     found: dict[tuple[int, int, int, str, str], Located] = {}
     kept: dict[tuple[Any, ...], list[Located]] = {}
     # Windows to parse: the statements read there (with their keys) and every statement shown.
@@ -386,7 +387,6 @@ def _scan_windows(
         for start, end, key in statements_read:
             nodes = tops[bisect_left(top_lines, start) : bisect_left(top_lines, end)]
             got = _read_block(document, root, nodes, language, found, deadline, limit, memo)
-            kinds = _DEFINING[language]
             if got is not None and not any(_sent_elsewhere(document, n, got, kinds) for n in nodes):
                 kept[key] = [replace(item, line=item.line - start) for item in got]
     if cache is not None:
